@@ -1,0 +1,66 @@
+#ifndef TG_REFERENCE_INTERPRETER_H
+#define TG_REFERENCE_INTERPRETER_H
+
+// The CPU reference interpreter: executes any verified tg graph in float64,
+// rounding each op's result to its declared element type. It is the oracle
+// that passes, kernels and backends are checked against.
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/Support/LLVM.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace mlir::tg::ref {
+
+/// A logical (row-major) host tensor. Values are held as doubles that are
+/// exactly representable in `elementType` (bf16, f16, f32, f8E4M3FN,
+/// f8E5M2, i8, i32, i64, i1).
+struct HostTensor {
+  SmallVector<int64_t> shape;
+  Type elementType;
+  std::vector<double> values;
+
+  int64_t numElements() const;
+};
+
+/// How graph inputs are drawn when none are given.
+struct RandomInputOptions {
+  uint64_t seed = 0;
+  /// Floats: normal(0, stddev), then rounded to the element type.
+  double stddev = 1.0;
+};
+
+/// Random inputs for every argument of `fn`: normal floats; integers
+/// uniform in a documented range; arguments named `seq_len*` (by `tg.name`)
+/// or feeding a seq_len operand get lengths in [1, S]; seed/offset scalars
+/// get random values. See docs/reference.md.
+SmallVector<HostTensor> makeRandomInputs(func::FuncOp fn,
+                                         const RandomInputOptions &options);
+
+/// Runs `fn` on `inputs` (one per argument, in order). Emits a located
+/// diagnostic and fails on anything it cannot execute.
+FailureOr<SmallVector<HostTensor>> interpret(func::FuncOp fn,
+                                             ArrayRef<HostTensor> inputs);
+
+/// Rounds `value` to the nearest value of `elementType` (round to nearest
+/// even; fp8 saturates to the largest finite value; integers truncate
+/// toward zero and wrap to their width).
+double roundToElementType(double value, Type elementType);
+
+/// Element-wise comparison of two tensors of equal shape.
+struct Comparison {
+  double maxAbsError = 0.0;
+  double maxRelError = 0.0; // |a - b| / max(|b|, 1e-6) over all elements
+  int64_t mismatches = 0;   // elements outside atol + rtol * |b|
+  bool nanOrShapeMismatch = false;
+  bool ok() const { return !nanOrShapeMismatch && mismatches == 0; }
+};
+Comparison compare(const HostTensor &actual, const HostTensor &expected,
+                   double atol, double rtol);
+
+} // namespace mlir::tg::ref
+
+#endif // TG_REFERENCE_INTERPRETER_H

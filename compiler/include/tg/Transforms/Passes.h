@@ -1,0 +1,18 @@
+#ifndef TG_TRANSFORMS_PASSES_H
+#define TG_TRANSFORMS_PASSES_H
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Pass/Pass.h"
+#include "tg/Dialect/TG/IR/TGDialect.h"
+
+namespace mlir::tg {
+
+#define GEN_PASS_DECL
+#include "tg/Transforms/Passes.h.inc"
+
+#define GEN_PASS_REGISTRATION
+#include "tg/Transforms/Passes.h.inc"
+
+} // namespace mlir::tg
+
+#endif // TG_TRANSFORMS_PASSES_H

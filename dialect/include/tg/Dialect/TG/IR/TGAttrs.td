@@ -1,0 +1,33 @@
+#ifndef TG_ATTRS_TD
+#define TG_ATTRS_TD
+
+include "tg/Dialect/TG/IR/TGDialect.td"
+include "mlir/IR/AttrTypeBase.td"
+include "mlir/IR/EnumAttr.td"
+
+def TG_CmpPredicate : I32EnumAttr<"CmpPredicate", "elementwise comparison", [
+    I32EnumAttrCase<"lt", 0>, I32EnumAttrCase<"le", 1>,
+    I32EnumAttrCase<"gt", 2>, I32EnumAttrCase<"ge", 3>,
+    I32EnumAttrCase<"eq", 4>, I32EnumAttrCase<"ne", 5>]> {
+  let cppNamespace = "::mlir::tg";
+  let genSpecializedAttr = 0;
+}
+def TG_CmpPredicateAttr : EnumAttr<TG_Dialect, TG_CmpPredicate, "cmp_predicate">;
+
+def TG_ReduceKind : I32EnumAttr<"ReduceKind", "reduction kind", [
+    I32EnumAttrCase<"sum", 0>, I32EnumAttrCase<"max", 1>,
+    I32EnumAttrCase<"min", 2>]> {
+  let cppNamespace = "::mlir::tg";
+  let genSpecializedAttr = 0;
+}
+def TG_ReduceKindAttr : EnumAttr<TG_Dialect, TG_ReduceKind, "reduce_kind">;
+
+def TG_CausalMode : I32EnumAttr<"CausalMode", "causal mask alignment", [
+    I32EnumAttrCase<"none", 0>, I32EnumAttrCase<"top_left", 1>,
+    I32EnumAttrCase<"bottom_right", 2>]> {
+  let cppNamespace = "::mlir::tg";
+  let genSpecializedAttr = 0;
+}
+def TG_CausalModeAttr : EnumAttr<TG_Dialect, TG_CausalMode, "causal">;
+
+#endif // TG_ATTRS_TD

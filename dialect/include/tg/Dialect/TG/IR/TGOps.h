@@ -1,0 +1,33 @@
+#ifndef TG_DIALECT_TG_IR_TGOPS_H
+#define TG_DIALECT_TG_IR_TGOPS_H
+
+#include "mlir/Bytecode/BytecodeOpInterface.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/TypeUtilities.h"
+#include "mlir/IR/OpDefinition.h"
+#include "mlir/IR/OpImplementation.h"
+#include "mlir/Interfaces/ControlFlowInterfaces.h"
+#include "mlir/Interfaces/InferTypeOpInterface.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+#include "tg/Dialect/TG/IR/TGDialect.h"
+#include "tg/Dialect/TG/IR/TGShapes.h"
+
+#include "tg/Dialect/TG/IR/TGEnums.h.inc"
+
+namespace mlir::tg {
+/// Marks pointwise ops: they act element by element with broadcasting and
+/// may appear inside the per-element regions of tg.attention and
+/// tg.fused_matmul.
+template <typename ConcreteType>
+class PointwiseTrait : public OpTrait::TraitBase<ConcreteType, PointwiseTrait> {
+};
+} // namespace mlir::tg
+
+#define GET_ATTRDEF_CLASSES
+#include "tg/Dialect/TG/IR/TGAttrs.h.inc"
+
+#define GET_OP_CLASSES
+#include "tg/Dialect/TG/IR/TGOps.h.inc"
+
+#endif // TG_DIALECT_TG_IR_TGOPS_H

@@ -1,0 +1,731 @@
+#ifndef TG_OPS_TD
+#define TG_OPS_TD
+
+include "tg/Dialect/TG/IR/TGDialect.td"
+include "tg/Dialect/TG/IR/TGAttrs.td"
+include "mlir/IR/OpBase.td"
+include "mlir/IR/CommonAttrConstraints.td"
+include "mlir/Interfaces/InferTypeOpInterface.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+include "mlir/Interfaces/ControlFlowInterfaces.td"
+
+//===----------------------------------------------------------------------===//
+// Types
+//===----------------------------------------------------------------------===//
+
+def TG_Float : AnyTypeOf<[BF16, F16, F32, F8E4M3FN, F8E5M2]>;
+def TG_Int : AnyTypeOf<[I8, I32, I64]>;
+def TG_Numeric : AnyTypeOf<[TG_Float, TG_Int]>;
+def TG_Element : AnyTypeOf<[TG_Numeric, I1]>;
+
+def TG_Tensor : RankedTensorOf<[TG_Element]>;
+def TG_NumericTensor : RankedTensorOf<[TG_Numeric]>;
+def TG_FloatTensor : RankedTensorOf<[TG_Float]>;
+def TG_IntTensor : RankedTensorOf<[TG_Int]>;
+def TG_BoolTensor : RankedTensorOf<[I1]>;
+// 16-bit floating point tensors: what the attention ops take for q, k, v.
+def TG_AttnTensor : RankedTensorOf<[BF16, F16, F32]>;
+def TG_StatsTensor : RankedTensorOf<[F32]>;
+// Softmax needs an infinity to mask with, which the fp8 formats lack.
+def TG_SoftmaxTensor : RankedTensorOf<[BF16, F16, F32]>;
+def TG_SeqLenTensor : 1DTensorOf<[I32, I64]>;
+// Runtime seed and offset of dropout: rank-0 i64 tensors.
+def TG_RngScalar : 0DTensorOf<[I64]>,
+    BuildableType<"::mlir::RankedTensorType::get({}, $_builder.getI64Type())">;
+
+// Marks ops that act element by element with broadcasting; only these (and
+// tg.constant) may appear inside the per-element regions of tg.attention and
+// tg.fused_matmul.
+def TG_Pointwise : NativeOpTrait<"PointwiseTrait"> {
+  let cppNamespace = "::mlir::tg";
+}
+
+class TG_Op<string mnemonic, list<Trait> traits = []>
+    : Op<TG_Dialect, mnemonic, traits>;
+
+//===----------------------------------------------------------------------===//
+// Constants
+//===----------------------------------------------------------------------===//
+
+def TG_ConstantOp : TG_Op<"constant",
+    [ConstantLike, Pure, TG_Pointwise, InferTypeOpAdaptor]> {
+  let summary = "dense tensor constant";
+  let description = [{
+    A tensor whose value is given by an elements attribute. Use a splat for
+    scalars and broadcastable constants.
+
+    ```mlir
+    %scale = tg.constant dense<0.125> : tensor<f32>
+    %ninf = tg.constant dense<0xFF800000> : tensor<1x1x1x1xf32>
+    ```
+  }];
+  let arguments = (ins ElementsAttr:$value);
+  let results = (outs TG_Tensor:$result);
+  let assemblyFormat = "$value attr-dict";
+  let hasFolder = 1;
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// A constant of `type` whose every element is `value` (rounded to the
+    /// element type; infinities allowed for floats).
+    static ConstantOp createSplat(::mlir::OpBuilder &builder,
+                                  ::mlir::Location loc,
+                                  ::mlir::RankedTensorType type, double value);
+    /// A rank-0 constant of element type `elementType`.
+    static ConstantOp createScalar(::mlir::OpBuilder &builder,
+                                   ::mlir::Location loc,
+                                   ::mlir::Type elementType, double value);
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// Elementwise ops
+//===----------------------------------------------------------------------===//
+
+// Binary ops broadcast their operands: equal rank (or rank 0) and each
+// dimension equal or 1. The result shape is the broadcast shape.
+class TG_BinaryOp<string mnemonic, Type operandType, list<Trait> traits = []>
+    : TG_Op<mnemonic, !listconcat(traits, [Pure, TG_Pointwise,
+        InferTypeOpAdaptor, AllElementTypesMatch<["lhs", "rhs", "result"]>])> {
+  let arguments = (ins operandType:$lhs, operandType:$rhs);
+  let results = (outs operandType:$result);
+  let assemblyFormat = [{
+    $lhs `,` $rhs attr-dict `:` type($lhs) `,` type($rhs)
+  }];
+  let extraClassDefinition = [{
+    ::llvm::LogicalResult $cppClass::inferReturnTypes(
+        ::mlir::MLIRContext *, std::optional<::mlir::Location> loc,
+        Adaptor adaptor, ::llvm::SmallVectorImpl<::mlir::Type> &types) {
+      return ::mlir::tg::inferBroadcastResult(
+          loc, {adaptor.getLhs().getType(), adaptor.getRhs().getType()},
+          ::mlir::cast<::mlir::ShapedType>(adaptor.getLhs().getType())
+              .getElementType(),
+          types);
+    }
+  }];
+}
+
+def TG_AddOp : TG_BinaryOp<"add", TG_NumericTensor, [Commutative]> {
+  let summary = "elementwise addition";
+  let description = [{
+    ```mlir
+    %s2 = tg.add %s, %bias : tensor<2x8x128x128xf32>, tensor<1x8x128x128xf32>
+    ```
+  }];
+  let hasFolder = 1;
+}
+def TG_SubOp : TG_BinaryOp<"sub", TG_NumericTensor> {
+  let summary = "elementwise subtraction";
+  let description = [{
+    ```mlir
+    %d = tg.sub %kv_idx, %q_idx : tensor<1x1x64x64xi32>, tensor<1x1x64x64xi32>
+    ```
+  }];
+}
+def TG_MulOp : TG_BinaryOp<"mul", TG_NumericTensor, [Commutative]> {
+  let summary = "elementwise multiplication";
+  let description = [{
+    ```mlir
+    %scaled = tg.mul %s, %scale : tensor<2x8x128x128xf32>, tensor<f32>
+    ```
+    Multiplying by a constant 1 of the same type folds away.
+  }];
+  let hasFolder = 1;
+}
+def TG_DivOp : TG_BinaryOp<"div", TG_NumericTensor> {
+  let summary = "elementwise division (integers truncate toward zero)";
+  let description = [{
+    ```mlir
+    %s2 = tg.div %s, %sqrt_d : tensor<2x8x128x128xf32>, tensor<f32>
+    ```
+    Dividing by a constant 1 of the same type folds away.
+  }];
+  let hasFolder = 1;
+}
+def TG_MaxOp : TG_BinaryOp<"max", TG_NumericTensor, [Commutative]> {
+  let summary = "elementwise maximum";
+  let description = [{
+    ```mlir
+    %m = tg.max %a, %b : tensor<4xf32>, tensor<4xf32>
+    ```
+  }];
+}
+def TG_MinOp : TG_BinaryOp<"min", TG_NumericTensor, [Commutative]> {
+  let summary = "elementwise minimum";
+  let description = [{
+    ```mlir
+    %m = tg.min %a, %b : tensor<4xf32>, tensor<f32>
+    ```
+  }];
+}
+def TG_PowOp : TG_BinaryOp<"pow", TG_FloatTensor> {
+  let summary = "elementwise power `lhs ^ rhs`";
+  let description = [{
+    ```mlir
+    %p = tg.pow %base, %exponent : tensor<8xf32>, tensor<f32>
+    ```
+  }];
+}
+
+class TG_UnaryOp<string mnemonic, Type operandType, list<Trait> traits = []>
+    : TG_Op<mnemonic, !listconcat(traits,
+        [Pure, TG_Pointwise, SameOperandsAndResultType])> {
+  let arguments = (ins operandType:$input);
+  let results = (outs operandType:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input)";
+}
+
+def TG_ExpOp : TG_UnaryOp<"exp", TG_FloatTensor> {
+  let summary = "elementwise natural exponential";
+  let description = [{
+    ```mlir
+    %e = tg.exp %x : tensor<2x8x128x128xf32>
+    ```
+  }];
+}
+def TG_LogOp : TG_UnaryOp<"log", TG_FloatTensor> {
+  let summary = "elementwise natural logarithm";
+  let description = [{
+    ```mlir
+    %l = tg.log %x : tensor<2x8x128x1xf32>
+    ```
+  }];
+}
+def TG_TanhOp : TG_UnaryOp<"tanh", TG_FloatTensor> {
+  let summary = "elementwise hyperbolic tangent";
+  let description = [{
+    ```mlir
+    %t = tg.tanh %x : tensor<2x8x128x128xf32>
+    ```
+  }];
+}
+def TG_NegOp : TG_UnaryOp<"neg", TG_NumericTensor> {
+  let summary = "elementwise negation";
+  let description = [{
+    ```mlir
+    %n = tg.neg %x : tensor<4xf32>
+    ```
+    Negation of a negation folds away.
+  }];
+  let hasFolder = 1;
+}
+def TG_AbsOp : TG_UnaryOp<"abs", TG_NumericTensor> {
+  let summary = "elementwise absolute value";
+  let description = [{
+    ```mlir
+    %a = tg.abs %x : tensor<1x1x64x64xi32>
+    ```
+  }];
+}
+def TG_SqrtOp : TG_UnaryOp<"sqrt", TG_FloatTensor> {
+  let summary = "elementwise square root";
+  let description = [{
+    ```mlir
+    %r = tg.sqrt %x : tensor<f32>
+    ```
+  }];
+}
+def TG_RsqrtOp : TG_UnaryOp<"rsqrt", TG_FloatTensor> {
+  let summary = "elementwise reciprocal square root";
+  let description = [{
+    ```mlir
+    %r = tg.rsqrt %x : tensor<f32>
+    ```
+  }];
+}
+def TG_RecipOp : TG_UnaryOp<"recip", TG_FloatTensor> {
+  let summary = "elementwise reciprocal `1 / x`";
+  let description = [{
+    ```mlir
+    %r = tg.recip %sum : tensor<2x8x128x1xf32>
+    ```
+  }];
+}
+def TG_SigmoidOp : TG_UnaryOp<"sigmoid", TG_FloatTensor> {
+  let summary = "elementwise logistic sigmoid `1 / (1 + exp(-x))`";
+  let description = [{
+    ```mlir
+    %s = tg.sigmoid %x : tensor<16x64xbf16>
+    ```
+  }];
+}
+
+def TG_CmpOp : TG_Op<"cmp", [Pure, TG_Pointwise, InferTypeOpAdaptor,
+    AllElementTypesMatch<["lhs", "rhs"]>]> {
+  let summary = "elementwise comparison producing i1";
+  let description = [{
+    Compares with broadcasting; the predicate is one of
+    `lt le gt ge eq ne`. Floating-point comparisons are ordered: any
+    comparison with NaN is false, except `ne`, which is true.
+
+    ```mlir
+    %future = tg.cmp gt, %kv_idx, %q_idx : tensor<1x1x128x1xi32>, tensor<1x1x1x128xi32>
+    ```
+  }];
+  let arguments = (ins TG_CmpPredicateAttr:$predicate, TG_Tensor:$lhs,
+                       TG_Tensor:$rhs);
+  let results = (outs TG_BoolTensor:$result);
+  let assemblyFormat = [{
+    $predicate `,` $lhs `,` $rhs attr-dict `:` type($lhs) `,` type($rhs)
+  }];
+}
+
+def TG_SelectOp : TG_Op<"select", [Pure, TG_Pointwise, InferTypeOpAdaptor,
+    AllElementTypesMatch<["on_true", "on_false", "result"]>]> {
+  let summary = "elementwise choice `cond ? on_true : on_false`";
+  let description = [{
+    All three operands broadcast together.
+
+    ```mlir
+    %masked = tg.select %keep, %s, %ninf : tensor<1x1x128x128xi1>, tensor<2x8x128x128xf32>, tensor<f32>
+    ```
+  }];
+  let arguments = (ins TG_BoolTensor:$cond, TG_Tensor:$on_true,
+                       TG_Tensor:$on_false);
+  let results = (outs TG_Tensor:$result);
+  let assemblyFormat = [{
+    $cond `,` $on_true `,` $on_false attr-dict `:`
+    type($cond) `,` type($on_true) `,` type($on_false)
+  }];
+  let hasFolder = 1;
+}
+
+def TG_CastOp : TG_Op<"cast", [Pure, TG_Pointwise]> {
+  let summary = "elementwise element-type conversion";
+  let description = [{
+    Converts each element: floats round to nearest even (to fp8 formats with
+    saturation to the largest finite value; NaN stays NaN), floats to
+    integers truncate toward zero and saturate, integers wrap to narrower
+    integers, `i1` converts to 0/1, and any value converts to `i1` as
+    `value != 0`. Shapes must be equal; a cast to the same type folds away.
+
+    ```mlir
+    %p16 = tg.cast %p : tensor<2x8x128x128xf32> to tensor<2x8x128x128xbf16>
+    ```
+  }];
+  let arguments = (ins TG_Tensor:$input);
+  let results = (outs TG_Tensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `to` type($result)";
+  let hasFolder = 1;
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Reductions, index generation, layout
+//===----------------------------------------------------------------------===//
+
+def TG_ReduceOp : TG_Op<"reduce", [Pure]> {
+  let summary = "sum, max or min over listed dimensions";
+  let description = [{
+    Reduces `input` over `dims` (distinct, in range). With `keepdim` the
+    reduced dimensions stay with size 1, otherwise they are removed. The
+    result element type equals the input's; sums accumulate exactly and
+    round once.
+
+    ```mlir
+    %m = tg.reduce max %s dims = [3] keepdim : tensor<2x8x128x128xf32> -> tensor<2x8x128x1xf32>
+    ```
+  }];
+  let arguments = (ins TG_ReduceKindAttr:$kind, TG_NumericTensor:$input,
+                       DenseI64ArrayAttr:$dims, UnitAttr:$keepdim);
+  let results = (outs TG_NumericTensor:$result);
+  let assemblyFormat = [{
+    $kind $input `dims` `=` $dims (`keepdim` $keepdim^)? attr-dict `:`
+    type($input) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def TG_GenIndexOp : TG_Op<"gen_index", [Pure]> {
+  let summary = "indices along one axis of a shape";
+  let description = [{
+    Each element holds its own index along `axis`. Used with comparisons to
+    build masks (as cuDNN's `GEN_INDEX` pointwise mode).
+
+    ```mlir
+    %q_idx = tg.gen_index axis = 2 : tensor<1x1x128x128xi32>
+    ```
+  }];
+  let arguments = (ins I64Attr:$axis);
+  let results = (outs TG_IntTensor:$result);
+  let assemblyFormat = "`axis` `=` $axis attr-dict `:` type($result)";
+  let hasVerifier = 1;
+}
+
+def TG_TransposeOp : TG_Op<"transpose", [Pure]> {
+  let summary = "permutation of dimensions";
+  let description = [{
+    `result.shape[i] = input.shape[perm[i]]`. A transpose of a transpose
+    becomes one transpose (or none).
+
+    ```mlir
+    %kt = tg.transpose %k perm = [0, 1, 3, 2] : tensor<2x8x128x64xbf16> -> tensor<2x8x64x128xbf16>
+    ```
+  }];
+  let arguments = (ins TG_Tensor:$input, DenseI64ArrayAttr:$perm);
+  let results = (outs TG_Tensor:$result);
+  let assemblyFormat = [{
+    $input `perm` `=` $perm attr-dict `:` type($input) `->` type($result)
+  }];
+  let hasVerifier = 1;
+  let hasFolder = 1;
+  let hasCanonicalizer = 1;
+}
+
+def TG_ReshapeOp : TG_Op<"reshape", [Pure]> {
+  let summary = "row-major reinterpretation with a new shape";
+  let description = [{
+    The element count must be unchanged. Chains of reshapes become one.
+
+    ```mlir
+    %k5 = tg.reshape %k : tensor<1x2x128x64xbf16> -> tensor<1x2x1x128x64xbf16>
+    ```
+  }];
+  let arguments = (ins TG_Tensor:$input);
+  let results = (outs TG_Tensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+  let hasCanonicalizer = 1;
+}
+
+def TG_BroadcastOp : TG_Op<"broadcast", [Pure]> {
+  let summary = "materialised broadcast to a larger shape";
+  let description = [{
+    Same rank (or a rank-0 input); each input dimension equals the result's
+    or is 1. Used to repeat K/V heads for grouped-query attention.
+
+    ```mlir
+    %kb = tg.broadcast %k5 : tensor<1x2x1x128x64xbf16> -> tensor<1x2x4x128x64xbf16>
+    ```
+  }];
+  let arguments = (ins TG_Tensor:$input);
+  let results = (outs TG_Tensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Matmul, softmax, dropout
+//===----------------------------------------------------------------------===//
+
+def TG_MatmulOp : TG_Op<"matmul", [Pure]> {
+  let summary = "batched matrix product with broadcasting batch dimensions";
+  let description = [{
+    Contracts the last dimension of `a` with the second-last of `b`. Both have
+    rank >= 2 and equal rank; leading (batch) dimensions broadcast. Element
+    types may differ (e.g. `i8 x f16`): both operands are converted exactly
+    and the products accumulate in `acc` (default `f32`; `i32` for two
+    integer operands), then round once to the result type.
+
+    ```mlir
+    %s = tg.matmul %q, %kt : tensor<2x8x128x64xbf16>, tensor<2x8x64x128xbf16> -> tensor<2x8x128x128xf32>
+    %y = tg.matmul %x, %w acc = i32 : tensor<16x64xi8>, tensor<64x32xi8> -> tensor<16x32xi32>
+    ```
+  }];
+  let arguments = (ins TG_NumericTensor:$a, TG_NumericTensor:$b,
+                       OptionalAttr<TypeAttr>:$acc);
+  let results = (outs TG_NumericTensor:$result);
+  let assemblyFormat = [{
+    $a `,` $b (`acc` `=` $acc^)? attr-dict `:` type($a) `,` type($b) `->`
+    type($result)
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The accumulator type: the `acc` attribute, else f32 (i32 when both
+    /// operands are integers).
+    ::mlir::Type getAccumulatorType();
+  }];
+}
+
+def TG_SoftmaxOp : TG_Op<"softmax", [Pure,
+    AllTypesMatch<["input", "output"]>]> {
+  let summary = "softmax along one axis, optionally with log-sum-exp stats";
+  let description = [{
+    `output = exp(x - max) / sum(exp(x - max))` along `axis`. A slice whose
+    entries are all `-inf` (fully masked) gives zeros, as in safe softmax.
+    With `stats`, the second result is the natural-log log-sum-exp of each
+    slice (`max + log(sum)`, `-inf` for a fully masked slice), in `f32`, with
+    the softmax axis kept as size 1.
+
+    ```mlir
+    %p = tg.softmax %s axis = 3 : tensor<2x8x128x128xf32>
+    %p2, %lse = tg.softmax %s axis = 3 : tensor<2x8x128x128xf32> stats tensor<2x8x128x1xf32>
+    ```
+  }];
+  let arguments = (ins TG_SoftmaxTensor:$input, I64Attr:$axis);
+  let results = (outs TG_SoftmaxTensor:$output,
+                      Optional<TG_StatsTensor>:$stats);
+  let assemblyFormat = [{
+    $input `axis` `=` $axis attr-dict `:` type($input)
+    (`stats` type($stats)^)?
+  }];
+  let hasVerifier = 1;
+}
+
+def TG_DropoutOp : TG_Op<"dropout", [Pure,
+    AllTypesMatch<["input", "result"]>]> {
+  let summary = "Philox-driven dropout with runtime seed and offset";
+  let description = [{
+    Drops each element with probability `prob` and (unless `unscaled`)
+    multiplies kept ones by `1 / (1 - prob)`. Whether the element at
+    row-major linear index `i` of `input` is kept is a pure function of
+    (`seed`, `offset`, `i`): Philox 4x32-10 with key `(lo(seed), hi(seed))`
+    and counter `(lo(i / 4), hi(i / 4), lo(offset), hi(offset))` gives four
+    words; word `i % 4` is compared with `threshold = floor(prob * 2^32)` and
+    the element is kept when `word >= threshold`. The CPU reference, the
+    generated kernels and the backward pass all use this mapping
+    (docs/dialect.md).
+
+    ```mlir
+    %pd = tg.dropout %p, %seed, %offset prob = 1.000000e-01 : tensor<2x8x128x128xf32>
+    ```
+  }];
+  let arguments = (ins TG_FloatTensor:$input, TG_RngScalar:$seed,
+                       TG_RngScalar:$offset, F64Attr:$prob,
+                       UnitAttr:$unscaled);
+  let results = (outs TG_FloatTensor:$result);
+  let assemblyFormat = [{
+    $input `,` $seed `,` $offset `prob` `=` $prob (`unscaled` $unscaled^)?
+    attr-dict `:` type($input)
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Attention
+//===----------------------------------------------------------------------===//
+
+// Options shared by tg.sdpa, tg.sdpa_grad and tg.attention.
+defvar TG_AttentionMaskAttrs = (ins
+  DefaultValuedAttr<TG_CausalModeAttr, "::mlir::tg::CausalMode::none">:$causal,
+  OptionalAttr<I64Attr>:$window_left,
+  OptionalAttr<I64Attr>:$window_right,
+  DefaultValuedAttr<F64Attr, "0.0">:$dropout);
+
+def TG_SdpaOp : TG_Op<"sdpa", [Pure, AttrSizedOperandSegments]> {
+  let summary = "scaled dot-product attention (cuDNN's SDPA options)";
+  let description = [{
+    Computes, per batch `b` and query head `h` (kv head `h / (Hq / Hkv)`):
+
+    1. `s = scale * q . kᵀ` in f32 (`scale` defaults to `1/sqrt(D)`);
+    2. `softcap`: `s = softcap * tanh(s / softcap)`;
+    3. `bias` (broadcastable to `[B,Hq,Sq,Skv]`) is added;
+    4. `alibi`: `s += slope(h) * (kv_idx - diag)` with the standard slopes
+       `2^(-8 (h+1) / Hq)` (for Hq a power of two);
+    5. masks set `s = -inf`: causal keeps `kv_idx <= diag`, a sliding
+       window keeps `diag - window_left <= kv_idx <= diag + window_right`,
+       padding masks rows `q_idx >= seq_len_q[b]` and columns
+       `kv_idx >= seq_len_kv[b]`. `diag = q_idx` for `top_left` alignment and
+       `q_idx + Lkv - Lq` for `bottom_right` (L = the actual sequence lengths
+       when padding is given, else Sq and Skv);
+    6. `p = softmax(s)` along kv (fully masked rows give zeros);
+    7. dropout with `dropout` probability (needs `seed` and `offset`;
+       the mask index is the linear index into `[B,Hq,Sq,Skv]`);
+    8. `o = p . v`, rounded to o's element type.
+
+    In `training` mode the second result holds the log-sum-exp of each row of
+    `s` after masking, `[B,Hq,Sq,1]` f32.
+
+    ```mlir
+    %o = tg.sdpa %q, %k, %v {causal = #tg<causal bottom_right>}
+        : tensor<1x8x128x64xbf16>, tensor<1x2x256x64xbf16>, tensor<1x2x256x64xbf16> -> tensor<1x8x128x64xbf16>
+    ```
+  }];
+  let arguments = !con((ins TG_AttnTensor:$q, TG_AttnTensor:$k,
+      TG_AttnTensor:$v, Optional<TG_NumericTensor>:$bias,
+      Optional<TG_SeqLenTensor>:$seq_len_q,
+      Optional<TG_SeqLenTensor>:$seq_len_kv,
+      Optional<TG_RngScalar>:$seed, Optional<TG_RngScalar>:$offset,
+      OptionalAttr<F64Attr>:$scale, OptionalAttr<F64Attr>:$softcap,
+      UnitAttr:$alibi, UnitAttr:$training), TG_AttentionMaskAttrs);
+  let results = (outs TG_AttnTensor:$output,
+                      Optional<TG_StatsTensor>:$stats);
+  let assemblyFormat = [{
+    $q `,` $k `,` $v
+    (`bias` `(` $bias^ `:` type($bias) `)`)?
+    (`seq_len_q` `(` $seq_len_q^ `:` type($seq_len_q) `)`)?
+    (`seq_len_kv` `(` $seq_len_kv^ `:` type($seq_len_kv) `)`)?
+    (`seed` `(` $seed^ `)`)? (`offset` `(` $offset^ `)`)?
+    attr-dict `:` type($q) `,` type($k) `,` type($v) `->` type(results)
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The scale applied to q . kᵀ: the attribute, else 1/sqrt(head dim).
+    double getScaleOrDefault();
+  }];
+}
+
+def TG_SdpaGradOp : TG_Op<"sdpa_grad", [Pure, AttrSizedOperandSegments,
+    AllTypesMatch<["q", "dq"]>, AllTypesMatch<["k", "dk"]>,
+    AllTypesMatch<["v", "dv"]>]> {
+  let summary = "gradients of tg.sdpa with respect to q, k and v";
+  let description = [{
+    Given the forward's inputs, its output `o`, the output gradient `d_o` and
+    the forward's training `stats`, returns `dq, dk, dv` for the same options
+    as the forward (dropout reuses the forward's keep mask; for GQA, dk and
+    dv sum over the query heads that share a kv head).
+
+    ```mlir
+    %dq, %dk, %dv = tg.sdpa_grad %q, %k, %v, %o, %do, %lse {causal = #tg<causal top_left>}
+        : tensor<1x4x64x64xbf16>, tensor<1x4x64x64xbf16>, tensor<1x4x64x64xbf16>,
+          tensor<1x4x64x64xbf16>, tensor<1x4x64x64xbf16>, tensor<1x4x64x1xf32>
+    ```
+  }];
+  let arguments = !con((ins TG_AttnTensor:$q, TG_AttnTensor:$k,
+      TG_AttnTensor:$v, TG_AttnTensor:$o, TG_AttnTensor:$d_o,
+      TG_StatsTensor:$stats, Optional<TG_NumericTensor>:$bias,
+      Optional<TG_SeqLenTensor>:$seq_len_q,
+      Optional<TG_SeqLenTensor>:$seq_len_kv,
+      Optional<TG_RngScalar>:$seed, Optional<TG_RngScalar>:$offset,
+      OptionalAttr<F64Attr>:$scale, OptionalAttr<F64Attr>:$softcap,
+      UnitAttr:$alibi), TG_AttentionMaskAttrs);
+  let results = (outs TG_AttnTensor:$dq, TG_AttnTensor:$dk,
+                      TG_AttnTensor:$dv);
+  let assemblyFormat = [{
+    $q `,` $k `,` $v `,` $o `,` $d_o `,` $stats
+    (`bias` `(` $bias^ `:` type($bias) `)`)?
+    (`seq_len_q` `(` $seq_len_q^ `:` type($seq_len_q) `)`)?
+    (`seq_len_kv` `(` $seq_len_kv^ `:` type($seq_len_kv) `)`)?
+    (`seed` `(` $seed^ `)`)? (`offset` `(` $offset^ `)`)?
+    attr-dict `:` type($q) `,` type($k) `,` type($v) `,` type($o) `,`
+    type($d_o) `,` type($stats)
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    double getScaleOrDefault();
+  }];
+}
+
+def TG_AttentionOp : TG_Op<"attention", [Pure, AttrSizedOperandSegments,
+    IsolatedFromAbove]> {
+  let summary = "fused attention with a per-element score region";
+  let description = [{
+    `s = scale * q . kᵀ` (f32), then the `score` region maps each score to a
+    new one, then the attribute masks (causal, window, padding from
+    `seq_len_q`/`seq_len_kv`) set `-inf`, then safe softmax along kv,
+    dropout (`dropout` probability, `seed`, `offset`; same mapping as
+    tg.dropout over `[B,Hq,Sq,Skv]`), and `o = p . v`. With `training` the
+    second result is the log-sum-exp per row (`[B,Hq,Sq,1]` f32).
+
+    The region's arguments are rank-0 tensors: the score (`f32`), its
+    indices `b, h, q_idx, kv_idx` (`i64`), and one element of each captured
+    tensor, taken at the score's position (captures have rank 4 and
+    broadcast to `[B,Hq,Sq,Skv]`). It yields the new score (`-inf` masks).
+    Only pointwise tg ops may appear inside. Fusion produces this op; it may
+    also be written by hand.
+
+    ```mlir
+    %o = tg.attention %q, %k, %v captures(%bias : tensor<1x8x128x128xf32>)
+        {causal = #tg<causal top_left>, scale = 1.250000e-01 : f64}
+        : tensor<1x8x128x64xbf16>, tensor<1x8x128x64xbf16>, tensor<1x8x128x64xbf16> -> tensor<1x8x128x64xbf16>
+        score {
+    ^bb0(%s: tensor<f32>, %b: tensor<i64>, %h: tensor<i64>, %qi: tensor<i64>, %ki: tensor<i64>, %bias_e: tensor<f32>):
+      %r = tg.add %s, %bias_e : tensor<f32>, tensor<f32>
+      tg.yield %r : tensor<f32>
+    }
+    ```
+  }];
+  let arguments = !con((ins TG_AttnTensor:$q, TG_AttnTensor:$k,
+      TG_AttnTensor:$v, Optional<TG_SeqLenTensor>:$seq_len_q,
+      Optional<TG_SeqLenTensor>:$seq_len_kv,
+      Optional<TG_RngScalar>:$seed, Optional<TG_RngScalar>:$offset,
+      Variadic<TG_Tensor>:$captures,
+      DefaultValuedAttr<F64Attr, "1.0">:$scale, UnitAttr:$training),
+      TG_AttentionMaskAttrs);
+  let results = (outs TG_AttnTensor:$output,
+                      Optional<TG_StatsTensor>:$stats);
+  let regions = (region SizedRegion<1>:$score);
+  let assemblyFormat = [{
+    $q `,` $k `,` $v
+    (`seq_len_q` `(` $seq_len_q^ `:` type($seq_len_q) `)`)?
+    (`seq_len_kv` `(` $seq_len_kv^ `:` type($seq_len_kv) `)`)?
+    (`seed` `(` $seed^ `)`)? (`offset` `(` $offset^ `)`)?
+    (`captures` `(` $captures^ `:` type($captures) `)`)?
+    attr-dict `:` type($q) `,` type($k) `,` type($v) `->` type(results)
+    `score` $score
+  }];
+  let hasVerifier = 1;
+  let hasRegionVerifier = 1;
+  let builders = [
+    // Builds the op with an identity score region (yields the score).
+    OpBuilder<(ins "::mlir::Type":$outputType, "::mlir::Type":$statsType,
+        "::mlir::Value":$q, "::mlir::Value":$k, "::mlir::Value":$v,
+        "::mlir::Value":$seqLenQ, "::mlir::Value":$seqLenKv,
+        "::mlir::Value":$seed, "::mlir::Value":$offset,
+        "::mlir::ValueRange":$captures)>
+  ];
+  let extraClassDeclaration = [{
+    /// Number of leading region arguments before the captured elements:
+    /// the score and its four indices.
+    static constexpr unsigned kNumIndexArgs = 5;
+    ::mlir::Block &getScoreBlock() { return getScore().front(); }
+  }];
+}
+
+def TG_FusedMatmulOp : TG_Op<"fused_matmul", [Pure, AttrSizedOperandSegments,
+    IsolatedFromAbove]> {
+  let summary = "matmul with per-operand prologue and an epilogue region";
+  let description = [{
+    Each operand element passes through its prologue region (e.g. an `i8`
+    to `f16` conversion and a scale) before a matmul with the semantics of
+    tg.matmul; each accumulator element then passes through the epilogue
+    region (bias, activation, cast) to give the result. An empty region is
+    the identity. Region arguments are rank-0 tensors: the element, then one
+    element of each capture of that region, taken at the same position
+    (prologue captures broadcast to their operand's shape, epilogue
+    captures to the result's). Each region yields one rank-0 tensor.
+
+    ```mlir
+    %y = tg.fused_matmul %x, %w b_captures(%scale : tensor<1x32xf16>)
+        : tensor<16x64xf16>, tensor<64x32xi8> -> tensor<16x32xf16>
+      prologue_a {}
+      prologue_b {
+      ^bb0(%e: tensor<i8>, %s: tensor<f16>):
+        %h = tg.cast %e : tensor<i8> to tensor<f16>
+        %d = tg.mul %h, %s : tensor<f16>, tensor<f16>
+        tg.yield %d : tensor<f16>
+      }
+      epilogue {}
+    ```
+  }];
+  let arguments = (ins TG_NumericTensor:$a, TG_NumericTensor:$b,
+      Variadic<TG_Tensor>:$a_captures, Variadic<TG_Tensor>:$b_captures,
+      Variadic<TG_Tensor>:$epilogue_captures, OptionalAttr<TypeAttr>:$acc);
+  let results = (outs TG_NumericTensor:$result);
+  let regions = (region MaxSizedRegion<1>:$prologue_a,
+                        MaxSizedRegion<1>:$prologue_b,
+                        MaxSizedRegion<1>:$epilogue);
+  let assemblyFormat = [{
+    $a `,` $b
+    (`a_captures` `(` $a_captures^ `:` type($a_captures) `)`)?
+    (`b_captures` `(` $b_captures^ `:` type($b_captures) `)`)?
+    (`epilogue_captures` `(` $epilogue_captures^ `:`
+       type($epilogue_captures) `)`)?
+    (`acc` `=` $acc^)? attr-dict `:` type($a) `,` type($b) `->` type($result)
+    `prologue_a` $prologue_a `prologue_b` $prologue_b `epilogue` $epilogue
+  }];
+  let hasVerifier = 1;
+  let hasRegionVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The element type a prologue region yields (the operand's own element
+    /// type when the region is empty).
+    ::mlir::Type getPrologueResultType(unsigned operandIndex);
+    ::mlir::Type getAccumulatorType();
+  }];
+}
+
+def TG_YieldOp : TG_Op<"yield", [Pure, Terminator, ReturnLike,
+    ParentOneOf<["AttentionOp", "FusedMatmulOp"]>]> {
+  let summary = "yields the value of a per-element region";
+  let description = [{
+    ```mlir
+    tg.yield %s : tensor<f32>
+    ```
+  }];
+  let arguments = (ins Variadic<TG_Tensor>:$values);
+  let assemblyFormat = "($values^ `:` type($values))? attr-dict";
+  let builders = [OpBuilder<(ins), [{ /* nothing to yield */ }]>];
+}
+
+#endif // TG_OPS_TD

@@ -1,0 +1,799 @@
+#include "tg/Dialect/TG/IR/TGOps.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/IR/OpImplementation.h"
+#include "mlir/IR/PatternMatch.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallSet.h"
+
+#include <cmath>
+
+using namespace mlir;
+using namespace mlir::tg;
+
+//===----------------------------------------------------------------------===//
+// Helpers
+//===----------------------------------------------------------------------===//
+
+static ArrayRef<int64_t> shapeOf(Value value) {
+  return cast<RankedTensorType>(value.getType()).getShape();
+}
+static ArrayRef<int64_t> shapeOf(Type type) {
+  return cast<RankedTensorType>(type).getShape();
+}
+static Type elementTypeOf(Value value) {
+  return cast<RankedTensorType>(value.getType()).getElementType();
+}
+
+/// True when `value` is a splat constant equal to `expected`.
+static bool isSplatConstant(Value value, double expected) {
+  ElementsAttr elements;
+  if (!matchPattern(value, m_Constant(&elements)) || !elements.isSplat())
+    return false;
+  Type elementType = elements.getElementType();
+  if (isa<FloatType>(elementType))
+    return elements.getSplatValue<APFloat>().convertToDouble() == expected;
+  if (elementType.isInteger(1))
+    return false;
+  if (isa<IntegerType>(elementType))
+    return static_cast<double>(
+               elements.getSplatValue<APInt>().getSExtValue()) == expected;
+  return false;
+}
+
+static bool isFloatElement(Type type) { return isa<FloatType>(type); }
+
+//===----------------------------------------------------------------------===//
+// ConstantOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult ConstantOp::inferReturnTypes(MLIRContext *,
+                                           std::optional<Location> loc,
+                                           Adaptor adaptor,
+                                           SmallVectorImpl<Type> &types) {
+  auto value = dyn_cast_or_null<ElementsAttr>(adaptor.getValueAttr());
+  if (!value)
+    return failure();
+  types.push_back(value.getType());
+  return success();
+}
+
+LogicalResult ConstantOp::verify() {
+  if (!isa<RankedTensorType>(getValue().getType()))
+    return emitOpError("expects a ranked tensor value");
+  return success();
+}
+
+OpFoldResult ConstantOp::fold(FoldAdaptor) { return getValue(); }
+
+ConstantOp ConstantOp::createSplat(OpBuilder &builder, Location loc,
+                                   RankedTensorType type, double value) {
+  Type elementType = type.getElementType();
+  DenseElementsAttr attr;
+  if (auto floatType = dyn_cast<FloatType>(elementType)) {
+    APFloat converted(value);
+    bool losesInfo = false;
+    converted.convert(floatType.getFloatSemantics(),
+                      APFloat::rmNearestTiesToEven, &losesInfo);
+    attr = DenseElementsAttr::get(type, converted);
+  } else {
+    auto intType = cast<IntegerType>(elementType);
+    attr = DenseElementsAttr::get(
+        type, APInt(intType.getWidth(), static_cast<int64_t>(value),
+                    /*isSigned=*/true, /*implicitTrunc=*/true));
+  }
+  return ConstantOp::create(builder, loc, cast<ElementsAttr>(attr));
+}
+
+ConstantOp ConstantOp::createScalar(OpBuilder &builder, Location loc,
+                                    Type elementType, double value) {
+  return createSplat(builder, loc, RankedTensorType::get({}, elementType),
+                     value);
+}
+
+//===----------------------------------------------------------------------===//
+// Pointwise folders
+//===----------------------------------------------------------------------===//
+
+OpFoldResult AddOp::fold(FoldAdaptor) {
+  if (getLhs().getType() == getType() && isSplatConstant(getRhs(), 0.0))
+    return getLhs();
+  if (getRhs().getType() == getType() && isSplatConstant(getLhs(), 0.0))
+    return getRhs();
+  return {};
+}
+
+OpFoldResult MulOp::fold(FoldAdaptor) {
+  if (getLhs().getType() == getType() && isSplatConstant(getRhs(), 1.0))
+    return getLhs();
+  if (getRhs().getType() == getType() && isSplatConstant(getLhs(), 1.0))
+    return getRhs();
+  return {};
+}
+
+OpFoldResult DivOp::fold(FoldAdaptor) {
+  if (getLhs().getType() == getType() && isSplatConstant(getRhs(), 1.0))
+    return getLhs();
+  return {};
+}
+
+OpFoldResult NegOp::fold(FoldAdaptor) {
+  if (auto inner = getInput().getDefiningOp<NegOp>())
+    return inner.getInput();
+  return {};
+}
+
+LogicalResult CmpOp::inferReturnTypes(MLIRContext *context,
+                                      std::optional<Location> loc,
+                                      Adaptor adaptor,
+                                      SmallVectorImpl<Type> &types) {
+  return inferBroadcastResult(
+      loc, {adaptor.getLhs().getType(), adaptor.getRhs().getType()},
+      IntegerType::get(context, 1), types);
+}
+
+LogicalResult SelectOp::inferReturnTypes(MLIRContext *,
+                                         std::optional<Location> loc,
+                                         Adaptor adaptor,
+                                         SmallVectorImpl<Type> &types) {
+  return inferBroadcastResult(
+      loc,
+      {adaptor.getCond().getType(), adaptor.getOnTrue().getType(),
+       adaptor.getOnFalse().getType()},
+      cast<ShapedType>(adaptor.getOnTrue().getType()).getElementType(), types);
+}
+
+OpFoldResult SelectOp::fold(FoldAdaptor adaptor) {
+  if (getOnTrue() == getOnFalse() && getOnTrue().getType() == getType())
+    return getOnTrue();
+  auto cond = dyn_cast_or_null<SplatElementsAttr>(adaptor.getCond());
+  if (!cond)
+    return {};
+  Value chosen = cond.getSplatValue<bool>() ? getOnTrue() : getOnFalse();
+  if (chosen.getType() == getType())
+    return chosen;
+  return {};
+}
+
+//===----------------------------------------------------------------------===//
+// CastOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult CastOp::verify() {
+  if (shapeOf(getInput()) != shapeOf(getType()))
+    return emitOpError("changes the shape from ")
+           << formatShape(shapeOf(getInput())) << " to "
+           << formatShape(shapeOf(getType()))
+           << " (expected equal shapes; use tg.reshape or tg.broadcast)";
+  return success();
+}
+
+OpFoldResult CastOp::fold(FoldAdaptor) {
+  if (getInput().getType() == getType())
+    return getInput();
+  return {};
+}
+
+//===----------------------------------------------------------------------===//
+// ReduceOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult ReduceOp::verify() {
+  ArrayRef<int64_t> shape = shapeOf(getInput());
+  int64_t rank = shape.size();
+  if (getDims().empty())
+    return emitOpError("expects at least one dimension to reduce");
+  llvm::SmallSet<int64_t, 4> seen;
+  for (int64_t dim : getDims()) {
+    if (dim < 0 || dim >= rank)
+      return emitOpError("dimension ")
+             << dim << " is out of range (expected 0 <= dim < " << rank << ")";
+    if (!seen.insert(dim).second)
+      return emitOpError("dimension ") << dim << " is listed twice";
+  }
+  SmallVector<int64_t> expected;
+  for (int64_t i = 0; i < rank; ++i) {
+    if (!seen.contains(i))
+      expected.push_back(shape[i]);
+    else if (getKeepdim())
+      expected.push_back(1);
+  }
+  if (elementTypeOf(getInput()) != elementTypeOf(getResult()))
+    return emitOpError("result element type ")
+           << elementTypeOf(getResult()) << " differs from the input's "
+           << elementTypeOf(getInput());
+  if (shapeOf(getType()) != ArrayRef<int64_t>(expected))
+    return emitOpError("result shape ")
+           << formatShape(shapeOf(getType())) << " does not match; expected "
+           << formatShape(expected);
+  if (getKind() != ReduceKind::sum && elementTypeOf(getInput()).isInteger(1))
+    return emitOpError("cannot reduce i1");
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// GenIndexOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult GenIndexOp::verify() {
+  int64_t rank = shapeOf(getType()).size();
+  if (getAxis() >= static_cast<uint64_t>(rank))
+    return emitOpError("axis ") << getAxis()
+                                << " is out of range (expected 0 <= axis < "
+                                << rank << ")";
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Layout ops
+//===----------------------------------------------------------------------===//
+
+LogicalResult TransposeOp::verify() {
+  ArrayRef<int64_t> shape = shapeOf(getInput());
+  ArrayRef<int64_t> perm = getPerm();
+  if (perm.size() != shape.size())
+    return emitOpError("permutation has ")
+           << perm.size() << " entries but the input has rank "
+           << shape.size();
+  SmallVector<bool> used(shape.size(), false);
+  SmallVector<int64_t> expected;
+  for (int64_t p : perm) {
+    if (p < 0 || p >= static_cast<int64_t>(shape.size()) || used[p])
+      return emitOpError("expects a permutation of [0, ")
+             << shape.size() << ")";
+    used[p] = true;
+    expected.push_back(shape[p]);
+  }
+  if (elementTypeOf(getInput()) != elementTypeOf(getResult()))
+    return emitOpError("changes the element type");
+  if (shapeOf(getType()) != ArrayRef<int64_t>(expected))
+    return emitOpError("result shape ")
+           << formatShape(shapeOf(getType())) << " does not match; expected "
+           << formatShape(expected);
+  return success();
+}
+
+OpFoldResult TransposeOp::fold(FoldAdaptor) {
+  for (auto [i, p] : llvm::enumerate(getPerm()))
+    if (static_cast<int64_t>(i) != p)
+      return {};
+  return getInput();
+}
+
+namespace {
+/// transpose(transpose(x, p1), p2) -> transpose(x, p1 o p2).
+struct ComposeTransposes : OpRewritePattern<TransposeOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(TransposeOp op,
+                                PatternRewriter &rewriter) const override {
+    auto inner = op.getInput().getDefiningOp<TransposeOp>();
+    if (!inner)
+      return rewriter.notifyMatchFailure(op, "input is not a transpose");
+    SmallVector<int64_t> perm;
+    for (int64_t p : op.getPerm())
+      perm.push_back(inner.getPerm()[p]);
+    rewriter.replaceOpWithNewOp<TransposeOp>(op, op.getType(), inner.getInput(),
+                                             perm);
+    return success();
+  }
+};
+
+/// reshape(reshape(x)) -> reshape(x).
+struct ComposeReshapes : OpRewritePattern<ReshapeOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ReshapeOp op,
+                                PatternRewriter &rewriter) const override {
+    auto inner = op.getInput().getDefiningOp<ReshapeOp>();
+    if (!inner)
+      return rewriter.notifyMatchFailure(op, "input is not a reshape");
+    rewriter.replaceOpWithNewOp<ReshapeOp>(op, op.getType(), inner.getInput());
+    return success();
+  }
+};
+} // namespace
+
+void TransposeOp::getCanonicalizationPatterns(RewritePatternSet &patterns,
+                                              MLIRContext *context) {
+  patterns.add<ComposeTransposes>(context);
+}
+
+LogicalResult ReshapeOp::verify() {
+  auto in = cast<RankedTensorType>(getInput().getType());
+  auto out = cast<RankedTensorType>(getType());
+  if (in.getElementType() != out.getElementType())
+    return emitOpError("changes the element type");
+  if (in.getNumElements() != out.getNumElements())
+    return emitOpError("changes the element count from ")
+           << in.getNumElements() << " " << formatShape(in.getShape())
+           << " to " << out.getNumElements() << " "
+           << formatShape(out.getShape()) << " (expected equal counts)";
+  return success();
+}
+
+OpFoldResult ReshapeOp::fold(FoldAdaptor) {
+  if (getInput().getType() == getType())
+    return getInput();
+  return {};
+}
+
+void ReshapeOp::getCanonicalizationPatterns(RewritePatternSet &patterns,
+                                            MLIRContext *context) {
+  patterns.add<ComposeReshapes>(context);
+}
+
+LogicalResult BroadcastOp::verify() {
+  if (elementTypeOf(getInput()) != elementTypeOf(getResult()))
+    return emitOpError("changes the element type");
+  if (!isBroadcastableTo(shapeOf(getInput()), shapeOf(getType())))
+    return emitOpError("cannot broadcast ")
+           << formatShape(shapeOf(getInput())) << " to "
+           << formatShape(shapeOf(getType()))
+           << " (expected equal rank, or rank 0, and each input dimension "
+              "equal to the result's or 1)";
+  return success();
+}
+
+OpFoldResult BroadcastOp::fold(FoldAdaptor) {
+  if (getInput().getType() == getType())
+    return getInput();
+  return {};
+}
+
+//===----------------------------------------------------------------------===//
+// MatmulOp and FusedMatmulOp
+//===----------------------------------------------------------------------===//
+
+static Type defaultAccumulator(Type a, Type b, TypeAttr acc) {
+  if (acc)
+    return acc.getValue();
+  Builder builder(a.getContext());
+  if (isa<IntegerType>(a) && isa<IntegerType>(b))
+    return builder.getI32Type();
+  return builder.getF32Type();
+}
+
+/// Shape and type rules of a matmul whose operands have (after any prologue)
+/// element types `aElem`, `bElem`.
+static LogicalResult verifyMatmulShapes(Operation *op, ArrayRef<int64_t> a,
+                                        ArrayRef<int64_t> b,
+                                        ArrayRef<int64_t> result, Type aElem,
+                                        Type bElem, Type acc) {
+  if (a.size() < 2 || b.size() < 2)
+    return op->emitOpError("operands must have rank >= 2, got ")
+           << a.size() << " and " << b.size();
+  if (a.size() != b.size())
+    return op->emitOpError("operand ranks differ (")
+           << a.size() << " vs " << b.size()
+           << "); expected equal ranks with broadcastable batch dimensions";
+  size_t rank = a.size();
+  if (a[rank - 1] != b[rank - 2])
+    return op->emitOpError("contraction dimensions differ: lhs has ")
+           << a[rank - 1] << " columns but rhs has " << b[rank - 2]
+           << " rows";
+  std::optional<SmallVector<int64_t>> batch =
+      broadcastShapes({a.drop_back(2), b.drop_back(2)});
+  if (!batch && rank > 2)
+    return op->emitOpError("batch dimensions ")
+           << formatShape(a.drop_back(2)) << " and "
+           << formatShape(b.drop_back(2)) << " do not broadcast";
+  SmallVector<int64_t> expected = batch ? *batch : SmallVector<int64_t>{};
+  expected.push_back(a[rank - 2]);
+  expected.push_back(b[rank - 1]);
+  if (result != ArrayRef<int64_t>(expected))
+    return op->emitOpError("result shape ")
+           << formatShape(result) << " does not match; expected "
+           << formatShape(expected);
+  bool intOperands = isa<IntegerType>(aElem) && isa<IntegerType>(bElem);
+  if (aElem.isInteger(1) || bElem.isInteger(1))
+    return op->emitOpError("operands cannot be i1");
+  if (intOperands && !acc.isInteger(32))
+    return op->emitOpError("integer operands accumulate in i32, got ") << acc;
+  if (!intOperands && !acc.isF32())
+    return op->emitOpError("floating-point products accumulate in f32, got ")
+           << acc;
+  return success();
+}
+
+Type MatmulOp::getAccumulatorType() {
+  return defaultAccumulator(elementTypeOf(getA()), elementTypeOf(getB()),
+                            getAccAttr());
+}
+
+LogicalResult MatmulOp::verify() {
+  return verifyMatmulShapes(*this, shapeOf(getA()), shapeOf(getB()),
+                            shapeOf(getType()), elementTypeOf(getA()),
+                            elementTypeOf(getB()), getAccumulatorType());
+}
+
+/// Checks a per-element region: rank-0 block arguments of the expected
+/// types, only pointwise ops on rank-0 tensors inside, and a tg.yield of one
+/// rank-0 tensor (of `yieldType` when given).
+static LogicalResult verifyElementRegion(Operation *op, Region &region,
+                                         StringRef name,
+                                         ArrayRef<Type> argTypes,
+                                         Type yieldType) {
+  Block &block = region.front();
+  if (block.getNumArguments() != argTypes.size())
+    return op->emitOpError("region '")
+           << name << "' has " << block.getNumArguments()
+           << " arguments; expected " << argTypes.size();
+  for (auto [i, arg, expected] :
+       llvm::enumerate(block.getArguments(), argTypes))
+    if (arg.getType() != expected)
+      return op->emitOpError("region '")
+             << name << "' argument " << i << " has type " << arg.getType()
+             << "; expected " << expected;
+  for (Operation &inner : block.without_terminator()) {
+    if (!inner.hasTrait<PointwiseTrait>())
+      return inner.emitOpError("is not allowed in region '")
+             << name << "' of " << op->getName()
+             << " (expected pointwise tg ops only)";
+    for (Type type : inner.getResultTypes())
+      if (cast<RankedTensorType>(type).getRank() != 0)
+        return inner.emitOpError("in region '")
+               << name << "' must produce rank-0 tensors, got " << type;
+  }
+  auto yield = dyn_cast<YieldOp>(block.getTerminator());
+  if (!yield)
+    return op->emitOpError("region '") << name << "' must end in tg.yield";
+  if (yield.getValues().size() != 1)
+    return yield.emitOpError("must yield exactly one value in region '")
+           << name << "'";
+  auto type = cast<RankedTensorType>(yield.getValues()[0].getType());
+  if (type.getRank() != 0)
+    return yield.emitOpError("must yield a rank-0 tensor, got ") << type;
+  if (yieldType && type.getElementType() != yieldType)
+    return yield.emitOpError("yields ")
+           << type.getElementType() << " in region '" << name
+           << "'; expected " << yieldType;
+  return success();
+}
+
+static SmallVector<Type> scalarTypesOf(Type first, ValueRange captures) {
+  SmallVector<Type> types{RankedTensorType::get({}, first)};
+  for (Value capture : captures)
+    types.push_back(RankedTensorType::get({}, elementTypeOf(capture)));
+  return types;
+}
+
+Type FusedMatmulOp::getPrologueResultType(unsigned operandIndex) {
+  Region &region = operandIndex == 0 ? getPrologueA() : getPrologueB();
+  Value operand = operandIndex == 0 ? getA() : getB();
+  if (region.empty())
+    return elementTypeOf(operand);
+  auto yield = dyn_cast<YieldOp>(region.front().getTerminator());
+  if (!yield || yield.getValues().size() != 1)
+    return elementTypeOf(operand);
+  return elementTypeOf(yield.getValues()[0]);
+}
+
+Type FusedMatmulOp::getAccumulatorType() {
+  return defaultAccumulator(getPrologueResultType(0), getPrologueResultType(1),
+                            getAccAttr());
+}
+
+LogicalResult FusedMatmulOp::verify() {
+  auto checkCaptures = [&](ValueRange captures, ArrayRef<int64_t> target,
+                           StringRef what) -> LogicalResult {
+    for (Value capture : captures)
+      if (!isBroadcastableTo(shapeOf(capture), target))
+        return emitOpError("capture of shape ")
+               << formatShape(shapeOf(capture)) << " does not broadcast to "
+               << what << " shape " << formatShape(target);
+    return success();
+  };
+  if (failed(checkCaptures(getACaptures(), shapeOf(getA()), "operand a")) ||
+      failed(checkCaptures(getBCaptures(), shapeOf(getB()), "operand b")) ||
+      failed(checkCaptures(getEpilogueCaptures(), shapeOf(getType()),
+                           "result")))
+    return failure();
+  auto regionsAndCaptures = {
+      std::make_pair(&getPrologueA(), getACaptures().size()),
+      std::make_pair(&getPrologueB(), getBCaptures().size()),
+      std::make_pair(&getEpilogue(), getEpilogueCaptures().size())};
+  for (auto [region, numCaptures] : regionsAndCaptures)
+    if (region->empty() && numCaptures != 0)
+      return emitOpError("has captures for an empty region");
+  return verifyMatmulShapes(*this, shapeOf(getA()), shapeOf(getB()),
+                            shapeOf(getType()), getPrologueResultType(0),
+                            getPrologueResultType(1), getAccumulatorType());
+}
+
+LogicalResult FusedMatmulOp::verifyRegions() {
+  Type aElem = getPrologueResultType(0);
+  Type bElem = getPrologueResultType(1);
+  if (!getPrologueA().empty() &&
+      failed(verifyElementRegion(*this, getPrologueA(), "prologue_a",
+                                 scalarTypesOf(elementTypeOf(getA()),
+                                               getACaptures()),
+                                 Type())))
+    return failure();
+  if (!getPrologueB().empty() &&
+      failed(verifyElementRegion(*this, getPrologueB(), "prologue_b",
+                                 scalarTypesOf(elementTypeOf(getB()),
+                                               getBCaptures()),
+                                 Type())))
+    return failure();
+  if (isFloatElement(aElem) != isFloatElement(bElem))
+    return emitOpError("after the prologues the operands are ")
+           << aElem << " and " << bElem
+           << "; expected both floating point or both integer";
+  if (!getEpilogue().empty())
+    return verifyElementRegion(
+        *this, getEpilogue(), "epilogue",
+        scalarTypesOf(getAccumulatorType(), getEpilogueCaptures()),
+        elementTypeOf(getResult()));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// SoftmaxOp, DropoutOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult SoftmaxOp::verify() {
+  ArrayRef<int64_t> shape = shapeOf(getInput());
+  int64_t rank = shape.size();
+  if (getAxis() >= static_cast<uint64_t>(rank))
+    return emitOpError("axis ") << getAxis()
+                                << " is out of range (expected 0 <= axis < "
+                                << rank << ")";
+  if (Value stats = getStats()) {
+    SmallVector<int64_t> expected(shape);
+    expected[getAxis()] = 1;
+    if (shapeOf(stats) != ArrayRef<int64_t>(expected))
+      return emitOpError("stats shape ")
+             << formatShape(shapeOf(stats)) << " does not match; expected "
+             << formatShape(expected);
+  }
+  return success();
+}
+
+static LogicalResult verifyProbability(Operation *op, double p,
+                                       StringRef name) {
+  if (!(p >= 0.0 && p < 1.0))
+    return op->emitOpError(name) << " probability " << p
+                                 << " is out of range (expected 0 <= p < 1)";
+  return success();
+}
+
+LogicalResult DropoutOp::verify() {
+  return verifyProbability(*this, getProb().convertToDouble(), "dropout");
+}
+
+//===----------------------------------------------------------------------===//
+// Attention ops
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// The operands and options that tg.sdpa, tg.sdpa_grad and tg.attention
+/// share, gathered so that one function checks their rules.
+struct AttentionParts {
+  Value q, k, v, bias, seqLenQ, seqLenKv, seed, offset;
+  std::optional<APFloat> scale, softcap;
+  double dropout = 0.0;
+};
+} // namespace
+
+/// The logical shape of the attention scores, [B, Hq, Sq, Skv].
+static SmallVector<int64_t> scoreShape(Value q, Value k) {
+  ArrayRef<int64_t> qs = shapeOf(q), ks = shapeOf(k);
+  return {qs[0], qs[1], qs[2], ks[2]};
+}
+
+static LogicalResult verifyAttention(Operation *op, const AttentionParts &p) {
+  for (auto [name, value] :
+       {std::pair<StringRef, Value>{"q", p.q}, {"k", p.k}, {"v", p.v}})
+    if (shapeOf(value).size() != 4)
+      return op->emitOpError(name)
+             << " must have rank 4 ([B, H, S, D]), got rank "
+             << shapeOf(value).size();
+  ArrayRef<int64_t> q = shapeOf(p.q), k = shapeOf(p.k), v = shapeOf(p.v);
+  if (elementTypeOf(p.q) != elementTypeOf(p.k) ||
+      elementTypeOf(p.q) != elementTypeOf(p.v))
+    return op->emitOpError("q, k and v must have the same element type, got ")
+           << elementTypeOf(p.q) << ", " << elementTypeOf(p.k) << ", "
+           << elementTypeOf(p.v);
+  if (k[0] != q[0] || v[0] != q[0])
+    return op->emitOpError("batch sizes differ: q has ")
+           << q[0] << ", k has " << k[0] << ", v has " << v[0];
+  if (k[1] != v[1])
+    return op->emitOpError("k has ")
+           << k[1] << " heads but v has " << v[1] << " (expected equal)";
+  if (k[1] <= 0 || q[1] % k[1] != 0)
+    return op->emitOpError("query heads (")
+           << q[1] << ") must be a multiple of key/value heads (" << k[1]
+           << ")";
+  if (k[2] != v[2])
+    return op->emitOpError("k has sequence length ")
+           << k[2] << " but v has " << v[2] << " (expected equal)";
+  if (q[3] != k[3])
+    return op->emitOpError("head dims of q (")
+           << q[3] << ") and k (" << k[3] << ") differ";
+  for (int64_t dim : {q[2], q[3], k[2], v[3]})
+    if (dim <= 0)
+      return op->emitOpError("sequence lengths and head dims must be "
+                             "positive");
+  SmallVector<int64_t> scores = scoreShape(p.q, p.k);
+  if (p.bias) {
+    if (shapeOf(p.bias).size() != 4 ||
+        !isBroadcastableTo(shapeOf(p.bias), scores))
+      return op->emitOpError("bias of shape ")
+             << formatShape(shapeOf(p.bias))
+             << " does not broadcast to the scores " << formatShape(scores)
+             << " (expected rank 4 with each dimension equal or 1)";
+    if (!isFloatElement(elementTypeOf(p.bias)))
+      return op->emitOpError("bias must be floating point, got ")
+             << elementTypeOf(p.bias);
+  }
+  for (auto [name, value] : {std::pair<StringRef, Value>{"seq_len_q", p.seqLenQ},
+                             {"seq_len_kv", p.seqLenKv}})
+    if (value && shapeOf(value)[0] != q[0])
+      return op->emitOpError(name)
+             << " has " << shapeOf(value)[0] << " entries; expected one per "
+             << "batch (" << q[0] << ")";
+  if (failed(verifyProbability(op, p.dropout, "dropout")))
+    return failure();
+  if (static_cast<bool>(p.seed) != static_cast<bool>(p.offset))
+    return op->emitOpError("seed and offset must be given together");
+  if (p.dropout > 0.0 && !p.seed)
+    return op->emitOpError("dropout needs seed and offset operands");
+  if (p.scale && !std::isfinite(p.scale->convertToDouble()))
+    return op->emitOpError("scale must be finite");
+  if (p.softcap && !(p.softcap->convertToDouble() > 0.0))
+    return op->emitOpError("softcap must be positive, got ")
+           << p.softcap->convertToDouble();
+  return success();
+}
+
+static LogicalResult verifyWindow(Operation *op, std::optional<int64_t> left,
+                                  std::optional<int64_t> right) {
+  for (auto [name, size] : {std::pair<StringRef, std::optional<int64_t>>{
+                                "window_left", left},
+                            {"window_right", right}})
+    if (size && *size < 0)
+      return op->emitOpError(name)
+             << " must be >= 0, got " << *size;
+  return success();
+}
+
+static LogicalResult verifyOutputAndStats(Operation *op, Value q, Value k,
+                                          Value v, Type output, Value stats,
+                                          bool training) {
+  ArrayRef<int64_t> qs = shapeOf(q);
+  SmallVector<int64_t> expected{qs[0], qs[1], qs[2], shapeOf(v)[3]};
+  if (shapeOf(output) != ArrayRef<int64_t>(expected))
+    return op->emitOpError("output shape ")
+           << formatShape(shapeOf(output)) << " does not match; expected "
+           << formatShape(expected) << " ([B, Hq, Sq, Dv])";
+  if (training != static_cast<bool>(stats))
+    return op->emitOpError(training
+                               ? "in training mode must also return stats"
+                               : "returns stats only in training mode");
+  if (stats) {
+    SmallVector<int64_t> statsShape{qs[0], qs[1], qs[2], 1};
+    if (shapeOf(stats) != ArrayRef<int64_t>(statsShape))
+      return op->emitOpError("stats shape ")
+             << formatShape(shapeOf(stats)) << " does not match; expected "
+             << formatShape(statsShape) << " ([B, Hq, Sq, 1])";
+  }
+  return success();
+}
+
+static double defaultScale(Value q, std::optional<APFloat> scale) {
+  if (scale)
+    return scale->convertToDouble();
+  return 1.0 / std::sqrt(static_cast<double>(shapeOf(q)[3]));
+}
+
+double SdpaOp::getScaleOrDefault() { return defaultScale(getQ(), getScale()); }
+double SdpaGradOp::getScaleOrDefault() {
+  return defaultScale(getQ(), getScale());
+}
+
+LogicalResult SdpaOp::verify() {
+  AttentionParts parts{getQ(),      getK(),         getV(),    getBias(),
+                       getSeqLenQ(), getSeqLenKv(), getSeed(), getOffset(),
+                       getScale(),  getSoftcap()};
+  parts.dropout = getDropout().convertToDouble();
+  if (failed(verifyAttention(*this, parts)) ||
+      failed(verifyWindow(*this, getWindowLeft(), getWindowRight())))
+    return failure();
+  return verifyOutputAndStats(*this, getQ(), getK(), getV(), getType(0),
+                              getStats(), getTraining());
+}
+
+LogicalResult SdpaGradOp::verify() {
+  AttentionParts parts{getQ(),      getK(),         getV(),    getBias(),
+                       getSeqLenQ(), getSeqLenKv(), getSeed(), getOffset(),
+                       getScale(),  getSoftcap()};
+  parts.dropout = getDropout().convertToDouble();
+  if (failed(verifyAttention(*this, parts)) ||
+      failed(verifyWindow(*this, getWindowLeft(), getWindowRight())) ||
+      failed(verifyOutputAndStats(*this, getQ(), getK(), getV(),
+                                  getO().getType(), getStats(),
+                                  /*training=*/true)))
+    return failure();
+  if (getDO().getType() != getO().getType())
+    return emitOpError("d_o type ")
+           << getDO().getType() << " differs from o's " << getO().getType();
+  return success();
+}
+
+void AttentionOp::build(OpBuilder &builder, OperationState &state,
+                        Type outputType, Type statsType, Value q, Value k,
+                        Value v, Value seqLenQ, Value seqLenKv, Value seed,
+                        Value offset, ValueRange captures) {
+  state.addOperands({q, k, v});
+  auto addOptional = [&](Value value) {
+    if (value)
+      state.addOperands(value);
+  };
+  addOptional(seqLenQ);
+  addOptional(seqLenKv);
+  addOptional(seed);
+  addOptional(offset);
+  state.addOperands(captures);
+  auto &props = state.getOrAddProperties<Properties>();
+  props.operandSegmentSizes = {1,
+                               1,
+                               1,
+                               seqLenQ ? 1 : 0,
+                               seqLenKv ? 1 : 0,
+                               seed ? 1 : 0,
+                               offset ? 1 : 0,
+                               static_cast<int32_t>(captures.size())};
+  state.addTypes(outputType);
+  if (statsType) {
+    state.addTypes(statsType);
+    props.training = builder.getUnitAttr();
+  }
+  Region *region = state.addRegion();
+  Block *block = new Block();
+  region->push_back(block);
+  Location loc = state.location;
+  Type i64 = RankedTensorType::get({}, builder.getI64Type());
+  block->addArgument(RankedTensorType::get({}, builder.getF32Type()), loc);
+  for (int i = 0; i < 4; ++i)
+    block->addArgument(i64, loc);
+  for (Value capture : captures)
+    block->addArgument(RankedTensorType::get({}, elementTypeOf(capture)), loc);
+  OpBuilder::InsertionGuard guard(builder);
+  builder.setInsertionPointToStart(block);
+  YieldOp::create(builder, loc, ValueRange{block->getArgument(0)});
+}
+
+LogicalResult AttentionOp::verify() {
+  AttentionParts parts{getQ(),      getK(),         getV(),    Value(),
+                       getSeqLenQ(), getSeqLenKv(), getSeed(), getOffset(),
+                       getScale(),  std::nullopt};
+  parts.dropout = getDropout().convertToDouble();
+  if (failed(verifyAttention(*this, parts)) ||
+      failed(verifyWindow(*this, getWindowLeft(), getWindowRight())))
+    return failure();
+  SmallVector<int64_t> scores = scoreShape(getQ(), getK());
+  for (Value capture : getCaptures())
+    if (shapeOf(capture).size() != 4 ||
+        !isBroadcastableTo(shapeOf(capture), scores))
+      return emitOpError("capture of shape ")
+             << formatShape(shapeOf(capture))
+             << " does not broadcast to the scores " << formatShape(scores)
+             << " (expected rank 4 with each dimension equal or 1)";
+  return verifyOutputAndStats(*this, getQ(), getK(), getV(), getType(0),
+                              getStats(), getTraining());
+}
+
+LogicalResult AttentionOp::verifyRegions() {
+  Builder builder(getContext());
+  Type i64 = RankedTensorType::get({}, builder.getI64Type());
+  SmallVector<Type> argTypes{RankedTensorType::get({}, builder.getF32Type()),
+                             i64, i64, i64, i64};
+  for (Value capture : getCaptures())
+    argTypes.push_back(RankedTensorType::get({}, elementTypeOf(capture)));
+  return verifyElementRegion(*this, getScore(), "score", argTypes,
+                             builder.getF32Type());
+}
+
+#define GET_OP_CLASSES
+#include "tg/Dialect/TG/IR/TGOps.cpp.inc"

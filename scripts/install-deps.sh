@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Installs what tgc builds with on Debian 12: LLVM/MLIR 22 (lit and FileCheck
+# included), CMake, Ninja, GoogleTest. Idempotent: installs only what is missing.
+# The CUDA 13 toolkit is expected at /usr/local/cuda (not from apt).
+set -euo pipefail
+packages=(cmake ninja-build g++ python3 googletest libgtest-dev
+          llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO=sudo
+  echo "tgc: installing ${missing[*]}"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+command -v ccache >/dev/null || true

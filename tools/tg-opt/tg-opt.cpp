@@ -1,0 +1,19 @@
+// tg-opt: runs tgc passes (and canonicalize/cse) on tg graphs, like mlir-opt.
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/Tools/mlir-opt/MlirOptMain.h"
+#include "mlir/Transforms/Passes.h"
+
+#include "tg/Dialect/TG/IR/TGDialect.h"
+#include "tg/Transforms/Passes.h"
+
+int main(int argc, char **argv) {
+  mlir::DialectRegistry registry;
+  registry.insert<mlir::tg::TGDialect, mlir::func::FuncDialect>();
+  mlir::tg::registerTGPasses();
+  mlir::registerCanonicalizerPass();
+  mlir::registerCSEPass();
+  mlir::registerSymbolDCEPass();
+  return mlir::asMainReturnCode(
+      mlir::MlirOptMain(argc, argv, "tgc graph optimizer\n", registry));
+}
