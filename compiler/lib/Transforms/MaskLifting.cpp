@@ -45,15 +45,22 @@ struct PaddingMask {
   Value seqLen; // the [B] tensor
 };
 
+/// One factor of a mask's keep condition (`a && b` is written
+/// `select(a, b, false)`).
+struct Conjunct {
+  Value keep;            // i1 region value, or null for a constant capture
+  bool negated = false;  // keep is the negation of `keep`
+  Value constantCapture; // an additive 0/-inf constant capture
+  std::optional<Band> band;
+  std::optional<PaddingMask> padding;
+  bool lifted = false;
+};
+
 /// One trailing mask of the region.
 struct TrailingMask {
   Operation *op;
   Value passthrough; // the score the mask applies to
-  Value keep;        // i1 region value, or null for a constant capture mask
-  bool negated = false;
-  Value constantCapture; // the capture holding the mask when keep is null
-  std::optional<Band> band;
-  std::optional<PaddingMask> padding;
+  SmallVector<Conjunct> conjuncts;
 };
 
 class MaskLifter {
@@ -83,8 +90,10 @@ private:
   bool fits(const Linear &l, Type type);
   std::optional<Linear> linear(Value v, int depth = 0);
   void peel(SmallVectorImpl<TrailingMask> &masks);
+  void addCondition(Value keep, bool negated, TrailingMask &mask);
   bool matchAdditive(Value m, TrailingMask &mask);
-  void classify(TrailingMask &mask);
+  void classify(Conjunct &conjunct);
+  void rebuild(TrailingMask &mask);
   std::optional<Band> bandOfCompare(CmpOp cmp, bool negated);
   std::optional<Band> bandOfConstant(Value capture, bool additive,
                                      bool invert);
@@ -336,18 +345,19 @@ bool MaskLifter::matchAdditive(Value m, TrailingMask &mask) {
   m = stripPrecisionCasts(m);
   if (auto select = m.getDefiningOp<SelectOp>()) {
     if (isZero(select.getOnTrue()) && isNegInf(select.getOnFalse())) {
-      mask.keep = select.getCond();
+      addCondition(select.getCond(), /*negated=*/false, mask);
       return true;
     }
     if (isNegInf(select.getOnTrue()) && isZero(select.getOnFalse())) {
-      mask.keep = select.getCond();
-      mask.negated = true;
+      addCondition(select.getCond(), /*negated=*/true, mask);
       return true;
     }
     return false;
   }
   if (Value capture = captureOf(m)) {
-    mask.constantCapture = capture;
+    Conjunct conjunct;
+    conjunct.constantCapture = capture;
+    mask.conjuncts.push_back(conjunct);
     return true;
   }
   return false;
@@ -359,21 +369,23 @@ void MaskLifter::peel(SmallVectorImpl<TrailingMask> &masks) {
     if (!tail.hasOneUse())
       break;
     TrailingMask mask{def, {}, {}};
+    if (isa<AddOp>(def))
+      for (unsigned i = 0; i < 2 && !mask.passthrough; ++i) {
+        mask.conjuncts.clear();
+        if (matchAdditive(def->getOperand(1 - i), mask))
+          mask.passthrough = def->getOperand(i);
+      }
     if (auto select = dyn_cast<SelectOp>(def)) {
       if (isNegInf(select.getOnFalse())) {
-        mask.keep = select.getCond();
+        addCondition(select.getCond(), /*negated=*/false, mask);
         mask.passthrough = select.getOnTrue();
       } else if (isNegInf(select.getOnTrue())) {
-        mask.keep = select.getCond();
-        mask.negated = true;
+        addCondition(select.getCond(), /*negated=*/true, mask);
         mask.passthrough = select.getOnFalse();
       } else {
         break;
       }
     } else if (isa<AddOp>(def)) {
-      for (unsigned i = 0; i < 2 && !mask.passthrough; ++i)
-        if (matchAdditive(def->getOperand(1 - i), mask))
-          mask.passthrough = def->getOperand(i);
       if (!mask.passthrough)
         break;
     } else if (isa<MulOp>(def) &&
@@ -391,71 +403,121 @@ void MaskLifter::peel(SmallVectorImpl<TrailingMask> &masks) {
   }
 }
 
-void MaskLifter::classify(TrailingMask &mask) {
-  if (mask.constantCapture) {
-    mask.band = bandOfConstant(mask.constantCapture, /*additive=*/true,
-                               /*invert=*/false);
+void MaskLifter::addCondition(Value keep, bool negated, TrailingMask &mask) {
+  // keep = a && b is select(a, b, false); a negated condition is not split.
+  if (!negated)
+    if (auto select = keep.getDefiningOp<SelectOp>()) {
+      std::optional<double> onFalse = evalSplatConstant(select.getOnFalse());
+      if (onFalse && *onFalse == 0.0 &&
+          elementTypeOf(select.getOnFalse()).isInteger(1)) {
+        addCondition(select.getCond(), false, mask);
+        addCondition(select.getOnTrue(), false, mask);
+        return;
+      }
+    }
+  Conjunct conjunct;
+  conjunct.keep = keep;
+  conjunct.negated = negated;
+  mask.conjuncts.push_back(conjunct);
+}
+
+void MaskLifter::classify(Conjunct &conjunct) {
+  if (conjunct.constantCapture) {
+    conjunct.band = bandOfConstant(conjunct.constantCapture, /*additive=*/true,
+                                   /*invert=*/false);
     return;
   }
-  if (Value capture = captureOf(mask.keep)) {
-    mask.band = bandOfConstant(capture, /*additive=*/false, mask.negated);
+  if (Value capture = captureOf(conjunct.keep)) {
+    conjunct.band =
+        bandOfConstant(capture, /*additive=*/false, conjunct.negated);
     return;
   }
-  auto cmp = mask.keep.getDefiningOp<CmpOp>();
+  auto cmp = conjunct.keep.getDefiningOp<CmpOp>();
   if (!cmp)
     return;
-  mask.band = bandOfCompare(cmp, mask.negated);
-  if (!mask.band)
-    mask.padding = paddingOf(cmp, mask.negated);
+  conjunct.band = bandOfCompare(cmp, conjunct.negated);
+  if (!conjunct.band)
+    conjunct.padding = paddingOf(cmp, conjunct.negated);
+}
+
+/// Replaces a partly lifted mask by `select(remaining conjuncts, x, -inf)`.
+void MaskLifter::rebuild(TrailingMask &mask) {
+  OpBuilder builder(mask.op);
+  Location loc = mask.op->getLoc();
+  auto i1 = RankedTensorType::get({}, builder.getI1Type());
+  Value keep;
+  for (Conjunct &conjunct : mask.conjuncts) {
+    if (conjunct.lifted)
+      continue;
+    Value factor = conjunct.keep;
+    if (conjunct.negated)
+      factor = CmpOp::create(builder, loc, CmpPredicate::eq, factor,
+                             ConstantOp::createScalar(builder, loc,
+                                                      builder.getI1Type(), 0));
+    if (keep)
+      factor = SelectOp::create(
+          builder, loc, i1, keep, factor,
+          ConstantOp::createScalar(builder, loc, builder.getI1Type(), 0));
+    keep = factor;
+  }
+  Value ninf = ConstantOp::createScalar(
+      builder, loc, builder.getF32Type(),
+      -std::numeric_limits<double>::infinity());
+  Value masked = SelectOp::create(builder, loc, keep, mask.passthrough, ninf);
+  mask.op->getResult(0).replaceAllUsesWith(masked);
+  mask.op->erase();
 }
 
 LiftedMasks MaskLifter::run() {
   LiftedMasks lifted;
   SmallVector<TrailingMask> masks;
   peel(masks);
+  SmallVector<Conjunct *> conjuncts;
   for (TrailingMask &mask : masks)
-    classify(mask);
+    for (Conjunct &conjunct : mask.conjuncts) {
+      classify(conjunct);
+      conjuncts.push_back(&conjunct);
+    }
 
-  SmallVector<TrailingMask *> liftedMasks;
-  for (TrailingMask &mask : masks) {
-    if (!mask.padding)
+  for (Conjunct *conjunct : conjuncts) {
+    if (!conjunct->padding)
       continue;
-    Value &slot = mask.padding->isQuery ? lifted.seqLenQ : lifted.seqLenKv;
-    if (slot && slot != mask.padding->seqLen)
+    Value &slot = conjunct->padding->isQuery ? lifted.seqLenQ : lifted.seqLenKv;
+    if (slot && slot != conjunct->padding->seqLen)
       continue;
-    slot = mask.padding->seqLen;
-    liftedMasks.push_back(&mask);
+    slot = conjunct->padding->seqLen;
+    conjunct->lifted = true;
   }
   bool padded = lifted.seqLenQ || lifted.seqLenKv;
 
   // Intersect the bands, clipped to the grid: kv - q in [-(sq-1), skv-1].
   int64_t minD = -(sq - 1), maxD = skv - 1;
   int64_t lo = minD, hi = maxD;
-  SmallVector<TrailingMask *> bands;
-  for (TrailingMask &mask : masks)
-    if (mask.band) {
-      lo = std::max(lo, mask.band->lo);
-      hi = std::min(hi, mask.band->hi);
-      bands.push_back(&mask);
+  SmallVector<Conjunct *> bands;
+  for (Conjunct *conjunct : conjuncts)
+    if (conjunct->band) {
+      lo = std::max(lo, conjunct->band->lo);
+      hi = std::min(hi, conjunct->band->hi);
+      bands.push_back(conjunct);
     }
   bool hasLo = lo > minD, hasHi = hi < maxD;
   int64_t shift = skv - sq; // bottom-right diagonal offset
   bool representable = true;
-  if (bands.empty() || (!hasLo && !hasHi)) {
+  if (!hasLo && !hasHi) {
     // No band, or bands that keep everything.
   } else if (lo > hi) {
     representable = false; // everything masked
-  } else if (hi == 0) {
+  } else if (hasHi && hi == 0) {
     lifted.causal = CausalMode::top_left;
     if (hasLo)
       lifted.windowLeft = -lo;
-  } else if (hi == shift && !padded) {
+  } else if (hasHi && hi == shift && !padded) {
     // With padding, bottom-right alignment uses the actual lengths.
     lifted.causal = CausalMode::bottom_right;
     if (hasLo)
       lifted.windowLeft = shift - lo;
-  } else if (sq == skv && !padded && lo <= 0 && hi >= 0) {
-    // Without causal masking both alignments coincide only when Sq == Skv.
+  } else if (lo <= 0 && hi >= 0) {
+    // Without causal masking a window is top-left aligned (diag = q_idx).
     if (hasLo)
       lifted.windowLeft = -lo;
     if (hasHi)
@@ -470,12 +532,21 @@ LiftedMasks MaskLifter::run() {
     lifted.windowLeft.reset();
     lifted.windowRight.reset();
   } else {
-    liftedMasks.append(bands.begin(), bands.end());
+    for (Conjunct *conjunct : bands)
+      conjunct->lifted = true;
   }
 
-  for (TrailingMask *mask : liftedMasks) {
-    mask->op->getResult(0).replaceAllUsesWith(mask->passthrough);
-    mask->op->erase();
+  for (TrailingMask &mask : masks) {
+    bool all = llvm::all_of(mask.conjuncts,
+                            [](const Conjunct &c) { return c.lifted; });
+    bool any = llvm::any_of(mask.conjuncts,
+                            [](const Conjunct &c) { return c.lifted; });
+    if (all) {
+      mask.op->getResult(0).replaceAllUsesWith(mask.passthrough);
+      mask.op->erase();
+    } else if (any) {
+      rebuild(mask);
+    }
   }
   return lifted;
 }
