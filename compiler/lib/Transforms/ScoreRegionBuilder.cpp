@@ -99,7 +99,7 @@ Value RegionBuilder::leaf(Value value) {
              broadcast && (rankOf(broadcast.getInput()) == 0 ||
                            rankOf(broadcast.getInput()) == rank)) {
     result = leaf(broadcast.getInput());
-  } else if (def && def->hasTrait<PointwiseTrait>() &&
+  } else if (def && def->hasTrait<PointwiseTrait>() && !isa<ConstantOp>(def) &&
              def->getNumResults() == 1 && (rank == 4 || rank == 0) &&
              def->getNumRegions() == 0) {
     IRMapping mapping;
