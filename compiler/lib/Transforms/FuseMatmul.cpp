@@ -265,9 +265,8 @@ static void rewriteMatmulFusion(RewriterBase &rewriter,
   dead.push_back(matmul);
   dead.append(fusion.prologueA.ops.rbegin(), fusion.prologueA.ops.rend());
   dead.append(fusion.prologueB.ops.rbegin(), fusion.prologueB.ops.rend());
-  for (Operation *op : dead)
-    if (op->use_empty())
-      rewriter.eraseOp(op);
+  llvm::DenseSet<Operation *> erased;
+  eraseDeadOps(rewriter, dead, erased);
 }
 
 namespace {

@@ -78,8 +78,11 @@ FailureOr<ScoreChain> mlir::tg::fusion::matchScoreChain(Value z,
   if (matmuls.empty())
     return refuse(refusal, zDef,
                   "no matmul produces the scores that reach the softmax");
+  llvm::sort(matmuls, [](MatmulOp a, MatmulOp b) {
+    return a->getBlock() == b->getBlock() && a->isBeforeInBlock(b);
+  });
   if (matmuls.size() > 1)
-    return refuse(refusal, matmuls[1],
+    return refuse(refusal, matmuls.back(),
                   "the scores combine " + Twine(matmuls.size()) +
                       " matmul results; a matmul between the two matmuls "
                       "other than Q.K^T cannot be fused");
