@@ -1,0 +1,63 @@
+#ifndef TG_LOWERING_KERNELSTEP_H
+#define TG_LOWERING_KERNELSTEP_H
+
+// The compiler-side description of one generated CUDA kernel launch, before
+// it is written into a runtime Plan (runtime/include/tgc/Plan.h).
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Value.h"
+#include "mlir/Support/LLVM.h"
+
+#include <array>
+#include <string>
+
+namespace mlir::tg {
+class AttentionOp;
+
+/// One kernel parameter, in the kernel's parameter order.
+struct KernelArg {
+  enum class Kind { Buffer, Int64, Float32 };
+  Kind kind = Kind::Buffer;
+  /// For Kind::Buffer: the tensor whose device buffer is passed (a graph
+  /// argument, a graph result, or an intermediate in the workspace). The
+  /// kernel sees a pointer to its logical, row-major, densely packed data.
+  Value value;
+  int64_t i64 = 0;
+  float f32 = 0.0f;
+
+  static KernelArg buffer(Value v) { return {Kind::Buffer, v, 0, 0.0f}; }
+  static KernelArg int64(int64_t x) { return {Kind::Int64, Value(), x, 0.0f}; }
+  static KernelArg float32(float x) { return {Kind::Float32, Value(), 0, x}; }
+};
+
+/// A self-contained CUDA C++ kernel (compiled by NVRTC with
+/// -I<cuda>/include) and how to launch it.
+struct KernelStep {
+  std::string name;   // for logs: e.g. "pointwise add+exp", "matmul 128x128x64"
+  std::string source; // complete translation unit
+  std::string entry;  // extern "C" __global__ function name
+  std::array<unsigned, 3> grid{1, 1, 1};
+  std::array<unsigned, 3> block{1, 1, 1};
+  unsigned sharedBytes = 0; // dynamic shared memory
+  SmallVector<KernelArg> args;
+  /// Tensors this step writes (each must also appear as a Buffer arg).
+  SmallVector<Value> outputs;
+};
+
+/// Emits the launch for one tg.attention op (provided by the attention
+/// kernel generator).
+using AttentionEmitter = function_ref<FailureOr<KernelStep>(AttentionOp)>;
+
+/// Splits `fn` into kernel launches in program order such that running them
+/// in order computes every result of `fn`. Pointwise chains are fused into one
+/// kernel, layout ops and splat constants are folded into the loads of their
+/// users where possible, reductions/softmax/matmul/fused_matmul get their own
+/// kernels, and each tg.attention is handed to `emitAttention`. tg.sdpa and
+/// tg.sdpa_grad must have been decomposed or fused before. Emits a located
+/// diagnostic and fails on anything it cannot generate.
+FailureOr<SmallVector<KernelStep>>
+emitGenericKernels(func::FuncOp fn, AttentionEmitter emitAttention);
+
+} // namespace mlir::tg
+
+#endif // TG_LOWERING_KERNELSTEP_H
