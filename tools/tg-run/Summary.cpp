@@ -56,7 +56,10 @@ uint64_t mlir::tg::run::bitHash(const ref::HostTensor &tensor) {
   return hash;
 }
 
-std::string mlir::tg::run::formatValue(double value, int precision) {
+std::string mlir::tg::run::formatValue(double value, int precision,
+                                      bool integer) {
+  if (integer && std::isfinite(value) && std::fabs(value) < 0x1p63)
+    return std::to_string(static_cast<long long>(value));
   if (std::isnan(value))
     return "nan";
   if (std::isinf(value))
@@ -85,17 +88,19 @@ void mlir::tg::run::printSummary(llvm::raw_ostream &os, llvm::StringRef role,
   }
   int64_t counted = static_cast<int64_t>(tensor.values.size()) - nans;
   int p = options.precision;
+  bool integer = isa<IntegerType>(tensor.elementType);
   os << role << " " << name << ": shape " << formatShape(tensor.shape)
      << " dtype " << ref::elementTypeName(tensor.elementType);
   if (counted > 0)
-    os << " min " << formatValue(min, p) << " max " << formatValue(max, p)
+    os << " min " << formatValue(min, p, integer) << " max "
+       << formatValue(max, p, integer)
        << " mean " << formatValue(sum / static_cast<double>(counted), p);
   if (nans > 0)
     os << " nan-count " << nans;
   char hash[32];
   std::snprintf(hash, sizeof(hash), "0x%016llx",
                 static_cast<unsigned long long>(bitHash(tensor)));
-  os << " sum " << formatValue(sum, p) << " hash " << hash << "\n";
+  os << " sum " << formatValue(sum, p, integer) << " hash " << hash << "\n";
   if (!options.printValues)
     return;
   if (tensor.numElements() > options.maxValues) {
@@ -105,6 +110,6 @@ void mlir::tg::run::printSummary(llvm::raw_ostream &os, llvm::StringRef role,
   }
   os << "  values: [";
   for (size_t i = 0; i < tensor.values.size(); ++i)
-    os << (i ? ", " : "") << formatValue(tensor.values[i], p);
+    os << (i ? ", " : "") << formatValue(tensor.values[i], p, integer);
   os << "]\n";
 }

@@ -22,9 +22,9 @@ struct SummaryOptions {
 /// f32: 4, fp8 and i8 and i1: 1, i32: 4, i64: 8).
 uint64_t bitHash(const ref::HostTensor &tensor);
 
-/// Formats one value with `precision` significant digits ("inf", "-inf",
-/// "nan" for the special values).
-std::string formatValue(double value, int precision);
+/// Formats one value: integers exactly, floats with `precision` significant
+/// digits ("inf", "-inf", "nan" for the special values).
+std::string formatValue(double value, int precision, bool integer = false);
 
 /// Prints "<role> <name>: ..." lines for `tensor`.
 void printSummary(llvm::raw_ostream &os, llvm::StringRef role,

@@ -323,8 +323,9 @@ Results mlir::tg::ref::evalSdpaGrad(SdpaGradOp op, ValueLookup lookup) {
             continue; // masked: P = 0 and dS = 0
           double prob = std::exp(row.score[j] - lse);
           double factor = p.dropoutFactor(b, h, i, j, threshold);
+          // Row index of (b, hk, j) in k and v.
           int64_t kvOffset =
-              AttentionProblem::at(b, hk, j, p.kvHeads, p.seqKv, 0);
+              AttentionProblem::at(b, hk, j, p.kvHeads, p.seqKv, 1);
           const double *vRow = p.v->values.data() + kvOffset * p.dimV;
           const double *kRow = p.k->values.data() + kvOffset * p.dim;
           // dV_j += P_dropped_ij * dO_i; dP_ij = factor * (dO_i . V_j).
