@@ -44,6 +44,7 @@
   X(cuEventDestroy)                                                            \
   X(cuEventRecord)                                                             \
   X(cuStreamWaitEvent)                                                         \
+  X(cuStreamIsCapturing)                                                       \
   X(cuPointerGetAttribute)
 
 // Used when present (newer drivers).

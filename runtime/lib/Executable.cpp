@@ -359,6 +359,15 @@ Status Executable::Impl::run(const BindingRef *bindings, size_t count,
   if (workspace) {
     workspaceBase = reinterpret_cast<uintptr_t>(workspace->data);
   } else if (internalWorkspace) {
+    // A captured graph would keep using the shared workspace on every
+    // replay, unordered with later runs: graphs need their own.
+    CUstreamCaptureStatus capture = CU_STREAM_CAPTURE_STATUS_NONE;
+    if (drv.cuStreamIsCapturing(cuStream, &capture) == CUDA_SUCCESS &&
+        capture != CU_STREAM_CAPTURE_STATUS_NONE)
+      return makeError(StatusCode::Unsupported,
+                       "the stream is being captured into a CUDA graph: pass a "
+                       "workspace of ", plan.workspaceBytes,
+                       " bytes to run() so that the graph owns its intermediates");
     workspaceLock = std::unique_lock<std::mutex>(state.workspaceMutex);
     if (!state.workspaceFree)
       TGC_RETURN_IF_ERROR(drv.check(

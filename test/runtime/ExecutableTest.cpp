@@ -4,6 +4,7 @@
 
 #include "MockDriver.h"
 #include "TestUtil.h"
+#include "tgc/Nvrtc.h"
 #include "tgc/Testing.h"
 #include "tgc/tgc.hpp"
 
@@ -13,6 +14,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <thread>
+#include <unistd.h>
 
 using namespace tgc;
 using namespace tgc::test;
@@ -204,6 +206,20 @@ TEST(NoDriver, RunSaysSo) {
   EXPECT_EQ(exe->prepare().code(), StatusCode::NoDriver);
 }
 
+// The toolkit's stub libcuda (for linking only) fails cuInit.
+TEST(NoDriver, StubLibrary) {
+  std::string stub = tgc::cudaHome() + "/lib64/stubs/libcuda.so";
+  if (access(stub.c_str(), R_OK) != 0)
+    GTEST_SKIP() << "no " << stub;
+  tgc::testing::setCudaDriverLibrary(stub);
+  std::unique_ptr<Executable> exe = load(elementwisePlan(1000));
+  Status status = exe->prepare();
+  EXPECT_EQ(status.code(), StatusCode::NoDriver);
+  EXPECT_EQ(status.message().rfind("no usable CUDA device: cuInit failed with ", 0), 0u)
+      << status.message();
+  tgc::testing::setCudaDriverLibrary("libcuda.so.1");
+}
+
 TEST(NoDriver, CompilingStillWorks) {
   tgc::testing::setCudaDriverLibrary("/nonexistent/libcuda.so.1");
   CacheStats before = kernelCacheStats();
@@ -300,6 +316,22 @@ TEST_F(MockExecutorTest, CallerWorkspaceIsUsed) {
   std::string trace = mock->trace();
   EXPECT_EQ(countLines(trace, "cuMemAlloc"), 0) << trace;
   EXPECT_EQ(countLines(trace, "cuEventRecord"), 0) << trace;
+}
+
+TEST_F(MockExecutorTest, GraphCaptureNeedsACallerWorkspace) {
+  DeviceBuffer x(4000, mock), y(4000, mock), ws(4096, mock);
+  std::unique_ptr<Executable> exe = load(elementwisePlan(1000));
+  ASSERT_TRUE(exe->prepare(stream(0x5000)).isOk());
+  mock->setCapturing(1);
+  Status status = exe->run({{"x", x.data}, {"y", y.data}}, stream(0x5000));
+  EXPECT_EQ(status.code(), StatusCode::Unsupported);
+  EXPECT_EQ(status.message(), "the stream is being captured into a CUDA graph: pass a "
+                              "workspace of 4096 bytes to run() so that the graph owns "
+                              "its intermediates");
+  EXPECT_TRUE(exe->run({{"x", x.data}, {"y", y.data}}, Workspace{ws.data, 4096},
+                       stream(0x5000))
+                  .isOk());
+  mock->setCapturing(0);
 }
 
 TEST_F(MockExecutorTest, ForcedPtxLoadsPtx) {

@@ -12,12 +12,17 @@ namespace {
 class LogTest : public ::testing::Test {
 protected:
   void SetUp() override {
+    const char *level = getenv("TGC_LOG");
+    savedLevel = level ? level : "";
     dir = makeTempDir("tgc-log-");
     file = dir + "/log.txt";
     setenv("TGC_LOG_FILE", file.c_str(), 1);
   }
   void TearDown() override {
-    unsetenv("TGC_LOG");
+    if (savedLevel.empty())
+      unsetenv("TGC_LOG");
+    else
+      setenv("TGC_LOG", savedLevel.c_str(), 1);
     unsetenv("TGC_LOG_FILE");
     reloadLogConfig();
     removeTree(dir);
@@ -37,7 +42,7 @@ protected:
     writeText(file, "");
     return text;
   }
-  std::string dir, file;
+  std::string dir, file, savedLevel;
 };
 } // namespace
 

@@ -34,6 +34,7 @@ struct MockState {
   int sharedOptin = 227 * 1024;
   int maxThreadsPerBlock = 1024;
   bool hasCurrentContext = true;
+  bool capturing = false;
   std::vector<std::string> trace;
   std::string traceText;
   std::map<uintptr_t, size_t> ranges; // "device" allocations
@@ -101,6 +102,7 @@ __attribute__((visibility("default"))) void mockcuda_reset() {
   s.sharedOptin = 227 * 1024;
   s.maxThreadsPerBlock = 1024;
   s.hasCurrentContext = true;
+  s.capturing = false;
   s.trace.clear();
   s.paramSizes.clear();
   s.hook = nullptr;
@@ -117,6 +119,9 @@ __attribute__((visibility("default"))) void mockcuda_set_max_threads(int n) {
 }
 __attribute__((visibility("default"))) void mockcuda_set_current_context(int present) {
   mock().hasCurrentContext = present != 0;
+}
+__attribute__((visibility("default"))) void mockcuda_set_capturing(int capturing) {
+  mock().capturing = capturing != 0;
 }
 __attribute__((visibility("default"))) void mockcuda_set_param_sizes(const char *name, const size_t *sizes, size_t n) {
   std::lock_guard<std::mutex> lock(mock().mutex);
@@ -324,6 +329,10 @@ CUresult cuEventRecord(CUevent, CUstream stream) {
 }
 CUresult cuStreamWaitEvent(CUstream stream, CUevent, unsigned int) {
   record("cuStreamWaitEvent stream=" + streamName(stream));
+  return CUDA_SUCCESS;
+}
+CUresult cuStreamIsCapturing(CUstream, CUstreamCaptureStatus *status) {
+  *status = mock().capturing ? CU_STREAM_CAPTURE_STATUS_ACTIVE : CU_STREAM_CAPTURE_STATUS_NONE;
   return CUDA_SUCCESS;
 }
 CUresult cuPointerGetAttribute(void *data, CUpointer_attribute attribute, CUdeviceptr pointer) {

@@ -27,6 +27,7 @@ MockDriver &MockDriver::install() {
     TGC_MOCK(setComputeCapability, "mockcuda_set_compute_capability");
     TGC_MOCK(setMaxThreads, "mockcuda_set_max_threads");
     TGC_MOCK(setCurrentContext, "mockcuda_set_current_context");
+    TGC_MOCK(setCapturing, "mockcuda_set_capturing");
     TGC_MOCK(setParamSizes, "mockcuda_set_param_sizes");
     TGC_MOCK(setLaunchHook, "mockcuda_set_launch_hook");
     TGC_MOCK(registerMemory, "mockcuda_register");

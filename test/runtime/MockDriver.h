@@ -15,6 +15,7 @@ struct MockDriver {
   void (*setComputeCapability)(int, int);
   void (*setMaxThreads)(int);
   void (*setCurrentContext)(int);
+  void (*setCapturing)(int);
   void (*setParamSizes)(const char *, const size_t *, size_t);
   void (*setLaunchHook)(LaunchHook, void *);
   void (*registerMemory)(void *, size_t);

@@ -290,3 +290,13 @@ TEST(Plan, ByteSpan) {
   Buffer broadcast{"c", BufferRole::Input, DType::F32, {4, 5}, {0, 1}, 4, 0};
   EXPECT_EQ(broadcast.byteSpan(), 20u);
 }
+
+// examples/embed/square.plan is what the embed example runs; it must stay
+// loadable by this runtime and equal to the plan the tests build.
+TEST(Plan, BundledExamplePlanIsCurrent) {
+  Expected<Plan> bundled = readPlanFile(TGC_SOURCE_DIR "/examples/embed/square.plan");
+  ASSERT_TRUE(bundled.hasValue()) << bundled.status().message();
+  Plan expected = elementwisePlan(4096);
+  expected.name = "embed_square";
+  EXPECT_EQ(serializePlan(*bundled), serializePlan(expected));
+}
