@@ -1,6 +1,7 @@
 #include "tgc/Target.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cstdlib>
 #include <strings.h>
 
@@ -9,6 +10,30 @@ namespace tgc {
 std::string CompileTarget::name() const {
   return strCat(kind == BinaryKind::Cubin ? "sm_" : "compute_", arch,
                 archSpecific ? "a" : "");
+}
+
+Expected<CompileTarget> parseCompileTarget(std::string_view name) {
+  CompileTarget target;
+  std::string_view rest = name;
+  if (rest.substr(0, 3) == "sm_") {
+    target.kind = BinaryKind::Cubin;
+    rest.remove_prefix(3);
+  } else if (rest.substr(0, 8) == "compute_") {
+    target.kind = BinaryKind::Ptx;
+    rest.remove_prefix(8);
+  } else {
+    rest = "";
+  }
+  if (!rest.empty() && rest.back() == 'a') {
+    target.archSpecific = true;
+    rest.remove_suffix(1);
+  }
+  auto result = std::from_chars(rest.data(), rest.data() + rest.size(), target.arch);
+  if (rest.empty() || result.ec != std::errc() ||
+      result.ptr != rest.data() + rest.size() || target.arch < 10)
+    return makeError(StatusCode::InvalidArgument, "unknown arch '", name,
+                     "' (expected e.g. sm_80, sm_90a, compute_80)");
+  return target;
 }
 
 bool forcePtxFromEnv() {

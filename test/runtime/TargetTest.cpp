@@ -106,3 +106,19 @@ TEST(Target, ForcePtxEnvironment) {
   unsetenv("TGC_FORCE_PTX");
   EXPECT_FALSE(forcePtxFromEnv());
 }
+
+TEST(Target, ParseNames) {
+  for (const char *name : {"sm_80", "sm_90a", "compute_80", "compute_90a", "sm_120"}) {
+    Expected<CompileTarget> target = parseCompileTarget(name);
+    ASSERT_TRUE(target.hasValue()) << name;
+    EXPECT_EQ(target->name(), name);
+  }
+  EXPECT_EQ(parseCompileTarget("sm_90a")->kind, BinaryKind::Cubin);
+  EXPECT_EQ(parseCompileTarget("compute_80")->kind, BinaryKind::Ptx);
+  for (const char *bad : {"", "sm_", "sm_9x", "90", "gfx90a", "compute_a", "sm_8"}) {
+    Expected<CompileTarget> target = parseCompileTarget(bad);
+    ASSERT_FALSE(target.hasValue()) << bad;
+    EXPECT_EQ(target.status().message(), std::string("unknown arch '") + bad +
+                                             "' (expected e.g. sm_80, sm_90a, compute_80)");
+  }
+}

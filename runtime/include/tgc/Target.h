@@ -27,6 +27,10 @@ struct CompileTarget {
   }
 };
 
+/// Parses "sm_90a", "sm_80", "compute_80", "compute_90a" (e.g. for
+/// tg-compile --emit=ptx --arch=...).
+Expected<CompileTarget> parseCompileTarget(std::string_view name);
+
 /// TGC_FORCE_PTX: "1", "true", "yes", "on" (any case) force the PTX path.
 bool forcePtxFromEnv();
 
