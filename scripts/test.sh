@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds tgc if needed, then runs every CPU test: the lit suite (dialect,
-# passes, tools) and the GoogleTest unit tests. Prints "N passed, N failed".
+# passes, tools), the GoogleTest unit tests and the runtime tests (no GPU
+# needed). Prints "N passed, N failed".
 set -uo pipefail
 cd "$(dirname "$0")/.."
 build=${TGC_BUILD_DIR:-build}
@@ -10,9 +11,10 @@ log=$(mktemp)
 lit_rc=${PIPESTATUS[0]}
 lit_passed=$(grep -oP '^\s*Passed\s*:\s*\K[0-9]+' "$log" | tail -1)
 lit_failed=$(grep -oP '^\s*(Failed|Unresolved|Timed Out|Unexpectedly Passed)\s*:\s*\K[0-9]+' "$log" | awk '{s+=$1} END {print s+0}')
-# GoogleTest binaries: plain C++ units, then the reference interpreter.
+# GoogleTest binaries: plain C++ units, the reference interpreter, and the
+# MLIR-free runtime (plans, NVRTC, cache, executor on a mock driver).
 unit_rc=0 unit_passed=0 unit_failed=0
-for binary in tgc-unit-tests tgc-interp-tests; do
+for binary in tgc-unit-tests tgc-interp-tests tgc-runtime-tests; do
   "$build/bin/$binary" --gtest_brief=1 | tee "$log"
   rc=${PIPESTATUS[0]}
   [ "$rc" -eq 0 ] || unit_rc=$rc
