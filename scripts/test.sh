@@ -10,13 +10,20 @@ log=$(mktemp)
 lit_rc=${PIPESTATUS[0]}
 lit_passed=$(grep -oP '^\s*Passed\s*:\s*\K[0-9]+' "$log" | tail -1)
 lit_failed=$(grep -oP '^\s*(Failed|Unresolved|Timed Out|Unexpectedly Passed)\s*:\s*\K[0-9]+' "$log" | awk '{s+=$1} END {print s+0}')
-"$build/bin/tgc-unit-tests" --gtest_brief=1 | tee "$log"
-unit_rc=${PIPESTATUS[0]}
-unit_passed=$(grep -oP '\[  PASSED  \] \K[0-9]+' "$log" | tail -1)
-unit_failed=$(grep -oP '\[  FAILED  \] \K[0-9]+(?= test)' "$log" | tail -1)
+unit_rc=0 unit_passed=0 unit_failed=0
+# Every GoogleTest executable: the unit tests, and the kernel generator's
+# tests (which compile every generated kernel with NVRTC).
+for exe in tgc-unit-tests tgc-lowering-tests; do
+  "$build/bin/$exe" --gtest_brief=1 | tee "$log"
+  [ "${PIPESTATUS[0]}" -eq 0 ] || unit_rc=1
+  p=$(grep -oP '\[  PASSED  \] \K[0-9]+' "$log" | tail -1)
+  f=$(grep -oP '\[  FAILED  \] \K[0-9]+(?= test)' "$log" | tail -1)
+  unit_passed=$(( unit_passed + ${p:-0} ))
+  unit_failed=$(( unit_failed + ${f:-0} ))
+done
 rm -f "$log"
-passed=$(( ${lit_passed:-0} + ${unit_passed:-0} ))
-failed=$(( ${lit_failed:-0} + ${unit_failed:-0} ))
+passed=$(( ${lit_passed:-0} + unit_passed ))
+failed=$(( ${lit_failed:-0} + unit_failed ))
 if [ "$lit_rc" -ne 0 ] || [ "$unit_rc" -ne 0 ]; then
   [ "$failed" -gt 0 ] || failed=1
 fi

@@ -74,6 +74,8 @@ static LogicalResult processBuffer(std::unique_ptr<llvm::MemoryBuffer> buffer,
   registry.insert<tg::TGDialect, func::FuncDialect>();
   MLIRContext context(registry);
   context.loadAllAvailableDialects();
+  // The verifier matches the diagnostics themselves, not op dumps.
+  context.printOpOnDiagnostic(!verifyDiagnostics);
   llvm::SourceMgr sourceMgr;
   sourceMgr.AddNewSourceBuffer(std::move(buffer), llvm::SMLoc());
 
@@ -95,8 +97,8 @@ static LogicalResult processBuffer(std::unique_ptr<llvm::MemoryBuffer> buffer,
         continue;
       }
       AsmState asmState(fn);
-      os << "// ===== @" << fn.getName() << ": " << steps->size()
-         << " kernels\n";
+      os << "// ===== @" << fn.getName() << ": kernels: " << steps->size()
+         << "\n";
       for (auto [i, step] : llvm::enumerate(*steps))
         printStep(step, i, asmState, os);
     }

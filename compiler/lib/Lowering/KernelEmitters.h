@@ -42,6 +42,8 @@ struct TensorView {
   static TensorView ofIndex(GenIndexOp op);
   /// True when this view reads `value`'s own buffer in row-major order.
   bool isDenseBufferOf(Value value) const;
+  /// True when logical row-major order is the source's element order.
+  bool isRowMajor() const;
 };
 
 TensorView transposeView(const TensorView &view, ArrayRef<int64_t> perm);

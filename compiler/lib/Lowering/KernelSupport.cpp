@@ -132,6 +132,8 @@ lowering::broadcastCoords(ArrayRef<std::string> coords,
 std::string lowering::indentText(StringRef text, unsigned spaces) {
   std::string result;
   SmallVector<StringRef> lines;
+  if (text.ends_with("\n")) // the caller ends the last line
+    text = text.drop_back();
   text.split(lines, '\n');
   for (auto [i, line] : llvm::enumerate(lines)) {
     if (i != 0)

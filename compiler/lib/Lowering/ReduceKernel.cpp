@@ -117,8 +117,8 @@ LogicalResult lowering::emitReduceKernel(ReduceOp op, LoweringState &state) {
   if (!keptDecl.empty())
     os << "    // Coordinates of output o over the kept dimensions\n"
        << keptDecl;
-  os << "    // Each thread folds every " << groupSize
-     << "th reduced element\n"
+  os << "    // Thread tid folds reduced elements tid, tid + " << groupSize
+     << ", ...\n"
      << "    " << accType << " acc = " << ops.identity << ";\n"
      << "    for (long long r = tid; r < kExtent; r += " << groupSize
      << ") {\n";

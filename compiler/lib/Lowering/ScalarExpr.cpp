@@ -139,7 +139,9 @@ std::string tg::cudaCast(StringRef expr, Type from, Type to) {
     return ("tg_f2i_sat(" + expr + ", " + intBounds(to) + ")").str();
   if (isFloat(to))
     return intToFloat(expr, from, to);
-  return cudaRoundTo(expr, to); // integer -> integer wraps
+  if (to.getIntOrFloatBitWidth() >= from.getIntOrFloatBitWidth())
+    return expr.str(); // widening integers is exact
+  return cudaRoundTo(expr, to); // narrowing integers wrap
 }
 
 std::string tg::cudaConvertResult(StringRef expr, Type from, Type to) {

@@ -42,8 +42,10 @@ TensorView TensorView::ofIndex(GenIndexOp op) {
 }
 
 bool TensorView::isDenseBufferOf(Value value) const {
-  if (kind != Kind::Buffer || source != value)
-    return false;
+  return kind == Kind::Buffer && source == value && isRowMajor();
+}
+
+bool TensorView::isRowMajor() const {
   SmallVector<int64_t> dense = rowMajorStrides(shape);
   for (auto [size, stride, expected] : llvm::zip(shape, strides, dense))
     if (size != 1 && stride != expected)
@@ -164,15 +166,15 @@ static std::optional<int64_t> indexDimension(const TensorView &view) {
 std::string lowering::emitLoad(const TensorView &view,
                                ArrayRef<std::string> coords,
                                KernelParams &params, StringRef linear) {
+  auto offset = [&] {
+    return !linear.empty() && view.isRowMajor() ? linear.str()
+                                                 : offsetExpr(view, coords);
+  };
   switch (view.kind) {
   case TensorView::Kind::Splat:
     return view.literal;
   case TensorView::Kind::Buffer:
-    return "tg_load(" + params.input(view.source) + ", " +
-           (!linear.empty() && view.isDenseBufferOf(view.source)
-                ? linear.str()
-                : offsetExpr(view, coords)) +
-           ")";
+    return "tg_load(" + params.input(view.source) + ", " + offset() + ")";
   case TensorView::Kind::Index:
     break;
   }
@@ -184,7 +186,9 @@ std::string lowering::emitLoad(const TensorView &view,
     index = *dim < 0 ? "0LL" : coords[*dim];
   } else {
     int64_t axisStride = rowMajorStrides(view.sourceShape)[view.axis];
-    index = "(" + offsetExpr(view, coords) + ")";
+    index = offset();
+    if (index.find(' ') != std::string::npos)
+      index = "(" + index + ")";
     if (axisStride != 1)
       index = "(" + index + " / " + std::to_string(axisStride) + ")";
     index = "(" + index + " % " + std::to_string(axisSize) + ")";
