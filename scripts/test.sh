@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds tgc if needed, then runs every CPU test: the lit suite (dialect,
-# passes, tools) and the GoogleTest unit tests. Prints "N passed, N failed".
+# passes, tools), the GoogleTest unit tests and the runtime tests (no GPU
+# needed). Prints "N passed, N failed".
 set -uo pipefail
 cd "$(dirname "$0")/.."
 build=${TGC_BUILD_DIR:-build}
@@ -10,12 +11,14 @@ log=$(mktemp)
 lit_rc=${PIPESTATUS[0]}
 lit_passed=$(grep -oP '^\s*Passed\s*:\s*\K[0-9]+' "$log" | tail -1)
 lit_failed=$(grep -oP '^\s*(Failed|Unresolved|Timed Out|Unexpectedly Passed)\s*:\s*\K[0-9]+' "$log" | awk '{s+=$1} END {print s+0}')
+# GoogleTest binaries: plain C++ units, the reference interpreter, and the
+# MLIR-free runtime (plans, NVRTC, cache, executor on a mock driver), and the
+# generic kernel generator (every generated kernel compiled with NVRTC).
 unit_rc=0 unit_passed=0 unit_failed=0
-# Every GoogleTest executable: the unit tests, and the kernel generator's
-# tests (which compile every generated kernel with NVRTC).
-for exe in tgc-unit-tests tgc-lowering-tests; do
-  "$build/bin/$exe" --gtest_brief=1 | tee "$log"
-  [ "${PIPESTATUS[0]}" -eq 0 ] || unit_rc=1
+for binary in tgc-unit-tests tgc-interp-tests tgc-runtime-tests tgc-lowering-tests; do
+  "$build/bin/$binary" --gtest_brief=1 | tee "$log"
+  rc=${PIPESTATUS[0]}
+  [ "$rc" -eq 0 ] || unit_rc=$rc
   p=$(grep -oP '\[  PASSED  \] \K[0-9]+' "$log" | tail -1)
   f=$(grep -oP '\[  FAILED  \] \K[0-9]+(?= test)' "$log" | tail -1)
   unit_passed=$(( unit_passed + ${p:-0} ))
