@@ -1,0 +1,249 @@
+#ifndef TG_CODEGEN_ATTENTIONKERNELTEMPLATES_H
+#define TG_CODEGEN_ATTENTIONKERNELTEMPLATES_H
+
+// Fixed text of the attention forward kernel's stages. `$(NAME)` marks what
+// the emitter (AttentionKernel.cpp) fills in; everything that depends on a
+// spec option is either a constant of the configuration block or a section
+// the emitter includes or leaves out.
+
+namespace tg::codegen::templates {
+
+// Global -> shared tile copies and the K/V tile loader.
+inline const char *kTileLoads = R"cuda(
+// ---------------------------------------------------------------------------
+// Stage: global -> shared tile copies (cp.async, 16 bytes per copy)
+// ---------------------------------------------------------------------------
+// Copies rows [0, kRows) x columns [0, kCols) of a global tile whose rows are
+// `row_stride` elements apart into shared memory rows of kPitch elements.
+// With kCheckRows, rows >= valid_rows are zero-filled without reading global
+// memory (partial tiles at the end of a sequence).
+template <int kRows, int kCols, int kPitch, bool kCheckRows>
+__device__ __forceinline__ void load_tile_async(unsigned smem_tile, const elem_t *gmem_tile,
+                                                long long row_stride, int valid_rows, int tid) {
+  constexpr int kChunksPerRow = kCols / 8;  // 8 elements = 16 bytes
+  constexpr int kChunks = kRows * kChunksPerRow;
+  // Opaque to the optimiser: without this, the per-chunk 64-bit offsets are
+  // hoisted out of the main loop and pinned in registers (spills at 4 warps).
+  asm volatile("" : "+l"(row_stride), "+l"(gmem_tile));
+#pragma unroll
+  for (int i = 0; i < (kChunks + kThreads - 1) / kThreads; ++i) {
+    const int chunk = tid + i * kThreads;
+    if (kChunks % kThreads == 0 || chunk < kChunks) {
+      const int row = chunk / kChunksPerRow;
+      const int col = (chunk % kChunksPerRow) * 8;
+      const bool valid = !kCheckRows || row < valid_rows;
+      const elem_t *src = valid ? gmem_tile + row * row_stride + col : gmem_tile;
+      cp_async_16(smem_tile + (row * kPitch + col) * 2, src, valid);
+    }
+  }
+}
+
+// Issues the copies of K and V rows [n0, n0 + kBlockN) into one stage.
+__device__ __forceinline__ void load_kv_tile(unsigned smem_k_stage, unsigned smem_v_stage,
+                                             const elem_t *k_head, long long k_stride_s,
+                                             const elem_t *v_head, long long v_stride_s,
+                                             int n0, int len_kv, int tid) {
+  const elem_t *k_src = k_head + n0 * k_stride_s;
+  const elem_t *v_src = v_head + n0 * v_stride_s;
+  const int valid_rows = len_kv - n0;
+  if (valid_rows >= kBlockN) {
+    load_tile_async<kBlockN, kHeadDimQK, kQKPitch, false>(smem_k_stage, k_src, k_stride_s, valid_rows, tid);
+    load_tile_async<kBlockN, kHeadDimV, kVPitch, false>(smem_v_stage, v_src, v_stride_s, valid_rows, tid);
+  } else {
+    load_tile_async<kBlockN, kHeadDimQK, kQKPitch, true>(smem_k_stage, k_src, k_stride_s, valid_rows, tid);
+    load_tile_async<kBlockN, kHeadDimV, kVPitch, true>(smem_v_stage, v_src, v_stride_s, valid_rows, tid);
+  }
+}
+)cuda";
+
+// Q fragments: once into registers, or per k-step from shared memory.
+inline const char *kQFragments = R"cuda(
+// ---------------------------------------------------------------------------
+// Stage: Q fragments (mma A operand) from the shared Q tile
+// ---------------------------------------------------------------------------
+// A 16x16 A fragment is four 8x8 tiles: rows 0-7/8-15 x columns 0-7/8-15;
+// lane l addresses row (l % 16), column 8 * (l / 16).
+__device__ __forceinline__ void load_q_fragment(unsigned (&a)[4], unsigned smem_q, int warp_row0,
+                                                int m_tile, int k_step, int lane) {
+  const int row = warp_row0 + m_tile * 16 + (lane % 16);
+  const int col = k_step * 16 + 8 * (lane / 16);
+  ldmatrix_x4(smem_q + (row * kQRegionPitch + col) * 2, a[0], a[1], a[2], a[3]);
+}
+)cuda";
+
+// S = Q Kᵀ for one K tile, Q held in registers.
+inline const char *kScoresQInRegisters = R"cuda(
+// ---------------------------------------------------------------------------
+// Stage: S = Q K^T for one K tile (raw dot products, f32)
+// ---------------------------------------------------------------------------
+// s[m][n] is the 16x8 accumulator tile of query rows warp_row0 + 16 m and keys
+// n0 + 8 n. K rows are the column-major B operand as stored, so plain
+// ldmatrix gives it: lanes 0-7 keys 0-7 dims 0-7, 8-15 keys 0-7 dims 8-15,
+// 16-23 keys 8-15 dims 0-7, 24-31 keys 8-15 dims 8-15.
+__device__ __forceinline__ void compute_scores(float (&s)[kMTiles][kNTiles][4],
+                                               const unsigned (&q_frag)[kMTiles][kQKSteps][4],
+                                               unsigned smem_k_stage, int lane) {
+#pragma unroll
+  for (int m = 0; m < kMTiles; ++m)
+#pragma unroll
+    for (int n = 0; n < kNTiles; ++n)
+#pragma unroll
+      for (int e = 0; e < 4; ++e) s[m][n][e] = 0.0f;
+#pragma unroll
+  for (int ks = 0; ks < kQKSteps; ++ks) {
+#pragma unroll
+    for (int np = 0; np < kNTiles / 2; ++np) {
+      const int key = np * 16 + (lane % 8) + 8 * (lane / 16);
+      const int dim = ks * 16 + 8 * ((lane / 8) % 2);
+      unsigned b0, b1, b2, b3;
+      ldmatrix_x4(smem_k_stage + (key * kQKPitch + dim) * 2, b0, b1, b2, b3);
+#pragma unroll
+      for (int m = 0; m < kMTiles; ++m) {
+        mma_16x8x16(s[m][2 * np], q_frag[m][ks], b0, b1);
+        mma_16x8x16(s[m][2 * np + 1], q_frag[m][ks], b2, b3);
+      }
+    }
+  }
+}
+)cuda";
+
+// S = Q Kᵀ for one K tile, Q re-read from shared memory per k-step.
+inline const char *kScoresQInShared = R"cuda(
+// ---------------------------------------------------------------------------
+// Stage: S = Q K^T for one K tile (raw dot products, f32)
+// ---------------------------------------------------------------------------
+// s[m][n] is the 16x8 accumulator tile of query rows warp_row0 + 16 m and keys
+// n0 + 8 n. Q fragments are re-read from shared memory for each k-step (the
+// O and S accumulators leave no registers to keep them). K rows are the
+// column-major B operand as stored, so plain ldmatrix gives it: lanes 0-7
+// keys 0-7 dims 0-7, 8-15 keys 0-7 dims 8-15, 16-23 keys 8-15 dims 0-7,
+// 24-31 keys 8-15 dims 8-15.
+__device__ __forceinline__ void compute_scores(float (&s)[kMTiles][kNTiles][4], unsigned smem_q,
+                                               int warp_row0, unsigned smem_k_stage, int lane) {
+#pragma unroll
+  for (int m = 0; m < kMTiles; ++m)
+#pragma unroll
+    for (int n = 0; n < kNTiles; ++n)
+#pragma unroll
+      for (int e = 0; e < 4; ++e) s[m][n][e] = 0.0f;
+#pragma unroll
+  for (int ks = 0; ks < kQKSteps; ++ks) {
+    unsigned q_frag[kMTiles][4];
+#pragma unroll
+    for (int m = 0; m < kMTiles; ++m) load_q_fragment(q_frag[m], smem_q, warp_row0, m, ks, lane);
+#pragma unroll
+    for (int np = 0; np < kNTiles / 2; ++np) {
+      const int key = np * 16 + (lane % 8) + 8 * (lane / 16);
+      const int dim = ks * 16 + 8 * ((lane / 8) % 2);
+      unsigned b0, b1, b2, b3;
+      ldmatrix_x4(smem_k_stage + (key * kQKPitch + dim) * 2, b0, b1, b2, b3);
+#pragma unroll
+      for (int m = 0; m < kMTiles; ++m) {
+        mma_16x8x16(s[m][2 * np], q_frag[m], b0, b1);
+        mma_16x8x16(s[m][2 * np + 1], q_frag[m], b2, b3);
+      }
+    }
+  }
+}
+)cuda";
+
+// Online softmax over one tile of scores.
+inline const char *kOnlineSoftmax = R"cuda(
+// ---------------------------------------------------------------------------
+// Stage: online softmax (exp2 domain)
+// ---------------------------------------------------------------------------
+// For each row: new max, rescale the running sum and O by
+// exp2((old max - new max) * kSoftmaxScaleLog2), then turn the scores into
+// unnormalised probabilities p = exp2(x * kSoftmaxScaleLog2 - max_scaled),
+// one FFMA and one ex2 per element. A row with no unmasked key so far keeps
+// max = -inf and uses 0 as its scaled max, so exp2(-inf - 0) = 0 and no NaN
+// appears. row_sum holds only this lane's columns; the 4 lanes of a row are
+// summed once, in the epilogue.
+__device__ __forceinline__ void online_softmax(float (&s)[kMTiles][kNTiles][4],
+                                               float (&row_max)[kMTiles][2],
+                                               float (&row_sum)[kMTiles][2],
+                                               float (&o_acc)[kMTiles][kOTiles][4]) {
+#pragma unroll
+  for (int m = 0; m < kMTiles; ++m) {
+#pragma unroll
+    for (int half = 0; half < 2; ++half) {  // rows r and r + 8 of the m16 tile
+      float tile_max = neg_inf();
+#pragma unroll
+      for (int n = 0; n < kNTiles; ++n)
+        tile_max = fmaxf(tile_max, fmaxf(s[m][n][2 * half], s[m][n][2 * half + 1]));
+      tile_max = quad_max(tile_max);
+      const float old_max = row_max[m][half];
+      const float new_max = fmaxf(old_max, tile_max);
+      const float max_scaled = new_max == neg_inf() ? 0.0f : new_max * kSoftmaxScaleLog2;
+      const float correction = fast_exp2(old_max * kSoftmaxScaleLog2 - max_scaled);
+      row_max[m][half] = new_max;
+      row_sum[m][half] *= correction;
+#pragma unroll
+      for (int d = 0; d < kOTiles; ++d) {
+        o_acc[m][d][2 * half] *= correction;
+        o_acc[m][d][2 * half + 1] *= correction;
+      }
+#pragma unroll
+      for (int n = 0; n < kNTiles; ++n) {
+#pragma unroll
+        for (int j = 0; j < 2; ++j) {
+          const float p = fast_exp2(s[m][n][2 * half + j] * kSoftmaxScaleLog2 - max_scaled);
+          s[m][n][2 * half + j] = p;
+          row_sum[m][half] += p;
+        }
+      }
+    }
+  }
+}
+)cuda";
+
+// O += P V for one V tile.
+inline const char *kAccumulatePV = R"cuda(
+// ---------------------------------------------------------------------------
+// Stage: O += P V for one V tile
+// ---------------------------------------------------------------------------
+// The f32 accumulator layout of two adjacent 16x8 S tiles equals the A
+// fragment layout of one 16x16 P tile, so P goes from registers straight
+// into the mma after rounding to the element type. V rows are row-major
+// (keys x dims), the B operand wants keys contiguous: ldmatrix .trans, lanes
+// 0-7 keys 0-7 dims 0-7, 8-15 keys 8-15 dims 0-7, 16-23 keys 0-7 dims 8-15,
+// 24-31 keys 8-15 dims 8-15.
+__device__ __forceinline__ void accumulate_pv(float (&o_acc)[kMTiles][kOTiles][4],
+                                              const float (&p)[kMTiles][kNTiles][4],
+                                              unsigned smem_v_stage, int lane) {
+#pragma unroll
+  for (int kk = 0; kk < kPVSteps; ++kk) {
+    unsigned p_frag[kMTiles][4];
+#pragma unroll
+    for (int m = 0; m < kMTiles; ++m) {
+      p_frag[m][0] = pack_elem_x2(p[m][2 * kk][0], p[m][2 * kk][1]);
+      p_frag[m][1] = pack_elem_x2(p[m][2 * kk][2], p[m][2 * kk][3]);
+      p_frag[m][2] = pack_elem_x2(p[m][2 * kk + 1][0], p[m][2 * kk + 1][1]);
+      p_frag[m][3] = pack_elem_x2(p[m][2 * kk + 1][2], p[m][2 * kk + 1][3]);
+    }
+    const int key = kk * 16 + (lane % 8) + 8 * ((lane / 8) % 2);
+#pragma unroll
+    for (int dp = 0; dp < kOTiles / 2; ++dp) {
+      const int dim = dp * 16 + 8 * (lane / 16);
+      unsigned b0, b1, b2, b3;
+      ldmatrix_x4_trans(smem_v_stage + (key * kVPitch + dim) * 2, b0, b1, b2, b3);
+#pragma unroll
+      for (int m = 0; m < kMTiles; ++m) {
+        mma_16x8x16(o_acc[m][2 * dp], p_frag[m], b0, b1);
+        mma_16x8x16(o_acc[m][2 * dp + 1], p_frag[m], b2, b3);
+      }
+    }
+    if constexpr (kOTiles % 2 == 1) {  // head dim an odd multiple of 8: last 8 columns
+      const int dim = (kOTiles - 1) * 8;
+      unsigned b0, b1;
+      ldmatrix_x2_trans(smem_v_stage + (key * kVPitch + dim) * 2, b0, b1);
+#pragma unroll
+      for (int m = 0; m < kMTiles; ++m) mma_16x8x16(o_acc[m][kOTiles - 1], p_frag[m], b0, b1);
+    }
+  }
+}
+)cuda";
+
+} // namespace tg::codegen::templates
+
+#endif // TG_CODEGEN_ATTENTIONKERNELTEMPLATES_H
