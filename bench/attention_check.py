@@ -488,9 +488,9 @@ def run_check(args, torch):
 
 # Tile variants timed per head dim (M x N : warps : Q location : blocks/SM).
 BENCH_TILES = {
-    64: ["128x64:4:regs:2", "128x128:8:regs:1", "64x64:4:regs:2", "128x32:4:regs:2"],
-    128: ["128x32:4:smem:2", "128x64:4:smem:2", "128x64:8:regs:1", "128x128:8:regs:1", "64x64:4:regs:2"],
-    256: ["128x64:8:smem:1", "128x32:8:regs:1", "128x32:8:smem:1", "64x64:4:smem:1"],
+    64: ["128x64:4:regs:2", "64x64:4:regs:2", "128x32:4:regs:2"],
+    128: ["128x32:4:smem:2", "128x48:4:smem:2", "128x64:4:smem:2", "128x128:8:regs:1"],
+    256: ["128x64:8:smem:1", "64x32:4:smem:2", "128x32:8:regs:1"],
 }
 
 
@@ -630,6 +630,29 @@ def run_bench(args, torch):
                              compile_s=round(k.compile_s, 3), shared_bytes=k.meta["shared_bytes"]) for k in kernels]}
 
 
+def run_profile(args, torch):
+    """One launch of a tgc kernel and one of SDPA flash on the same shape, for
+    ncu (-k regex:'tg_attention|flash'): compare stall reasons and counts."""
+    import torch.nn.functional as F
+    from torch.nn.attention import sdpa_kernel, SDPBackend
+    hd, S = args.profile_hd, args.profile_s
+    B, H = max(1, 16384 // S), 2048 // hd
+    spec = dict(dqk=hd, hq=H, hkv=H, causal="top_left" if args.profile_causal else "none")
+    if args.profile_tile:
+        spec["tile"] = args.profile_tile
+    kern = build_kernels([spec], args.gen, args.arch, 1)[0]
+    drv = Driver()
+    drv.load(kern)
+    q, k, v = (torch.randn(B, H, S, hd, device="cuda", dtype=torch.bfloat16) for _ in range(3))
+    o = torch.empty_like(q)
+    grid, kargs = kernel_args(torch, kern, q, k, v, o)
+    drv.launch(kern, grid, kargs, torch.cuda.current_stream().cuda_stream)
+    with sdpa_kernel([SDPBackend.FLASH_ATTENTION]):
+        F.scaled_dot_product_attention(q, k, v, is_causal=bool(args.profile_causal))
+    torch.cuda.synchronize()
+    return {"profiled": spec}
+
+
 def markdown_table(rows):
     lines = ["| hd | causal | S | B x H | tgc TFLOP/s | tile | flash (FA2) | cudnn | tgc/flash | tgc/cudnn |",
              "|---|---|---|---|---|---|---|---|---|---|"]
@@ -641,7 +664,11 @@ def markdown_table(rows):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("mode", choices=["check", "bench", "compile"])
+    ap.add_argument("mode", choices=["check", "bench", "compile", "profile"])
+    ap.add_argument("--profile-hd", type=int, default=128)
+    ap.add_argument("--profile-s", type=int, default=4096)
+    ap.add_argument("--profile-tile", default="")
+    ap.add_argument("--profile-causal", type=int, default=0)
     ap.add_argument("--gen", default=os.path.join(ROOT, "build/bin/tg-gen-attention"))
     ap.add_argument("--arch", default="sm_90a")
     ap.add_argument("--jobs", type=int, default=min(16, os.cpu_count() or 1))
@@ -675,6 +702,9 @@ def main():
                 nvrtc=Nvrtc().version())
     print(info, flush=True)
     torch.zeros(1, device="cuda")  # create the primary context before driver calls
+    if args.mode == "profile":
+        print(run_profile(args, torch))
+        return 0
     res = run_check(args, torch) if args.mode == "check" else run_bench(args, torch)
     res["info"] = info
     os.makedirs(args.out, exist_ok=True)

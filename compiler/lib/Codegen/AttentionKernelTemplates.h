@@ -150,39 +150,61 @@ __device__ __forceinline__ void compute_scores(float (&s)[kMTiles][kNTiles][4], 
 // Online softmax over one tile of scores.
 inline const char *kOnlineSoftmax = R"cuda(
 // ---------------------------------------------------------------------------
-// Stage: online softmax (exp2 domain)
+// Stage: online softmax (exp2 domain, lazy rescaling)
 // ---------------------------------------------------------------------------
-// For each row: new max, rescale the running sum and O by
-// exp2((old max - new max) * kSoftmaxScaleLog2), then turn the scores into
-// unnormalised probabilities p = exp2(x * kSoftmaxScaleLog2 - max_scaled),
-// one FFMA and one ex2 per element. A row with no unmasked key so far keeps
-// max = -inf and uses 0 as its scaled max, so exp2(-inf - 0) = 0 and no NaN
-// appears. row_sum holds only this lane's columns; the 4 lanes of a row are
-// summed once, in the epilogue.
+// Scores become unnormalised probabilities p = exp2(x * kSoftmaxScaleLog2 -
+// max_scaled): one FFMA and one ex2 per element. The running max of a row
+// only moves when the tile's max exceeds it by more than kRescaleThreshold
+// (log2 units), so p <= 2^kRescaleThreshold and most tiles skip rescaling O
+// and the sums; the decision is taken for the whole warp (one vote). The
+// result is exact: O, the sum and the log-sum-exp all refer to the same max.
+// A row with no visible key so far keeps max = -inf and uses 0 as its scaled
+// max, so exp2(-inf - 0) = 0 and no NaN appears. row_sum holds only this
+// lane's columns; the 4 lanes of a row are summed once, in the epilogue.
+constexpr float kRescaleThreshold = 8.0f;  // p stays <= 256: no f32 overflow, bf16 keeps its precision
+
 __device__ __forceinline__ void online_softmax(float (&s)[kMTiles][kNTiles][4],
                                                float (&row_max)[kMTiles][2],
                                                float (&row_sum)[kMTiles][2],
                                                float (&o_acc)[kMTiles][kOTiles][4]) {
+  float tile_max[kMTiles][2];
+  bool grows = false;
 #pragma unroll
   for (int m = 0; m < kMTiles; ++m) {
 #pragma unroll
     for (int half = 0; half < 2; ++half) {  // rows r and r + 8 of the m16 tile
-      float tile_max = neg_inf();
+      float mx = neg_inf();
 #pragma unroll
-      for (int n = 0; n < kNTiles; ++n)
-        tile_max = fmaxf(tile_max, fmaxf(s[m][n][2 * half], s[m][n][2 * half + 1]));
-      tile_max = quad_max(tile_max);
-      const float old_max = row_max[m][half];
-      const float new_max = fmaxf(old_max, tile_max);
-      const float max_scaled = new_max == neg_inf() ? 0.0f : new_max * kSoftmaxScaleLog2;
-      const float correction = fast_exp2(old_max * kSoftmaxScaleLog2 - max_scaled);
-      row_max[m][half] = new_max;
-      row_sum[m][half] *= correction;
+      for (int n = 0; n < kNTiles; ++n) mx = fmaxf(mx, fmaxf(s[m][n][2 * half], s[m][n][2 * half + 1]));
+      tile_max[m][half] = quad_max(mx);
+      // -inf - -inf is NaN: a row still without keys does not grow.
+      grows |= (tile_max[m][half] - row_max[m][half]) * kSoftmaxScaleLog2 > kRescaleThreshold;
+    }
+  }
+  if (__any_sync(0xffffffffu, grows)) {
 #pragma unroll
-      for (int d = 0; d < kOTiles; ++d) {
-        o_acc[m][d][2 * half] *= correction;
-        o_acc[m][d][2 * half + 1] *= correction;
+    for (int m = 0; m < kMTiles; ++m) {
+#pragma unroll
+      for (int half = 0; half < 2; ++half) {
+        const float old_max = row_max[m][half];
+        const float new_max = fmaxf(old_max, tile_max[m][half]);
+        const float new_scaled = new_max == neg_inf() ? 0.0f : new_max * kSoftmaxScaleLog2;
+        const float correction = fast_exp2(old_max * kSoftmaxScaleLog2 - new_scaled);
+        row_max[m][half] = new_max;
+        row_sum[m][half] *= correction;
+#pragma unroll
+        for (int d = 0; d < kOTiles; ++d) {
+          o_acc[m][d][2 * half] *= correction;
+          o_acc[m][d][2 * half + 1] *= correction;
+        }
       }
+    }
+  }
+#pragma unroll
+  for (int m = 0; m < kMTiles; ++m) {
+#pragma unroll
+    for (int half = 0; half < 2; ++half) {
+      const float max_scaled = row_max[m][half] == neg_inf() ? 0.0f : row_max[m][half] * kSoftmaxScaleLog2;
 #pragma unroll
       for (int n = 0; n < kNTiles; ++n) {
 #pragma unroll
