@@ -488,9 +488,9 @@ def run_check(args, torch):
 
 # Tile variants timed per head dim (M x N : warps : Q location : blocks/SM).
 BENCH_TILES = {
-    64: ["128x64:4:regs:2", "64x64:4:regs:2", "128x32:4:regs:2"],
-    128: ["128x32:4:smem:2", "128x48:4:smem:2", "128x64:4:smem:2", "128x128:8:regs:1"],
-    256: ["128x64:8:smem:1", "64x32:4:smem:2", "128x32:8:regs:1"],
+    64: ["128x64:4:regs:2", "128x64:8:regs:2"],
+    128: ["128x32:4:smem:2", "128x48:4:smem:2", "128x64:4:smem:2", "128x32:8:smem:2", "128x64:8:smem:2"],
+    256: ["128x64:8:smem:1", "128x32:8:regs:1"],
 }
 
 
@@ -560,6 +560,13 @@ def run_bench(args, torch):
                 specs.append(spec)
     t0 = time.time()
     kernels = build_kernels(specs, args.gen, args.arch, args.jobs)
+    for kern in kernels:
+        kern.label = kern.spec.get("tile") or "default"
+    if args.gen_alt:  # the same kernels from another generator build (A/B)
+        alt = build_kernels(specs, args.gen_alt, args.arch, args.jobs)
+        for kern in alt:
+            kern.label = (kern.spec.get("tile") or "default") + "@alt"
+        kernels += alt
     print(f"compiled {len(kernels)} kernels in {time.time() - t0:.1f} s", flush=True)
     for kern in kernels:
         print(f"  {kern.spec} regs={getattr(kern, 'registers', '?')} spills={kern.spills} "
@@ -608,7 +615,7 @@ def run_bench(args, torch):
             diff = float((o.float() - ref.float()).abs().max())
             ok = not bool(torch.isnan(o).any()) and diff <= 2e-2
             tf = flops / time_ms(torch, launch, args.reps) / 1e9
-            name = sp.get("tile") or "default"
+            name = kern.label
             row[f"tgc[{name}]"] = round(tf, 1)
             row[f"diff[{name}]"] = diff
             if not ok:
@@ -670,6 +677,7 @@ def main():
     ap.add_argument("--profile-tile", default="")
     ap.add_argument("--profile-causal", type=int, default=0)
     ap.add_argument("--gen", default=os.path.join(ROOT, "build/bin/tg-gen-attention"))
+    ap.add_argument("--gen-alt", default="", help="second generator binary to compare (A/B)")
     ap.add_argument("--arch", default="sm_90a")
     ap.add_argument("--jobs", type=int, default=min(16, os.cpu_count() or 1))
     ap.add_argument("--seqlens", default="512,2048,8192,16384")

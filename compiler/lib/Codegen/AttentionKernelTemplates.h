@@ -79,28 +79,40 @@ inline const char *kScoresQInRegisters = R"cuda(
 // s[m][n] is the 16x8 accumulator tile of query rows warp_row0 + 16 m and keys
 // n0 + 8 n. K rows are the column-major B operand as stored, so plain
 // ldmatrix gives it: lanes 0-7 keys 0-7 dims 0-7, 8-15 keys 0-7 dims 8-15,
-// 16-23 keys 8-15 dims 0-7, 24-31 keys 8-15 dims 8-15.
+// 16-23 keys 8-15 dims 0-7, 24-31 keys 8-15 dims 8-15. The steps (k-step,
+// pair of key tiles) run as a software pipeline: the K fragment of step i + 1
+// is loaded before the mma of step i, hiding the shared-memory latency.
+__device__ __forceinline__ void load_k_fragment(unsigned (&b)[4], unsigned smem_k_stage, int k_step,
+                                                int key_pair, int lane) {
+  const int key = key_pair * 16 + (lane % 8) + 8 * (lane / 16);
+  const int dim = k_step * 16 + 8 * ((lane / 8) % 2);
+  ldmatrix_x4(smem_k_stage + (key * kQKPitch + dim) * 2, b[0], b[1], b[2], b[3]);
+}
+
 __device__ __forceinline__ void compute_scores(float (&s)[kMTiles][kNTiles][4],
                                                const unsigned (&q_frag)[kMTiles][kQKSteps][4],
                                                unsigned smem_k_stage, int lane) {
+  constexpr int kPairs = kNTiles / 2;
+  constexpr int kSteps = kQKSteps * kPairs;
 #pragma unroll
   for (int m = 0; m < kMTiles; ++m)
 #pragma unroll
     for (int n = 0; n < kNTiles; ++n)
 #pragma unroll
       for (int e = 0; e < 4; ++e) s[m][n][e] = 0.0f;
+  unsigned k_frag[2][4];
+  load_k_fragment(k_frag[0], smem_k_stage, 0, 0, lane);
 #pragma unroll
   for (int ks = 0; ks < kQKSteps; ++ks) {
 #pragma unroll
-    for (int np = 0; np < kNTiles / 2; ++np) {
-      const int key = np * 16 + (lane % 8) + 8 * (lane / 16);
-      const int dim = ks * 16 + 8 * ((lane / 8) % 2);
-      unsigned b0, b1, b2, b3;
-      ldmatrix_x4(smem_k_stage + (key * kQKPitch + dim) * 2, b0, b1, b2, b3);
+    for (int np = 0; np < kPairs; ++np) {
+      const int step = ks * kPairs + np;
+      if (step + 1 < kSteps)
+        load_k_fragment(k_frag[(step + 1) % 2], smem_k_stage, (step + 1) / kPairs, (step + 1) % kPairs, lane);
 #pragma unroll
       for (int m = 0; m < kMTiles; ++m) {
-        mma_16x8x16(s[m][2 * np], q_frag[m][ks], b0, b1);
-        mma_16x8x16(s[m][2 * np + 1], q_frag[m][ks], b2, b3);
+        mma_16x8x16(s[m][2 * np], q_frag[m][ks], k_frag[step % 2][0], k_frag[step % 2][1]);
+        mma_16x8x16(s[m][2 * np + 1], q_frag[m][ks], k_frag[step % 2][2], k_frag[step % 2][3]);
       }
     }
   }
@@ -117,30 +129,49 @@ inline const char *kScoresQInShared = R"cuda(
 // O and S accumulators leave no registers to keep them). K rows are the
 // column-major B operand as stored, so plain ldmatrix gives it: lanes 0-7
 // keys 0-7 dims 0-7, 8-15 keys 0-7 dims 8-15, 16-23 keys 8-15 dims 0-7,
-// 24-31 keys 8-15 dims 8-15.
+// 24-31 keys 8-15 dims 8-15. The steps (k-step, pair of key tiles) run as a
+// software pipeline: the fragments of step i + 1 are loaded before the mma of
+// step i, hiding the shared-memory latency.
+__device__ __forceinline__ void load_k_fragment(unsigned (&b)[4], unsigned smem_k_stage, int k_step,
+                                                int key_pair, int lane) {
+  const int key = key_pair * 16 + (lane % 8) + 8 * (lane / 16);
+  const int dim = k_step * 16 + 8 * ((lane / 8) % 2);
+  ldmatrix_x4(smem_k_stage + (key * kQKPitch + dim) * 2, b[0], b[1], b[2], b[3]);
+}
+
 __device__ __forceinline__ void compute_scores(float (&s)[kMTiles][kNTiles][4], unsigned smem_q,
                                                int warp_row0, unsigned smem_k_stage, int lane) {
+  constexpr int kPairs = kNTiles / 2;
+  constexpr int kSteps = kQKSteps * kPairs;
 #pragma unroll
   for (int m = 0; m < kMTiles; ++m)
 #pragma unroll
     for (int n = 0; n < kNTiles; ++n)
 #pragma unroll
       for (int e = 0; e < 4; ++e) s[m][n][e] = 0.0f;
+  unsigned q_frag[2][kMTiles][4];
+  unsigned k_frag[2][4];
+#pragma unroll
+  for (int m = 0; m < kMTiles; ++m) load_q_fragment(q_frag[0][m], smem_q, warp_row0, m, 0, lane);
+  load_k_fragment(k_frag[0], smem_k_stage, 0, 0, lane);
 #pragma unroll
   for (int ks = 0; ks < kQKSteps; ++ks) {
-    unsigned q_frag[kMTiles][4];
 #pragma unroll
-    for (int m = 0; m < kMTiles; ++m) load_q_fragment(q_frag[m], smem_q, warp_row0, m, ks, lane);
+    for (int np = 0; np < kPairs; ++np) {
+      const int step = ks * kPairs + np;
+      if (step + 1 < kSteps) {
+        const int next_ks = (step + 1) / kPairs;
+        if ((step + 1) % kPairs == 0) {
 #pragma unroll
-    for (int np = 0; np < kNTiles / 2; ++np) {
-      const int key = np * 16 + (lane % 8) + 8 * (lane / 16);
-      const int dim = ks * 16 + 8 * ((lane / 8) % 2);
-      unsigned b0, b1, b2, b3;
-      ldmatrix_x4(smem_k_stage + (key * kQKPitch + dim) * 2, b0, b1, b2, b3);
+          for (int m = 0; m < kMTiles; ++m)
+            load_q_fragment(q_frag[next_ks % 2][m], smem_q, warp_row0, m, next_ks, lane);
+        }
+        load_k_fragment(k_frag[(step + 1) % 2], smem_k_stage, next_ks, (step + 1) % kPairs, lane);
+      }
 #pragma unroll
       for (int m = 0; m < kMTiles; ++m) {
-        mma_16x8x16(s[m][2 * np], q_frag[m], b0, b1);
-        mma_16x8x16(s[m][2 * np + 1], q_frag[m], b2, b3);
+        mma_16x8x16(s[m][2 * np], q_frag[ks % 2][m], k_frag[step % 2][0], k_frag[step % 2][1]);
+        mma_16x8x16(s[m][2 * np + 1], q_frag[ks % 2][m], k_frag[step % 2][2], k_frag[step % 2][3]);
       }
     }
   }
@@ -173,10 +204,14 @@ __device__ __forceinline__ void online_softmax(float (&s)[kMTiles][kNTiles][4],
   for (int m = 0; m < kMTiles; ++m) {
 #pragma unroll
     for (int half = 0; half < 2; ++half) {  // rows r and r + 8 of the m16 tile
-      float mx = neg_inf();
+      float mx[kNTiles];  // pairwise tree: depth log2(kNTiles) + 1, not a serial chain
 #pragma unroll
-      for (int n = 0; n < kNTiles; ++n) mx = fmaxf(mx, fmaxf(s[m][n][2 * half], s[m][n][2 * half + 1]));
-      tile_max[m][half] = quad_max(mx);
+      for (int n = 0; n < kNTiles; ++n) mx[n] = fmaxf(s[m][n][2 * half], s[m][n][2 * half + 1]);
+#pragma unroll
+      for (int stride = 1; stride < kNTiles; stride *= 2)
+#pragma unroll
+        for (int n = 0; n + stride < kNTiles; n += 2 * stride) mx[n] = fmaxf(mx[n], mx[n + stride]);
+      tile_max[m][half] = quad_max(mx[0]);
       // -inf - -inf is NaN: a row still without keys does not grow.
       grows |= (tile_max[m][half] - row_max[m][half]) * kSoftmaxScaleLog2 > kRescaleThreshold;
     }
@@ -205,15 +240,19 @@ __device__ __forceinline__ void online_softmax(float (&s)[kMTiles][kNTiles][4],
 #pragma unroll
     for (int half = 0; half < 2; ++half) {
       const float max_scaled = row_max[m][half] == neg_inf() ? 0.0f : row_max[m][half] * kSoftmaxScaleLog2;
+      float sum[kNTiles];  // pairwise tree, as for the max
 #pragma unroll
       for (int n = 0; n < kNTiles; ++n) {
 #pragma unroll
-        for (int j = 0; j < 2; ++j) {
-          const float p = fast_exp2(s[m][n][2 * half + j] * kSoftmaxScaleLog2 - max_scaled);
-          s[m][n][2 * half + j] = p;
-          row_sum[m][half] += p;
-        }
+        for (int j = 0; j < 2; ++j)
+          s[m][n][2 * half + j] = fast_exp2(s[m][n][2 * half + j] * kSoftmaxScaleLog2 - max_scaled);
+        sum[n] = s[m][n][2 * half] + s[m][n][2 * half + 1];
       }
+#pragma unroll
+      for (int stride = 1; stride < kNTiles; stride *= 2)
+#pragma unroll
+        for (int n = 0; n + stride < kNTiles; n += 2 * stride) sum[n] += sum[n + stride];
+      row_sum[m][half] += sum[0];
     }
   }
 }
@@ -229,36 +268,59 @@ inline const char *kAccumulatePV = R"cuda(
 // into the mma after rounding to the element type. V rows are row-major
 // (keys x dims), the B operand wants keys contiguous: ldmatrix .trans, lanes
 // 0-7 keys 0-7 dims 0-7, 8-15 keys 8-15 dims 0-7, 16-23 keys 0-7 dims 8-15,
-// 24-31 keys 8-15 dims 8-15.
+// 24-31 keys 8-15 dims 8-15. As for S, the steps (k-step, pair of output
+// tiles) are software-pipelined: V fragments of step i + 1 load before the
+// mma of step i.
+__device__ __forceinline__ void load_v_fragment(unsigned (&b)[4], unsigned smem_v_stage, int k_step,
+                                                int dim_pair, int lane) {
+  const int key = k_step * 16 + (lane % 8) + 8 * ((lane / 8) % 2);
+  const int dim = dim_pair * 16 + 8 * (lane / 16);
+  ldmatrix_x4_trans(smem_v_stage + (key * kVPitch + dim) * 2, b[0], b[1], b[2], b[3]);
+}
+
+__device__ __forceinline__ void pack_p_fragment(unsigned (&a)[kMTiles][4],
+                                                const float (&p)[kMTiles][kNTiles][4], int kk) {
+#pragma unroll
+  for (int m = 0; m < kMTiles; ++m) {
+    a[m][0] = pack_elem_x2(p[m][2 * kk][0], p[m][2 * kk][1]);
+    a[m][1] = pack_elem_x2(p[m][2 * kk][2], p[m][2 * kk][3]);
+    a[m][2] = pack_elem_x2(p[m][2 * kk + 1][0], p[m][2 * kk + 1][1]);
+    a[m][3] = pack_elem_x2(p[m][2 * kk + 1][2], p[m][2 * kk + 1][3]);
+  }
+}
+
 __device__ __forceinline__ void accumulate_pv(float (&o_acc)[kMTiles][kOTiles][4],
                                               const float (&p)[kMTiles][kNTiles][4],
                                               unsigned smem_v_stage, int lane) {
+  constexpr int kPairs = kOTiles / 2;  // output tiles loaded two at a time
+  constexpr int kSteps = kPVSteps * kPairs;
+  unsigned p_frag[kMTiles][4];
+  unsigned v_frag[2][4];
+  if constexpr (kPairs > 0) load_v_fragment(v_frag[0], smem_v_stage, 0, 0, lane);
+  // Nested loops (not one flattened loop) so that both unroll fully and every
+  // register-array index is a compile-time constant.
 #pragma unroll
   for (int kk = 0; kk < kPVSteps; ++kk) {
-    unsigned p_frag[kMTiles][4];
+    pack_p_fragment(p_frag, p, kk);
 #pragma unroll
-    for (int m = 0; m < kMTiles; ++m) {
-      p_frag[m][0] = pack_elem_x2(p[m][2 * kk][0], p[m][2 * kk][1]);
-      p_frag[m][1] = pack_elem_x2(p[m][2 * kk][2], p[m][2 * kk][3]);
-      p_frag[m][2] = pack_elem_x2(p[m][2 * kk + 1][0], p[m][2 * kk + 1][1]);
-      p_frag[m][3] = pack_elem_x2(p[m][2 * kk + 1][2], p[m][2 * kk + 1][3]);
-    }
-    const int key = kk * 16 + (lane % 8) + 8 * ((lane / 8) % 2);
-#pragma unroll
-    for (int dp = 0; dp < kOTiles / 2; ++dp) {
-      const int dim = dp * 16 + 8 * (lane / 16);
-      unsigned b0, b1, b2, b3;
-      ldmatrix_x4_trans(smem_v_stage + (key * kVPitch + dim) * 2, b0, b1, b2, b3);
+    for (int dp = 0; dp < kPairs; ++dp) {
+      const int step = kk * kPairs + dp;
+      if (step + 1 < kSteps)
+        load_v_fragment(v_frag[(step + 1) % 2], smem_v_stage, (step + 1) / kPairs, (step + 1) % kPairs, lane);
 #pragma unroll
       for (int m = 0; m < kMTiles; ++m) {
-        mma_16x8x16(o_acc[m][2 * dp], p_frag[m], b0, b1);
-        mma_16x8x16(o_acc[m][2 * dp + 1], p_frag[m], b2, b3);
+        mma_16x8x16(o_acc[m][2 * dp], p_frag[m], v_frag[step % 2][0], v_frag[step % 2][1]);
+        mma_16x8x16(o_acc[m][2 * dp + 1], p_frag[m], v_frag[step % 2][2], v_frag[step % 2][3]);
       }
     }
-    if constexpr (kOTiles % 2 == 1) {  // head dim an odd multiple of 8: last 8 columns
-      const int dim = (kOTiles - 1) * 8;
+  }
+  if constexpr (kOTiles % 2 == 1) {  // head dim an odd multiple of 8: the last 8 columns
+#pragma unroll
+    for (int kk = 0; kk < kPVSteps; ++kk) {
+      pack_p_fragment(p_frag, p, kk);
+      const int key = kk * 16 + (lane % 8) + 8 * ((lane / 8) % 2);  // lanes 0-15 address
       unsigned b0, b1;
-      ldmatrix_x2_trans(smem_v_stage + (key * kVPitch + dim) * 2, b0, b1);
+      ldmatrix_x2_trans(smem_v_stage + (key * kVPitch + (kOTiles - 1) * 8) * 2, b0, b1);
 #pragma unroll
       for (int m = 0; m < kMTiles; ++m) mma_16x8x16(o_acc[m][kOTiles - 1], p_frag[m], b0, b1);
     }
