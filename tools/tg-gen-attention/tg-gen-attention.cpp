@@ -35,8 +35,9 @@ const char *kUsage = R"(usage: tg-gen-attention [options]
   --score-file=PATH           the same, read from a file
   --capture=NAME:TYPE         captured tensor (TYPE f32|f16|bf16|i32|i64|i8|i1), repeatable
   --sm=N                      target compute capability for the tile table (default 80)
-  --tile=MxN:W[:smem|regs][:B]  override the tile: M query rows, N keys, W warps,
-                              Q in shared memory or registers, B blocks per SM
+  --tile=MxN:W[:smem|regs][:B][:s1|s2]  override the tile: M query rows, N keys,
+                              W warps, Q in shared memory or registers, B blocks
+                              per SM, 1 or 2 K/V buffers
   -o PATH                     write the source there (default: stdout)
   --meta=PATH                 write entry, block, shared memory, tile as JSON
 )";
@@ -94,6 +95,8 @@ AttentionTileConfig parseTile(const std::string &s) {
       t.qInRegisters = false;
     else if (part == "regs")
       t.qInRegisters = true;
+    else if (part == "s1" || part == "s2")
+      t.stages = part[1] - '0';
     else
       t.minBlocksPerSM = int(parseInt("--tile", part));
   }
@@ -220,7 +223,8 @@ int main(int argc, char **argv) {
     meta << "{\"entry\": \"" << jsonEscape(kernel->entry) << "\", \"threads\": "
          << kernel->threads << ", \"shared_bytes\": " << kernel->sharedBytes
          << ", \"block_m\": " << kernel->tile.blockM << ", \"block_n\": " << kernel->tile.blockN
-         << ", \"warps\": " << kernel->tile.warps << ", \"q_in_registers\": "
+         << ", \"warps\": " << kernel->tile.warps << ", \"stages\": " << kernel->tile.stages
+         << ", \"q_in_registers\": "
          << (kernel->tile.qInRegisters ? "true" : "false")
          << ", \"num_params\": " << kernel->numParams << "}\n";
     if (!meta)

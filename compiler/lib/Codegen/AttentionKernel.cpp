@@ -171,6 +171,10 @@ std::string validateAttentionSpec(const AttentionForwardSpec &spec) {
       err << "tile blockN " << t.blockN << " must be a multiple of 16 in [16, 256]";
       return err.str();
     }
+    if (t.stages != 1 && t.stages != 2) {
+      err << "tile with " << t.stages << " K/V stages: expected 1 or 2";
+      return err.str();
+    }
     if (t.warps > 16 || t.minBlocksPerSM < 1) {
       err << "tile with " << t.warps << " warps and " << t.minBlocksPerSM
           << " blocks per SM is out of range";
@@ -270,7 +274,8 @@ std::string AttentionEmitter::headerComment() const {
      << spec.captures.size() << " captures\n";
   os << "// tile:  " << tile.blockM << " query rows x " << tile.blockN << " keys, "
      << tile.warps << " warps of " << tile.blockM / tile.warps << " rows, Q in "
-     << (tile.qInRegisters ? "registers" : "shared memory") << ", K/V double-buffered, "
+     << (tile.qInRegisters ? "registers" : "shared memory") << ", "
+     << (tile.stages > 1 ? "K/V double-buffered" : "single K and V buffers (split loads)") << ", "
      << layout.totalBytes << " bytes of shared memory\n";
   os << "//\n// Stages per CTA: load Q -> for each visible K/V tile (the next one in flight):\n"
      << "// S = Q K^T -> "
@@ -296,7 +301,7 @@ std::string AttentionEmitter::configuration() const {
       .set("Q_REGION_BYTES", layout.qRegionBytes)
       .set("K_STAGE_BYTES", layout.kStageBytes)
       .set("V_STAGE_BYTES", layout.vStageBytes)
-      .set("STAGES", kAttentionStages)
+      .set("STAGES", tile.stages)
       .set("GROUP", spec.numHeadsQ / spec.numHeadsKV)
       .set("SCORE_SCALE_DECL",
            foldScale ? std::string()
@@ -325,7 +330,7 @@ constexpr int kNTiles = kBlockN / 8;            // n8 score tiles per K tile
 constexpr int kQKSteps = kHeadDimQKPadded / 16; // k16 steps of S = Q K^T
 constexpr int kPVSteps = kBlockN / 16;          // k16 steps of O += P V
 constexpr int kOTiles = kHeadDimV / 8;          // n8 output tiles
-constexpr int kStages = $(STAGES);              // K/V buffers in shared memory
+constexpr int kStages = $(STAGES);              // K and V buffers in shared memory
 
 // Shared memory: [Q tile (later O staging) | K stages | V stages]. Row pitches
 // are an odd number of 16-byte chunks: the 8 rows one ldmatrix reads then
@@ -725,10 +730,11 @@ extern "C" __global__ void __launch_bounds__(kThreads, kMinBlocksPerSM)
     load_tile_async<kBlockM, kHeadDimQK, kQRegionPitch, true>(smem_q, q_tile, q_stride_s,
                                                                static_cast<int>(seq_len_q) - m0, tid);
     cp_async_commit();
-    load_kv_tile(smem_k, smem_v, k_head, k_stride_s, v_head, v_stride_s, tile_begin * kBlockN,
-                 len_kv, tid);
-    cp_async_commit();
+    load_k_tile(smem_k, k_head, k_stride_s, tile_begin * kBlockN, len_kv, tid);
 )cuda";
+  if (tile.stages > 1)
+    os << "    load_v_tile(smem_v, v_head, v_stride_s, tile_begin * kBlockN, len_kv, tid);\n";
+  os << "    cp_async_commit();\n";
   if (tile.qInRegisters)
     os << R"cuda(    cp_async_wait<1>();  // Q has landed
     __syncthreads();
@@ -739,8 +745,9 @@ extern "C" __global__ void __launch_bounds__(kThreads, kMinBlocksPerSM)
 )cuda";
   os << "  }\n";
 
-  os << R"cuda(
-  // --- Main loop over the visible K/V tiles ---
+  if (tile.stages > 1)
+    os << R"cuda(
+  // --- Main loop over the visible K/V tiles (double-buffered) ---
   for (int tile = tile_begin; tile < tile_end; ++tile) {
     const int stage = (tile - tile_begin) % kStages;
     const int n0 = tile * kBlockN;
@@ -750,17 +757,34 @@ extern "C" __global__ void __launch_bounds__(kThreads, kMinBlocksPerSM)
     // Prefetch the next tile into the other stage; it lands during this tile's math.
     if (tile + 1 < tile_end) {
       const int next = (stage + 1) % kStages;
-      load_kv_tile(smem_k + next * kKStageBytes, smem_v + next * kVStageBytes, k_head, k_stride_s,
-                   v_head, v_stride_s, n0 + kBlockN, len_kv, tid);
+      load_k_tile(smem_k + next * kKStageBytes, k_head, k_stride_s, n0 + kBlockN, len_kv, tid);
+      load_v_tile(smem_v + next * kVStageBytes, v_head, v_stride_s, n0 + kBlockN, len_kv, tid);
     }
+    cp_async_commit();
+    const unsigned smem_k_tile = smem_k + stage * kKStageBytes;
+    const unsigned smem_v_tile = smem_v + stage * kVStageBytes;
+
+    float s[kMTiles][kNTiles][4];
+)cuda";
+  else
+    os << R"cuda(
+  // --- Main loop over the visible K/V tiles (one K and one V buffer) ---
+  for (int tile = tile_begin; tile < tile_end; ++tile) {
+    const int n0 = tile * kBlockN;
+    const unsigned smem_k_tile = smem_k, smem_v_tile = smem_v;
+    // K tile `tile` has landed, and every warp is done with the previous V.
+    cp_async_wait<0>();
+    __syncthreads();
+    // V streams in while S = Q K^T is computed.
+    load_v_tile(smem_v_tile, v_head, v_stride_s, n0, len_kv, tid);
     cp_async_commit();
 
     float s[kMTiles][kNTiles][4];
 )cuda";
   if (tile.qInRegisters)
-    os << "    compute_scores(s, q_frag, smem_k + stage * kKStageBytes, lane);\n";
+    os << "    compute_scores(s, q_frag, smem_k_tile, lane);\n";
   else
-    os << "    compute_scores(s, smem_q, warp * kWarpRows, smem_k + stage * kKStageBytes, lane);\n";
+    os << "    compute_scores(s, smem_q, warp * kWarpRows, smem_k_tile, lane);\n";
   if (modifier)
     os << "    apply_score_modifier(s, captures, b, h, warp_row0, n0, lane, seq_len_q, seq_len_kv);\n";
   os << "    // Mask-free tiles (the common case) skip the per-element tests.\n";
@@ -772,11 +796,19 @@ extern "C" __global__ void __launch_bounds__(kThreads, kMinBlocksPerSM)
   os << ";\n";
   os << "    if (boundary_tile) apply_masks(s, warp_row0, n0, lane, len_kv"
      << (needsDiagonal ? ", diag_shift" : "") << ");\n";
+  if (tile.stages == 1)
+    os << R"cuda(    // V has landed, and every warp is done with K: the next K streams in
+    // during the softmax and P V.
+    cp_async_wait<0>();
+    __syncthreads();
+    if (tile + 1 < tile_end) load_k_tile(smem_k_tile, k_head, k_stride_s, n0 + kBlockN, len_kv, tid);
+    cp_async_commit();
+)cuda";
   os << "    online_softmax(s, row_max, row_sum, o_acc);\n";
   if (dropout)
     os << "    apply_dropout(s, philox_key, philox_offset, b, h, num_heads_q, warp_row0, n0, lane, seq_len_q, "
           "seq_len_kv);\n";
-  os << "    accumulate_pv(o_acc, s, smem_v + stage * kVStageBytes, lane);\n";
+  os << "    accumulate_pv(o_acc, s, smem_v_tile, lane);\n";
   os << "  }\n";
 
   os << R"cuda(

@@ -38,21 +38,25 @@ __device__ __forceinline__ void load_tile_async(unsigned smem_tile, const elem_t
   }
 }
 
-// Issues the copies of K and V rows [n0, n0 + kBlockN) into one stage.
-__device__ __forceinline__ void load_kv_tile(unsigned smem_k_stage, unsigned smem_v_stage,
-                                             const elem_t *k_head, long long k_stride_s,
-                                             const elem_t *v_head, long long v_stride_s,
-                                             int n0, int len_kv, int tid) {
-  const elem_t *k_src = k_head + n0 * k_stride_s;
-  const elem_t *v_src = v_head + n0 * v_stride_s;
+// Issues the copies of rows [n0, n0 + kBlockN) of one K or V head; rows past
+// len_kv are zero-filled (only the last tile checks).
+template <int kCols, int kPitch>
+__device__ __forceinline__ void load_key_rows(unsigned smem_tile, const elem_t *head, long long stride_s,
+                                              int n0, int len_kv, int tid) {
+  const elem_t *src = head + n0 * stride_s;
   const int valid_rows = len_kv - n0;
-  if (valid_rows >= kBlockN) {
-    load_tile_async<kBlockN, kHeadDimQK, kQKPitch, false>(smem_k_stage, k_src, k_stride_s, valid_rows, tid);
-    load_tile_async<kBlockN, kHeadDimV, kVPitch, false>(smem_v_stage, v_src, v_stride_s, valid_rows, tid);
-  } else {
-    load_tile_async<kBlockN, kHeadDimQK, kQKPitch, true>(smem_k_stage, k_src, k_stride_s, valid_rows, tid);
-    load_tile_async<kBlockN, kHeadDimV, kVPitch, true>(smem_v_stage, v_src, v_stride_s, valid_rows, tid);
-  }
+  if (valid_rows >= kBlockN)
+    load_tile_async<kBlockN, kCols, kPitch, false>(smem_tile, src, stride_s, valid_rows, tid);
+  else
+    load_tile_async<kBlockN, kCols, kPitch, true>(smem_tile, src, stride_s, valid_rows, tid);
+}
+__device__ __forceinline__ void load_k_tile(unsigned smem_k_stage, const elem_t *k_head, long long k_stride_s,
+                                            int n0, int len_kv, int tid) {
+  load_key_rows<kHeadDimQK, kQKPitch>(smem_k_stage, k_head, k_stride_s, n0, len_kv, tid);
+}
+__device__ __forceinline__ void load_v_tile(unsigned smem_v_stage, const elem_t *v_head, long long v_stride_s,
+                                            int n0, int len_kv, int tid) {
+  load_key_rows<kHeadDimV, kVPitch>(smem_v_stage, v_head, v_stride_s, n0, len_kv, tid);
 }
 )cuda";
 

@@ -34,8 +34,6 @@ struct AttentionSmemLayout {
   unsigned totalBytes = 0;
 };
 
-constexpr int kAttentionStages = 2; // K/V double buffering
-
 inline AttentionSmemLayout attentionLayout(const AttentionForwardSpec &spec,
                                            const AttentionTileConfig &tile) {
   AttentionSmemLayout l;
@@ -47,8 +45,7 @@ inline AttentionSmemLayout attentionLayout(const AttentionForwardSpec &spec,
   l.qRegionBytes = unsigned(tile.blockM) * l.qRegionPitch * 2;
   l.kStageBytes = unsigned(tile.blockN) * l.qkPitch * 2;
   l.vStageBytes = unsigned(tile.blockN) * l.vPitch * 2;
-  l.totalBytes =
-      l.qRegionBytes + kAttentionStages * (l.kStageBytes + l.vStageBytes);
+  l.totalBytes = l.qRegionBytes + unsigned(tile.stages) * (l.kStageBytes + l.vStageBytes);
   return l;
 }
 

@@ -79,6 +79,10 @@ struct AttentionTileConfig {
   int warps = 4;            // each warp owns blockM / warps query rows
   bool qInRegisters = true; // Q fragments loaded once vs. per K/V tile
   int minBlocksPerSM = 1;   // __launch_bounds__ occupancy hint
+  /// K/V shared-memory buffers: 2 = double-buffered (tile j + 1 loads during
+  /// all of tile j), 1 = one K and one V buffer with split loads (V(j) during
+  /// S = Q K(j)ᵀ, K(j + 1) during softmax and P V(j)) for half the memory.
+  int stages = 2;
 };
 
 struct AttentionForwardSpec {
