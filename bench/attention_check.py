@@ -488,9 +488,10 @@ def run_check(args, torch):
 
 # Tile variants timed per head dim (M x N : warps : Q location : blocks/SM).
 BENCH_TILES = {
-    64: ["128x64:4:regs:2", "128x64:4:regs:2:s1"],
-    128: ["128x32:4:smem:2", "128x48:4:smem:2", "128x48:4:smem:2:s1", "128x64:4:smem:2:s1"],
-    256: ["128x64:8:smem:1", "64x64:4:smem:2:s1", "64x32:4:smem:2:s1"],
+    64: ["128x64:4:regs:2", "128x64:4:regs:2:p2"],
+    128: ["128x48:4:smem:2", "128x48:4:smem:2:p2", "128x48:4:smem:2:s1", "128x48:4:smem:2:s1:p2"],
+    256: ["128x64:8:smem:1", "128x64:8:smem:1:p2", "128x64:8:smem:1:p3",
+          "64x64:4:smem:2:s1", "64x64:4:smem:2:s1:p2", "64x64:4:smem:2:s1:p3"],
 }
 
 

@@ -35,9 +35,9 @@ const char *kUsage = R"(usage: tg-gen-attention [options]
   --score-file=PATH           the same, read from a file
   --capture=NAME:TYPE         captured tensor (TYPE f32|f16|bf16|i32|i64|i8|i1), repeatable
   --sm=N                      target compute capability for the tile table (default 80)
-  --tile=MxN:W[:smem|regs][:B][:s1|s2]  override the tile: M query rows, N keys,
+  --tile=MxN:W[:smem|regs][:B][:s1|s2][:pN]  override the tile: M query rows, N keys,
                               W warps, Q in shared memory or registers, B blocks
-                              per SM, 1 or 2 K/V buffers
+                              per SM, 1 or 2 K/V buffers, fragment prefetch N
   -o PATH                     write the source there (default: stdout)
   --meta=PATH                 write entry, block, shared memory, tile as JSON
 )";
@@ -97,6 +97,8 @@ AttentionTileConfig parseTile(const std::string &s) {
       t.qInRegisters = true;
     else if (part == "s1" || part == "s2")
       t.stages = part[1] - '0';
+    else if (part.size() == 2 && part[0] == 'p')
+      t.prefetch = part[1] - '0';
     else
       t.minBlocksPerSM = int(parseInt("--tile", part));
   }

@@ -171,6 +171,10 @@ std::string validateAttentionSpec(const AttentionForwardSpec &spec) {
       err << "tile blockN " << t.blockN << " must be a multiple of 16 in [16, 256]";
       return err.str();
     }
+    if (t.prefetch < 1 || t.prefetch > 4 || t.prefetch > t.blockN / 16) {
+      err << "fragment prefetch " << t.prefetch << " must be in [1, min(4, blockN / 16)]";
+      return err.str();
+    }
     if (t.stages != 1 && t.stages != 2) {
       err << "tile with " << t.stages << " K/V stages: expected 1 or 2";
       return err.str();
@@ -302,6 +306,7 @@ std::string AttentionEmitter::configuration() const {
       .set("K_STAGE_BYTES", layout.kStageBytes)
       .set("V_STAGE_BYTES", layout.vStageBytes)
       .set("STAGES", tile.stages)
+      .set("PREFETCH", tile.prefetch)
       .set("GROUP", spec.numHeadsQ / spec.numHeadsKV)
       .set("SCORE_SCALE_DECL",
            foldScale ? std::string()
@@ -331,6 +336,7 @@ constexpr int kQKSteps = kHeadDimQKPadded / 16; // k16 steps of S = Q K^T
 constexpr int kPVSteps = kBlockN / 16;          // k16 steps of O += P V
 constexpr int kOTiles = kHeadDimV / 8;          // n8 output tiles
 constexpr int kStages = $(STAGES);              // K and V buffers in shared memory
+constexpr int kFragmentPrefetch = $(PREFETCH);  // ldmatrix this many mma steps ahead
 
 // Shared memory: [Q tile (later O staging) | K stages | V stages]. Row pitches
 // are an odd number of 16-byte chunks: the 8 rows one ldmatrix reads then

@@ -84,8 +84,9 @@ inline const char *kScoresQInRegisters = R"cuda(
 // n0 + 8 n. K rows are the column-major B operand as stored, so plain
 // ldmatrix gives it: lanes 0-7 keys 0-7 dims 0-7, 8-15 keys 0-7 dims 8-15,
 // 16-23 keys 8-15 dims 0-7, 24-31 keys 8-15 dims 8-15. The steps (k-step,
-// pair of key tiles) run as a software pipeline: the K fragment of step i + 1
-// is loaded before the mma of step i, hiding the shared-memory latency.
+// pair of key tiles) run as a software pipeline: the K fragment of step
+// i + kFragmentPrefetch is loaded before the mma of step i, hiding the
+// shared-memory latency.
 __device__ __forceinline__ void load_k_fragment(unsigned (&b)[4], unsigned smem_k_stage, int k_step,
                                                 int key_pair, int lane) {
   const int key = key_pair * 16 + (lane % 8) + 8 * (lane / 16);
@@ -104,19 +105,23 @@ __device__ __forceinline__ void compute_scores(float (&s)[kMTiles][kNTiles][4],
     for (int n = 0; n < kNTiles; ++n)
 #pragma unroll
       for (int e = 0; e < 4; ++e) s[m][n][e] = 0.0f;
-  unsigned k_frag[2][4];
-  load_k_fragment(k_frag[0], smem_k_stage, 0, 0, lane);
+  constexpr int kRing = kFragmentPrefetch + 1;  // K fragments in flight + the one in use
+  unsigned k_frag[kRing][4];
+#pragma unroll
+  for (int step = 0; step < kFragmentPrefetch && step < kSteps; ++step)
+    load_k_fragment(k_frag[step % kRing], smem_k_stage, step / kPairs, step % kPairs, lane);
 #pragma unroll
   for (int ks = 0; ks < kQKSteps; ++ks) {
 #pragma unroll
     for (int np = 0; np < kPairs; ++np) {
       const int step = ks * kPairs + np;
-      if (step + 1 < kSteps)
-        load_k_fragment(k_frag[(step + 1) % 2], smem_k_stage, (step + 1) / kPairs, (step + 1) % kPairs, lane);
+      const int ahead = step + kFragmentPrefetch;
+      if (ahead < kSteps)
+        load_k_fragment(k_frag[ahead % kRing], smem_k_stage, ahead / kPairs, ahead % kPairs, lane);
 #pragma unroll
       for (int m = 0; m < kMTiles; ++m) {
-        mma_16x8x16(s[m][2 * np], q_frag[m][ks], k_frag[step % 2][0], k_frag[step % 2][1]);
-        mma_16x8x16(s[m][2 * np + 1], q_frag[m][ks], k_frag[step % 2][2], k_frag[step % 2][3]);
+        mma_16x8x16(s[m][2 * np], q_frag[m][ks], k_frag[step % kRing][0], k_frag[step % kRing][1]);
+        mma_16x8x16(s[m][2 * np + 1], q_frag[m][ks], k_frag[step % kRing][2], k_frag[step % kRing][3]);
       }
     }
   }
@@ -134,8 +139,8 @@ inline const char *kScoresQInShared = R"cuda(
 // column-major B operand as stored, so plain ldmatrix gives it: lanes 0-7
 // keys 0-7 dims 0-7, 8-15 keys 0-7 dims 8-15, 16-23 keys 8-15 dims 0-7,
 // 24-31 keys 8-15 dims 8-15. The steps (k-step, pair of key tiles) run as a
-// software pipeline: the fragments of step i + 1 are loaded before the mma of
-// step i, hiding the shared-memory latency.
+// software pipeline: the fragments of step i + kFragmentPrefetch are loaded
+// before the mma of step i, hiding the shared-memory latency.
 __device__ __forceinline__ void load_k_fragment(unsigned (&b)[4], unsigned smem_k_stage, int k_step,
                                                 int key_pair, int lane) {
   const int key = key_pair * 16 + (lane % 8) + 8 * (lane / 16);
@@ -153,29 +158,39 @@ __device__ __forceinline__ void compute_scores(float (&s)[kMTiles][kNTiles][4], 
     for (int n = 0; n < kNTiles; ++n)
 #pragma unroll
       for (int e = 0; e < 4; ++e) s[m][n][e] = 0.0f;
+  // Fragments of the next kFragmentPrefetch steps are in flight; the Q
+  // fragments of a k-step load with the K fragment of its first step.
+  static_assert(kFragmentPrefetch <= kPairs, "Q ring holds two k-steps");
+  constexpr int kRing = kFragmentPrefetch + 1;
   unsigned q_frag[2][kMTiles][4];
-  unsigned k_frag[2][4];
+  unsigned k_frag[kRing][4];
 #pragma unroll
-  for (int m = 0; m < kMTiles; ++m) load_q_fragment(q_frag[0][m], smem_q, warp_row0, m, 0, lane);
-  load_k_fragment(k_frag[0], smem_k_stage, 0, 0, lane);
+  for (int step = 0; step < kFragmentPrefetch && step < kSteps; ++step) {
+    if (step % kPairs == 0) {
+#pragma unroll
+      for (int m = 0; m < kMTiles; ++m)
+        load_q_fragment(q_frag[(step / kPairs) % 2][m], smem_q, warp_row0, m, step / kPairs, lane);
+    }
+    load_k_fragment(k_frag[step % kRing], smem_k_stage, step / kPairs, step % kPairs, lane);
+  }
 #pragma unroll
   for (int ks = 0; ks < kQKSteps; ++ks) {
 #pragma unroll
     for (int np = 0; np < kPairs; ++np) {
       const int step = ks * kPairs + np;
-      if (step + 1 < kSteps) {
-        const int next_ks = (step + 1) / kPairs;
-        if ((step + 1) % kPairs == 0) {
+      const int ahead = step + kFragmentPrefetch;
+      if (ahead < kSteps) {
+        if (ahead % kPairs == 0) {
 #pragma unroll
           for (int m = 0; m < kMTiles; ++m)
-            load_q_fragment(q_frag[next_ks % 2][m], smem_q, warp_row0, m, next_ks, lane);
+            load_q_fragment(q_frag[(ahead / kPairs) % 2][m], smem_q, warp_row0, m, ahead / kPairs, lane);
         }
-        load_k_fragment(k_frag[(step + 1) % 2], smem_k_stage, next_ks, (step + 1) % kPairs, lane);
+        load_k_fragment(k_frag[ahead % kRing], smem_k_stage, ahead / kPairs, ahead % kPairs, lane);
       }
 #pragma unroll
       for (int m = 0; m < kMTiles; ++m) {
-        mma_16x8x16(s[m][2 * np], q_frag[ks % 2][m], k_frag[step % 2][0], k_frag[step % 2][1]);
-        mma_16x8x16(s[m][2 * np + 1], q_frag[ks % 2][m], k_frag[step % 2][2], k_frag[step % 2][3]);
+        mma_16x8x16(s[m][2 * np], q_frag[ks % 2][m], k_frag[step % kRing][0], k_frag[step % kRing][1]);
+        mma_16x8x16(s[m][2 * np + 1], q_frag[ks % 2][m], k_frag[step % kRing][2], k_frag[step % kRing][3]);
       }
     }
   }
@@ -273,8 +288,8 @@ inline const char *kAccumulatePV = R"cuda(
 // (keys x dims), the B operand wants keys contiguous: ldmatrix .trans, lanes
 // 0-7 keys 0-7 dims 0-7, 8-15 keys 8-15 dims 0-7, 16-23 keys 0-7 dims 8-15,
 // 24-31 keys 8-15 dims 8-15. As for S, the steps (k-step, pair of output
-// tiles) are software-pipelined: V fragments of step i + 1 load before the
-// mma of step i.
+// tiles) are software-pipelined: V fragments of step i + kFragmentPrefetch
+// load before the mma of step i.
 __device__ __forceinline__ void load_v_fragment(unsigned (&b)[4], unsigned smem_v_stage, int k_step,
                                                 int dim_pair, int lane) {
   const int key = k_step * 16 + (lane % 8) + 8 * ((lane / 8) % 2);
@@ -298,9 +313,12 @@ __device__ __forceinline__ void accumulate_pv(float (&o_acc)[kMTiles][kOTiles][4
                                               unsigned smem_v_stage, int lane) {
   constexpr int kPairs = kOTiles / 2;  // output tiles loaded two at a time
   constexpr int kSteps = kPVSteps * kPairs;
+  constexpr int kRing = kFragmentPrefetch + 1;  // V fragments in flight + the one in use
   unsigned p_frag[kMTiles][4];
-  unsigned v_frag[2][4];
-  if constexpr (kPairs > 0) load_v_fragment(v_frag[0], smem_v_stage, 0, 0, lane);
+  unsigned v_frag[kRing][4];
+#pragma unroll
+  for (int step = 0; step < kFragmentPrefetch && step < kSteps; ++step)
+    load_v_fragment(v_frag[step % kRing], smem_v_stage, step / kPairs, step % kPairs, lane);
   // Nested loops (not one flattened loop) so that both unroll fully and every
   // register-array index is a compile-time constant.
 #pragma unroll
@@ -309,12 +327,13 @@ __device__ __forceinline__ void accumulate_pv(float (&o_acc)[kMTiles][kOTiles][4
 #pragma unroll
     for (int dp = 0; dp < kPairs; ++dp) {
       const int step = kk * kPairs + dp;
-      if (step + 1 < kSteps)
-        load_v_fragment(v_frag[(step + 1) % 2], smem_v_stage, (step + 1) / kPairs, (step + 1) % kPairs, lane);
+      const int ahead = step + kFragmentPrefetch;
+      if (ahead < kSteps)
+        load_v_fragment(v_frag[ahead % kRing], smem_v_stage, ahead / kPairs, ahead % kPairs, lane);
 #pragma unroll
       for (int m = 0; m < kMTiles; ++m) {
-        mma_16x8x16(o_acc[m][2 * dp], p_frag[m], v_frag[step % 2][0], v_frag[step % 2][1]);
-        mma_16x8x16(o_acc[m][2 * dp + 1], p_frag[m], v_frag[step % 2][2], v_frag[step % 2][3]);
+        mma_16x8x16(o_acc[m][2 * dp], p_frag[m], v_frag[step % kRing][0], v_frag[step % kRing][1]);
+        mma_16x8x16(o_acc[m][2 * dp + 1], p_frag[m], v_frag[step % kRing][2], v_frag[step % kRing][3]);
       }
     }
   }

@@ -83,6 +83,8 @@ struct AttentionTileConfig {
   /// all of tile j), 1 = one K and one V buffer with split loads (V(j) during
   /// S = Q K(j)ᵀ, K(j + 1) during softmax and P V(j)) for half the memory.
   int stages = 2;
+  /// ldmatrix fragments loaded this many mma steps ahead (1..4).
+  int prefetch = 1;
 };
 
 struct AttentionForwardSpec {
