@@ -37,7 +37,7 @@
 // RUN: not tg-run --ref %s --entry=add --input=x=%t/good.npy --input=x=%t/good.npy 2>&1 | FileCheck %s --check-prefix=TWICE
 
 // NO-MODE: tg-run: error: choose how to run the graph: --ref
-// MANY: error: '{{.*}}tg-run-errors.mlir' has 3 functions; choose one with --entry=<name>
+// MANY: error: '{{.*}}tg-run-errors.mlir' has 4 functions; choose one with --entry=<name>
 // NO-ENTRY: error: no function named 'nope'
 // NO-FILE: missing.mlir
 // CALL: error: 'func.call' op is not supported by the reference interpreter
@@ -68,4 +68,11 @@ func.func @int8(%n: tensor<2xi8> {tg.name = "n"}) -> tensor<2xi8> {
 func.func @call(%x: tensor<2x2xf32>) -> tensor<2x2xf32> {
   %r = func.call @add(%x, %x) : (tensor<2x2xf32>, tensor<2x2xf32>) -> tensor<2x2xf32>
   return %r : tensor<2x2xf32>
+}
+
+// RUN: not tg-run --ref %s --entry=huge 2>&1 | FileCheck %s --check-prefix=HUGE
+// HUGE: error: 'tg.constant' op constant value 9007199254740993 is too large for the reference interpreter
+func.func @huge() -> tensor<i64> {
+  %c = tg.constant dense<9007199254740993> : tensor<i64>
+  return %c : tensor<i64>
 }

@@ -320,10 +320,19 @@ FailureOr<HostTensor> mlir::tg::ref::readConstant(Operation *op,
     if (!values)
       return op->emitOpError("constant storage cannot be read as integers by "
                              "the reference interpreter (use dense<...>)");
-    for (const APInt &v : *values)
-      tensor.values[i++] = info.isBool()
-                               ? static_cast<double>(v.getZExtValue() & 1)
-                               : static_cast<double>(v.getSExtValue());
+    for (const APInt &v : *values) {
+      if (info.isBool()) {
+        tensor.values[i++] = static_cast<double>(v.getZExtValue() & 1);
+        continue;
+      }
+      int64_t n = v.getSExtValue();
+      // Values are held as doubles: larger i64 constants would change.
+      if (n > (int64_t{1} << 53) || n < -(int64_t{1} << 53))
+        return op->emitOpError("constant value ")
+               << n << " is too large for the reference interpreter, which "
+                       "holds integers exactly up to 2^53";
+      tensor.values[i++] = static_cast<double>(n);
+    }
   }
   if (i != tensor.values.size())
     return op->emitOpError("constant has ")

@@ -46,7 +46,15 @@ func.func @unknown(%a: tensor<4xf32> {tg.layout = "nhwc"}) {
 // -----
 
 func.func @on_operation(%a: tensor<4xf32>) {
-  // expected-error @below {{attribute 'tg.backend' is not valid on operations (tg attributes go on graph arguments and results)}}
-  %0 = tg.neg %a {tg.backend = "cudnn"} : tensor<4xf32>
+  // expected-error @below {{attribute 'tg.name' is not valid on operations (tg attributes go on graph arguments and results; ops take only 'tg.backend')}}
+  %0 = tg.neg %a {tg.name = "x"} : tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @unknown_backend(%a: tensor<4xf32>) {
+  // expected-error @below {{'tg.backend' must be "nvrtc" or "cudnn"}}
+  %0 = tg.neg %a {tg.backend = "cublas"} : tensor<4xf32>
   return
 }

@@ -156,7 +156,17 @@ LogicalResult TGDialect::verifyRegionResultAttribute(Operation *op,
 
 LogicalResult TGDialect::verifyOperationAttribute(Operation *op,
                                                   NamedAttribute attr) {
+  // tg-select-backend records its choice on each op it places.
+  if (attr.getName() == "tg.backend") {
+    auto backend = dyn_cast<StringAttr>(attr.getValue());
+    if (!backend || (backend.getValue() != "nvrtc" &&
+                     backend.getValue() != "cudnn"))
+      return op->emitError()
+             << "'tg.backend' must be \"nvrtc\" or \"cudnn\"";
+    return success();
+  }
   return op->emitError() << "attribute '" << attr.getName().strref()
                          << "' is not valid on operations (tg attributes "
-                            "go on graph arguments and results)";
+                            "go on graph arguments and results; ops take "
+                            "only 'tg.backend')";
 }
