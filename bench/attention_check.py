@@ -562,7 +562,10 @@ def run_bench(args, torch):
     t0 = time.time()
     kernels = build_kernels(specs, args.gen, args.arch, args.jobs)
     for kern in kernels:
-        kern.label = kern.spec.get("tile") or "default"
+        m = kern.meta
+        kern.label = kern.spec.get("tile") or (
+            f"{m['block_m']}x{m['block_n']}:{m['warps']}:{'regs' if m['q_in_registers'] else 'smem'}"
+            f":s{m['stages']}:p{m['prefetch']}")
     if args.gen_alt:  # the same kernels from another generator build (A/B)
         alt = build_kernels(specs, args.gen_alt, args.arch, args.jobs)
         for kern in alt:

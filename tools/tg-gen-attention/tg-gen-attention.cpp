@@ -225,7 +225,7 @@ int main(int argc, char **argv) {
     meta << "{\"entry\": \"" << jsonEscape(kernel->entry) << "\", \"threads\": "
          << kernel->threads << ", \"shared_bytes\": " << kernel->sharedBytes
          << ", \"block_m\": " << kernel->tile.blockM << ", \"block_n\": " << kernel->tile.blockN
-         << ", \"warps\": " << kernel->tile.warps << ", \"stages\": " << kernel->tile.stages
+         << ", \"warps\": " << kernel->tile.warps << ", \"stages\": " << kernel->tile.stages << ", \"prefetch\": " << kernel->tile.prefetch
          << ", \"q_in_registers\": "
          << (kernel->tile.qInRegisters ? "true" : "false")
          << ", \"num_params\": " << kernel->numParams << "}\n";

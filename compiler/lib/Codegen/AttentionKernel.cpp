@@ -305,6 +305,7 @@ std::string AttentionEmitter::configuration() const {
       .set("Q_REGION_BYTES", layout.qRegionBytes)
       .set("K_STAGE_BYTES", layout.kStageBytes)
       .set("V_STAGE_BYTES", layout.vStageBytes)
+      .set("SMEM_BYTES", layout.totalBytes)
       .set("STAGES", tile.stages)
       .set("PREFETCH", tile.prefetch)
       .set("GROUP", spec.numHeadsQ / spec.numHeadsKV)
@@ -348,6 +349,8 @@ constexpr int kQRegionPitch = $(Q_REGION_PITCH);
 constexpr unsigned kQRegionBytes = $(Q_REGION_BYTES);
 constexpr unsigned kKStageBytes = $(K_STAGE_BYTES);
 constexpr unsigned kVStageBytes = $(V_STAGE_BYTES);
+static_assert(kQRegionBytes + kStages * (kKStageBytes + kVStageBytes) == $(SMEM_BYTES),
+              "the layout fills exactly the launch's dynamic shared memory");
 
 constexpr long long kQueryHeadsPerKvHead = $(GROUP);  // GQA: kv head = h / this
 
