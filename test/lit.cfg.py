@@ -18,7 +18,7 @@ llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
 llvm_config.use_default_substitutions()
 
 tool_dirs = [config.tgc_tools_dir, config.llvm_tools_dir]
-tools = ["tg-opt", "tg-run", "tg-compile"]
+tools = ["tg-opt", "tg-run", "tg-compile", "tg-emit-kernels"]
 llvm_config.add_tool_substitutions(
     [ToolSubst(t, unresolved="ignore") for t in tools], tool_dirs)
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)

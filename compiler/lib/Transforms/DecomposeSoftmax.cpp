@@ -23,12 +23,18 @@ struct ExpandSoftmax : OpRewritePattern<SoftmaxOp> {
                                 PatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     auto type = cast<RankedTensorType>(op.getInput().getType());
-    Type elem = type.getElementType();
+    // bf16/f16 slices are computed in f32 and rounded once at the end: the
+    // exponentials and their sum would otherwise each round to 8 or 11 bits
+    // (and the stats inherit the sum's error), unlike tg.softmax itself.
+    Type elem = rewriter.getF32Type();
+    auto computeType = type.clone(elem);
     SmallVector<int64_t> reducedShape(type.getShape());
     reducedShape[op.getAxis()] = 1;
     auto reducedType = RankedTensorType::get(reducedShape, elem);
     SmallVector<int64_t> dims{static_cast<int64_t>(op.getAxis())};
     Value input = op.getInput();
+    if (type != computeType)
+      input = CastOp::create(rewriter, loc, computeType, input);
 
     Value max = ReduceOp::create(rewriter, loc, reducedType, ReduceKind::max,
                                  input, dims, /*keepdim=*/true);
@@ -48,15 +54,14 @@ struct ExpandSoftmax : OpRewritePattern<SoftmaxOp> {
     Value one = ConstantOp::createScalar(rewriter, loc, elem, 1.0);
     Value denominator = MaxOp::create(rewriter, loc, sum, one);
     Value probs = DivOp::create(rewriter, loc, exps, denominator);
+    if (type != computeType)
+      probs = CastOp::create(rewriter, loc, type, probs);
 
     SmallVector<Value> results{probs};
-    if (Value stats = op.getStats()) {
-      auto statsType = cast<RankedTensorType>(stats.getType());
-      Value sum32 = CastOp::create(rewriter, loc, statsType, sum);
-      Value max32 = CastOp::create(rewriter, loc, statsType, safeMax);
-      Value logSum = LogOp::create(rewriter, loc, sum32);
-      results.push_back(AddOp::create(rewriter, loc, logSum, max32));
-    }
+    // Stats: max + log(sum), which is log(0) = -inf for a masked slice.
+    if (op.getStats())
+      results.push_back(AddOp::create(
+          rewriter, loc, LogOp::create(rewriter, loc, sum), safeMax));
     rewriter.replaceOp(op, results);
     return success();
   }

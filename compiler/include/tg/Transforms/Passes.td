@@ -38,4 +38,26 @@ def DecomposeSoftmax : Pass<"tg-decompose-softmax", "func::FuncOp"> {
   let dependentDialects = ["::mlir::tg::TGDialect"];
 }
 
+def SelectBackend : Pass<"tg-select-backend", "func::FuncOp"> {
+  let summary = "Choose the backend (cudnn or nvrtc) of every op that launches work";
+  let description = [{
+    Marks each tg.attention, tg.fused_matmul, tg.matmul, tg.softmax and
+    tg.reduce with `tg.backend = "nvrtc"` or `"cudnn"`. The NVRTC backend
+    runs every verified graph; the cuDNN backend is chosen where it supports
+    the op and is measured faster (not available yet: every op goes to
+    NVRTC). With `explain`, each choice is reported as a remark that says
+    why.
+
+    ```mlir
+    %o = tg.attention %q, %k, %v {tg.backend = "nvrtc"} ...
+    ```
+  }];
+  let options = [
+    Option<"backend", "backend", "std::string", /*default=*/"\"auto\"",
+           "auto (choose per op), nvrtc or cudnn (TGC_BACKEND in the tools)">,
+    Option<"explain", "explain", "bool", /*default=*/"false",
+           "Report each choice and its reason as a remark">,
+  ];
+}
+
 #endif // TG_TRANSFORMS_PASSES_TD

@@ -6,6 +6,7 @@
 #include "mlir/IR/DialectImplementation.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
 using namespace mlir::tg;
@@ -43,9 +44,10 @@ static LogicalResult verifyStrides(function_ref<InFlightDiagnostic()> emitError,
   if (!strides)
     return emitError() << "'tg.strides' expects an array of i64 "
                           "(array<i64: ...>)";
-  auto tensor = dyn_cast<RankedTensorType>(type);
-  if (!tensor)
-    return emitError() << "'tg.strides' applies only to ranked tensors";
+  auto tensor = dyn_cast_if_present<RankedTensorType>(type);
+  if (!tensor || !tensor.hasStaticShape())
+    return emitError() << "'tg.strides' applies only to statically shaped "
+                          "ranked tensors";
   ArrayRef<int64_t> shape = tensor.getShape();
   if (strides.size() != static_cast<int64_t>(shape.size()))
     return emitError() << "'tg.strides' has " << strides.size()
@@ -69,20 +71,58 @@ static LogicalResult verifyStrides(function_ref<InFlightDiagnostic()> emitError,
                          << ") overlap the dimensions inside it (expected a "
                             "stride of at least "
                          << extent << ")";
-    extent = strides[dim] * shape[dim];
+    if (llvm::MulOverflow(strides[dim], shape[dim], extent))
+      return emitError() << "'tg.strides' addresses overflow 64 bits";
+  }
+  return success();
+}
+
+/// The `tg.name` of every argument, then every result, of `op` (null where
+/// absent or not a function).
+static SmallVector<StringAttr> bindingNames(Operation *op) {
+  SmallVector<StringAttr> names;
+  auto fn = dyn_cast<FunctionOpInterface>(op);
+  if (!fn)
+    return names;
+  for (unsigned i = 0, e = fn.getNumArguments(); i < e; ++i)
+    names.push_back(fn.getArgAttrOfType<StringAttr>(i, "tg.name"));
+  for (unsigned i = 0, e = fn.getNumResults(); i < e; ++i)
+    names.push_back(fn.getResultAttrOfType<StringAttr>(i, "tg.name"));
+  return names;
+}
+
+/// Checks a `tg.name`: a non-empty string not used by an earlier argument or
+/// result. `position` indexes the arguments followed by the results.
+static LogicalResult verifyName(function_ref<InFlightDiagnostic()> emitError,
+                                Operation *op, Attribute attr,
+                                unsigned position) {
+  auto name = dyn_cast<StringAttr>(attr);
+  if (!name)
+    return emitError() << "'tg.name' expects a string";
+  if (name.getValue().empty())
+    return emitError() << "'tg.name' must not be empty";
+  SmallVector<StringAttr> names = bindingNames(op);
+  auto fn = dyn_cast<FunctionOpInterface>(op);
+  for (unsigned i = 0; i < position && i < names.size(); ++i) {
+    if (names[i] != name)
+      continue;
+    unsigned numArgs = fn.getNumArguments();
+    return emitError() << "'tg.name' \"" << name.getValue()
+                       << "\" is already used by "
+                       << (i < numArgs ? "argument " : "result ")
+                       << (i < numArgs ? i : i - numArgs)
+                       << " (expected unique binding names)";
   }
   return success();
 }
 
 static LogicalResult verifyValueAttribute(Operation *op, NamedAttribute attr,
-                                          Type type, StringRef what) {
+                                          Type type, StringRef what,
+                                          unsigned position) {
   auto emitError = [&] { return op->emitOpError() << what << ": "; };
   StringRef name = attr.getName().strref();
-  if (name == "tg.name") {
-    if (!isa<StringAttr>(attr.getValue()))
-      return emitError() << "'tg.name' expects a string";
-    return success();
-  }
+  if (name == "tg.name")
+    return verifyName(emitError, op, attr.getValue(), position);
   if (name == "tg.strides")
     return verifyStrides(emitError, attr.getValue(), type);
   return emitError() << "unknown attribute '" << name
@@ -95,7 +135,8 @@ LogicalResult TGDialect::verifyRegionArgAttribute(Operation *op,
                                                   NamedAttribute attr) {
   Type type = op->getRegion(regionIndex).getArgument(argIndex).getType();
   return verifyValueAttribute(op, attr, type,
-                              "argument " + std::to_string(argIndex));
+                              "argument " + std::to_string(argIndex),
+                              argIndex);
 }
 
 LogicalResult TGDialect::verifyRegionResultAttribute(Operation *op,
@@ -103,15 +144,29 @@ LogicalResult TGDialect::verifyRegionResultAttribute(Operation *op,
                                                      unsigned resultIndex,
                                                      NamedAttribute attr) {
   Type type;
-  if (auto fn = dyn_cast<FunctionOpInterface>(op))
+  unsigned position = resultIndex;
+  if (auto fn = dyn_cast<FunctionOpInterface>(op)) {
     type = fn.getResultTypes()[resultIndex];
+    position += fn.getNumArguments();
+  }
   return verifyValueAttribute(op, attr, type,
-                              "result " + std::to_string(resultIndex));
+                              "result " + std::to_string(resultIndex),
+                              position);
 }
 
 LogicalResult TGDialect::verifyOperationAttribute(Operation *op,
                                                   NamedAttribute attr) {
+  // tg-select-backend records its choice on each op it places.
+  if (attr.getName() == "tg.backend") {
+    auto backend = dyn_cast<StringAttr>(attr.getValue());
+    if (!backend || (backend.getValue() != "nvrtc" &&
+                     backend.getValue() != "cudnn"))
+      return op->emitError()
+             << "'tg.backend' must be \"nvrtc\" or \"cudnn\"";
+    return success();
+  }
   return op->emitError() << "attribute '" << attr.getName().strref()
                          << "' is not valid on operations (tg attributes "
-                            "go on graph arguments and results)";
+                            "go on graph arguments and results; ops take "
+                            "only 'tg.backend')";
 }

@@ -46,6 +46,36 @@ static bool isSplatConstant(Value value, double expected) {
 static bool isFloatElement(Type type) { return isa<FloatType>(type); }
 
 //===----------------------------------------------------------------------===//
+// custom<EnumKeyword>: an enum attribute printed as its bare keyword
+//===----------------------------------------------------------------------===//
+
+// The dialect enum attributes print as `#tg<kind max>` on their own; inside an
+// op we want just `max`, with one space either side.
+template <typename AttrT>
+static ParseResult parseEnumKeyword(OpAsmParser &parser, AttrT &attr) {
+  using EnumT = decltype(std::declval<AttrT>().getValue());
+  SMLoc loc = parser.getCurrentLocation();
+  StringRef keyword;
+  std::optional<EnumT> value;
+  if (succeeded(parser.parseOptionalKeyword(&keyword)))
+    value = symbolizeEnum<EnumT>(keyword);
+  if (!value) {
+    InFlightDiagnostic diag = parser.emitError(loc, "expected one of");
+    for (uint32_t i = 0; !stringifyEnum(static_cast<EnumT>(i)).empty(); ++i)
+      diag << (i ? ", " : " ") << "'" << stringifyEnum(static_cast<EnumT>(i))
+           << "'";
+    return diag;
+  }
+  attr = AttrT::get(parser.getContext(), *value);
+  return success();
+}
+
+template <typename AttrT>
+static void printEnumKeyword(OpAsmPrinter &printer, Operation *, AttrT attr) {
+  printer << stringifyEnum(attr.getValue());
+}
+
+//===----------------------------------------------------------------------===//
 // ConstantOp
 //===----------------------------------------------------------------------===//
 
@@ -113,6 +143,12 @@ OpFoldResult MulOp::fold(FoldAdaptor) {
   return {};
 }
 
+OpFoldResult SubOp::fold(FoldAdaptor) {
+  if (getLhs().getType() == getType() && isSplatConstant(getRhs(), 0.0))
+    return getLhs();
+  return {};
+}
+
 OpFoldResult DivOp::fold(FoldAdaptor) {
   if (getLhs().getType() == getType() && isSplatConstant(getRhs(), 1.0))
     return getLhs();
@@ -170,10 +206,41 @@ LogicalResult CastOp::verify() {
   return success();
 }
 
+/// True when every value of element type `narrow` is exactly a value of
+/// `wide`, so that a cast to `wide` and on to any type C equals a direct cast
+/// to C.
+static bool representsExactly(Type wide, Type narrow) {
+  if (wide == narrow || narrow.isInteger(1))
+    return true;
+  auto wideFloat = dyn_cast<FloatType>(wide);
+  if (auto narrowFloat = dyn_cast<FloatType>(narrow))
+    return wideFloat && APFloat::isRepresentableBy(
+                            narrowFloat.getFloatSemantics(),
+                            wideFloat.getFloatSemantics());
+  unsigned width = cast<IntegerType>(narrow).getWidth();
+  if (wideFloat) {
+    // Signed integers of `width` bits have magnitudes up to 2^(width-1).
+    const llvm::fltSemantics &sem = wideFloat.getFloatSemantics();
+    return APFloat::semanticsPrecision(sem) >= width - 1 &&
+           APFloat::semanticsMaxExponent(sem) >= static_cast<int>(width - 1);
+  }
+  auto wideInt = dyn_cast<IntegerType>(wide);
+  return wideInt && !wideInt.isInteger(1) && wideInt.getWidth() >= width;
+}
+
 OpFoldResult CastOp::fold(FoldAdaptor) {
   if (getInput().getType() == getType())
     return getInput();
-  return {};
+  // cast(cast(x : A -> B) : B -> C) == cast(x : A -> C) when B holds every
+  // value of A exactly; with C == A the casts cancel.
+  auto inner = getInput().getDefiningOp<CastOp>();
+  if (!inner || !representsExactly(elementTypeOf(inner.getResult()),
+                                   elementTypeOf(inner.getInput())))
+    return {};
+  if (inner.getInput().getType() == getType())
+    return inner.getInput();
+  getInputMutable().assign(inner.getInput());
+  return getResult();
 }
 
 //===----------------------------------------------------------------------===//
@@ -208,8 +275,6 @@ LogicalResult ReduceOp::verify() {
     return emitOpError("result shape ")
            << formatShape(shapeOf(getType())) << " does not match; expected "
            << formatShape(expected);
-  if (getKind() != ReduceKind::sum && elementTypeOf(getInput()).isInteger(1))
-    return emitOpError("cannot reduce i1");
   return success();
 }
 
@@ -217,12 +282,27 @@ LogicalResult ReduceOp::verify() {
 // GenIndexOp
 //===----------------------------------------------------------------------===//
 
+/// Checks `0 <= axis < rank` for an axis attribute.
+static LogicalResult verifyAxis(Operation *op, IntegerAttr axisAttr,
+                                int64_t rank) {
+  int64_t axis = axisAttr.getInt();
+  if (axis < 0 || axis >= rank)
+    return op->emitOpError("axis ") << axis
+                                    << " is out of range (expected 0 <= axis < "
+                                    << rank << ")";
+  return success();
+}
+
 LogicalResult GenIndexOp::verify() {
-  int64_t rank = shapeOf(getType()).size();
-  if (getAxis() >= static_cast<uint64_t>(rank))
-    return emitOpError("axis ") << getAxis()
-                                << " is out of range (expected 0 <= axis < "
-                                << rank << ")";
+  ArrayRef<int64_t> shape = shapeOf(getType());
+  if (failed(verifyAxis(*this, getAxisAttr(), shape.size())))
+    return failure();
+  int64_t size = shape[getAxisAttr().getInt()];
+  unsigned width = cast<IntegerType>(elementTypeOf(getResult())).getWidth();
+  if (width < 64 && size - 1 > (int64_t(1) << (width - 1)) - 1)
+    return emitOpError("indices up to ")
+           << size - 1 << " do not fit in i" << width
+           << " (expected a wider element type)";
   return success();
 }
 
@@ -255,7 +335,19 @@ LogicalResult TransposeOp::verify() {
   return success();
 }
 
-OpFoldResult TransposeOp::fold(FoldAdaptor) {
+/// A splat constant of `type` with the value of `attr`, when `attr` is a
+/// splat; used to fold layout ops of splat constants.
+static Attribute reshapedSplat(Attribute attr, Type type) {
+  auto splat = dyn_cast_or_null<SplatElementsAttr>(attr);
+  if (!splat)
+    return {};
+  return SplatElementsAttr::get(cast<ShapedType>(type),
+                                splat.getSplatValue<Attribute>());
+}
+
+OpFoldResult TransposeOp::fold(FoldAdaptor adaptor) {
+  if (Attribute splat = reshapedSplat(adaptor.getInput(), getType()))
+    return splat;
   for (auto [i, p] : llvm::enumerate(getPerm()))
     if (static_cast<int64_t>(i) != p)
       return {};
@@ -276,6 +368,21 @@ struct ComposeTransposes : OpRewritePattern<TransposeOp> {
       perm.push_back(inner.getPerm()[p]);
     rewriter.replaceOpWithNewOp<TransposeOp>(op, op.getType(), inner.getInput(),
                                              perm);
+    return success();
+  }
+};
+
+/// broadcast(broadcast(x)) -> broadcast(x): if x broadcasts to y and y to z,
+/// then every dimension of x is z's or 1.
+struct ComposeBroadcasts : OpRewritePattern<BroadcastOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(BroadcastOp op,
+                                PatternRewriter &rewriter) const override {
+    auto inner = op.getInput().getDefiningOp<BroadcastOp>();
+    if (!inner)
+      return rewriter.notifyMatchFailure(op, "input is not a broadcast");
+    rewriter.replaceOpWithNewOp<BroadcastOp>(op, op.getType(),
+                                             inner.getInput());
     return success();
   }
 };
@@ -312,9 +419,12 @@ LogicalResult ReshapeOp::verify() {
   return success();
 }
 
-OpFoldResult ReshapeOp::fold(FoldAdaptor) {
+OpFoldResult ReshapeOp::fold(FoldAdaptor adaptor) {
   if (getInput().getType() == getType())
     return getInput();
+  // Row-major reinterpretation keeps the element order of a dense constant.
+  if (auto dense = dyn_cast_or_null<DenseElementsAttr>(adaptor.getInput()))
+    return dense.reshape(cast<ShapedType>(getType()));
   return {};
 }
 
@@ -335,10 +445,15 @@ LogicalResult BroadcastOp::verify() {
   return success();
 }
 
-OpFoldResult BroadcastOp::fold(FoldAdaptor) {
+OpFoldResult BroadcastOp::fold(FoldAdaptor adaptor) {
   if (getInput().getType() == getType())
     return getInput();
-  return {};
+  return reshapedSplat(adaptor.getInput(), getType());
+}
+
+void BroadcastOp::getCanonicalizationPatterns(RewritePatternSet &patterns,
+                                              MLIRContext *context) {
+  patterns.add<ComposeBroadcasts>(context);
 }
 
 //===----------------------------------------------------------------------===//
@@ -354,12 +469,11 @@ static Type defaultAccumulator(Type a, Type b, TypeAttr acc) {
   return builder.getF32Type();
 }
 
-/// Shape and type rules of a matmul whose operands have (after any prologue)
-/// element types `aElem`, `bElem`.
+/// Shape rules of a matmul: equal ranks >= 2, matching contraction
+/// dimensions, broadcastable batch dimensions, and the implied result shape.
 static LogicalResult verifyMatmulShapes(Operation *op, ArrayRef<int64_t> a,
                                         ArrayRef<int64_t> b,
-                                        ArrayRef<int64_t> result, Type aElem,
-                                        Type bElem, Type acc) {
+                                        ArrayRef<int64_t> result) {
   if (a.size() < 2 || b.size() < 2)
     return op->emitOpError("operands must have rank >= 2, got ")
            << a.size() << " and " << b.size();
@@ -371,28 +485,44 @@ static LogicalResult verifyMatmulShapes(Operation *op, ArrayRef<int64_t> a,
   if (a[rank - 1] != b[rank - 2])
     return op->emitOpError("contraction dimensions differ: lhs has ")
            << a[rank - 1] << " columns but rhs has " << b[rank - 2]
-           << " rows";
+           << " rows (expected equal)";
   std::optional<SmallVector<int64_t>> batch =
       broadcastShapes({a.drop_back(2), b.drop_back(2)});
-  if (!batch && rank > 2)
+  if (!batch)
     return op->emitOpError("batch dimensions ")
            << formatShape(a.drop_back(2)) << " and "
-           << formatShape(b.drop_back(2)) << " do not broadcast";
-  SmallVector<int64_t> expected = batch ? *batch : SmallVector<int64_t>{};
+           << formatShape(b.drop_back(2))
+           << " do not broadcast (expected each pair equal or 1)";
+  SmallVector<int64_t> expected = *batch;
   expected.push_back(a[rank - 2]);
   expected.push_back(b[rank - 1]);
   if (result != ArrayRef<int64_t>(expected))
     return op->emitOpError("result shape ")
            << formatShape(result) << " does not match; expected "
            << formatShape(expected);
-  bool intOperands = isa<IntegerType>(aElem) && isa<IntegerType>(bElem);
+  return success();
+}
+
+/// Element-type rules of a matmul whose operands have (after any prologue)
+/// element types `aElem` and `bElem`: numeric operands, i32 accumulation for
+/// two integer operands and f32 otherwise, and a floating-point result for
+/// an f32 accumulator (when `resultElem` is given: an epilogue that yields
+/// the result type explicitly may convert to anything).
+static LogicalResult verifyMatmulTypes(Operation *op, Type aElem, Type bElem,
+                                       Type acc, Type resultElem) {
   if (aElem.isInteger(1) || bElem.isInteger(1))
-    return op->emitOpError("operands cannot be i1");
+    return op->emitOpError("operands cannot be i1 (expected numeric "
+                           "element types)");
+  bool intOperands = isa<IntegerType>(aElem) && isa<IntegerType>(bElem);
   if (intOperands && !acc.isInteger(32))
     return op->emitOpError("integer operands accumulate in i32, got ") << acc;
   if (!intOperands && !acc.isF32())
     return op->emitOpError("floating-point products accumulate in f32, got ")
            << acc;
+  if (resultElem && acc.isF32() && !isFloatElement(resultElem))
+    return op->emitOpError("an f32 accumulator rounds to a floating-point "
+                           "result, got ")
+           << resultElem;
   return success();
 }
 
@@ -402,9 +532,18 @@ Type MatmulOp::getAccumulatorType() {
 }
 
 LogicalResult MatmulOp::verify() {
-  return verifyMatmulShapes(*this, shapeOf(getA()), shapeOf(getB()),
-                            shapeOf(getType()), elementTypeOf(getA()),
-                            elementTypeOf(getB()), getAccumulatorType());
+  if (failed(verifyMatmulShapes(*this, shapeOf(getA()), shapeOf(getB()),
+                                shapeOf(getType()))))
+    return failure();
+  return verifyMatmulTypes(*this, elementTypeOf(getA()), elementTypeOf(getB()),
+                           getAccumulatorType(), elementTypeOf(getResult()));
+}
+
+/// The tg.yield ending `block`, if it has one.
+static YieldOp terminatingYield(Block &block) {
+  if (block.empty())
+    return {};
+  return dyn_cast<YieldOp>(block.back());
 }
 
 /// Checks a per-element region: rank-0 block arguments of the expected
@@ -425,6 +564,9 @@ static LogicalResult verifyElementRegion(Operation *op, Region &region,
       return op->emitOpError("region '")
              << name << "' argument " << i << " has type " << arg.getType()
              << "; expected " << expected;
+  YieldOp yield = terminatingYield(block);
+  if (!yield)
+    return op->emitOpError("region '") << name << "' must end in tg.yield";
   for (Operation &inner : block.without_terminator()) {
     if (!inner.hasTrait<PointwiseTrait>())
       return inner.emitOpError("is not allowed in region '")
@@ -435,15 +577,11 @@ static LogicalResult verifyElementRegion(Operation *op, Region &region,
         return inner.emitOpError("in region '")
                << name << "' must produce rank-0 tensors, got " << type;
   }
-  auto yield = dyn_cast<YieldOp>(block.getTerminator());
-  if (!yield)
-    return op->emitOpError("region '") << name << "' must end in tg.yield";
   if (yield.getValues().size() != 1)
     return yield.emitOpError("must yield exactly one value in region '")
            << name << "'";
+  // Rank 0 already holds: the value is an argument or an inner result.
   auto type = cast<RankedTensorType>(yield.getValues()[0].getType());
-  if (type.getRank() != 0)
-    return yield.emitOpError("must yield a rank-0 tensor, got ") << type;
   if (yieldType && type.getElementType() != yieldType)
     return yield.emitOpError("yields ")
            << type.getElementType() << " in region '" << name
@@ -463,10 +601,12 @@ Type FusedMatmulOp::getPrologueResultType(unsigned operandIndex) {
   Value operand = operandIndex == 0 ? getA() : getB();
   if (region.empty())
     return elementTypeOf(operand);
-  auto yield = dyn_cast<YieldOp>(region.front().getTerminator());
+  // Also called before the region is verified: tolerate a malformed one.
+  YieldOp yield = terminatingYield(region.front());
   if (!yield || yield.getValues().size() != 1)
     return elementTypeOf(operand);
-  return elementTypeOf(yield.getValues()[0]);
+  auto type = dyn_cast<RankedTensorType>(yield.getValues()[0].getType());
+  return type ? type.getElementType() : elementTypeOf(operand);
 }
 
 Type FusedMatmulOp::getAccumulatorType() {
@@ -481,7 +621,9 @@ LogicalResult FusedMatmulOp::verify() {
       if (!isBroadcastableTo(shapeOf(capture), target))
         return emitOpError("capture of shape ")
                << formatShape(shapeOf(capture)) << " does not broadcast to "
-               << what << " shape " << formatShape(target);
+               << what << " shape " << formatShape(target)
+               << " (expected equal rank, or rank 0, and each dimension "
+                  "equal or 1)";
     return success();
   };
   if (failed(checkCaptures(getACaptures(), shapeOf(getA()), "operand a")) ||
@@ -489,21 +631,22 @@ LogicalResult FusedMatmulOp::verify() {
       failed(checkCaptures(getEpilogueCaptures(), shapeOf(getType()),
                            "result")))
     return failure();
-  auto regionsAndCaptures = {
-      std::make_pair(&getPrologueA(), getACaptures().size()),
-      std::make_pair(&getPrologueB(), getBCaptures().size()),
-      std::make_pair(&getEpilogue(), getEpilogueCaptures().size())};
-  for (auto [region, numCaptures] : regionsAndCaptures)
-    if (region->empty() && numCaptures != 0)
-      return emitOpError("has captures for an empty region");
+  std::pair<StringRef, size_t> regionsAndCaptures[] = {
+      {"prologue_a", getPrologueA().empty() ? getACaptures().size() : 0},
+      {"prologue_b", getPrologueB().empty() ? getBCaptures().size() : 0},
+      {"epilogue",
+       getEpilogue().empty() ? getEpilogueCaptures().size() : 0}};
+  for (auto [name, orphanCaptures] : regionsAndCaptures)
+    if (orphanCaptures != 0)
+      return emitOpError("has captures for the empty region '")
+             << name << "' (expected a region that takes them)";
+  // Element types depend on what the prologues yield: checked in
+  // verifyRegions, once the regions themselves are known to be valid.
   return verifyMatmulShapes(*this, shapeOf(getA()), shapeOf(getB()),
-                            shapeOf(getType()), getPrologueResultType(0),
-                            getPrologueResultType(1), getAccumulatorType());
+                            shapeOf(getType()));
 }
 
 LogicalResult FusedMatmulOp::verifyRegions() {
-  Type aElem = getPrologueResultType(0);
-  Type bElem = getPrologueResultType(1);
   if (!getPrologueA().empty() &&
       failed(verifyElementRegion(*this, getPrologueA(), "prologue_a",
                                  scalarTypesOf(elementTypeOf(getA()),
@@ -516,10 +659,11 @@ LogicalResult FusedMatmulOp::verifyRegions() {
                                                getBCaptures()),
                                  Type())))
     return failure();
-  if (isFloatElement(aElem) != isFloatElement(bElem))
-    return emitOpError("after the prologues the operands are ")
-           << aElem << " and " << bElem
-           << "; expected both floating point or both integer";
+  if (failed(verifyMatmulTypes(
+          *this, getPrologueResultType(0), getPrologueResultType(1),
+          getAccumulatorType(),
+          getEpilogue().empty() ? elementTypeOf(getResult()) : Type())))
+    return failure();
   if (!getEpilogue().empty())
     return verifyElementRegion(
         *this, getEpilogue(), "epilogue",
@@ -534,11 +678,8 @@ LogicalResult FusedMatmulOp::verifyRegions() {
 
 LogicalResult SoftmaxOp::verify() {
   ArrayRef<int64_t> shape = shapeOf(getInput());
-  int64_t rank = shape.size();
-  if (getAxis() >= static_cast<uint64_t>(rank))
-    return emitOpError("axis ") << getAxis()
-                                << " is out of range (expected 0 <= axis < "
-                                << rank << ")";
+  if (failed(verifyAxis(*this, getAxisAttr(), shape.size())))
+    return failure();
   if (Value stats = getStats()) {
     SmallVector<int64_t> expected(shape);
     expected[getAxis()] = 1;

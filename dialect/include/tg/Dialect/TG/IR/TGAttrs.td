@@ -12,7 +12,12 @@ def TG_CmpPredicate : I32EnumAttr<"CmpPredicate", "elementwise comparison", [
   let cppNamespace = "::mlir::tg";
   let genSpecializedAttr = 0;
 }
-def TG_CmpPredicateAttr : EnumAttr<TG_Dialect, TG_CmpPredicate, "cmp_predicate">;
+def TG_CmpPredicateAttr : EnumAttr<TG_Dialect, TG_CmpPredicate, "cmp_predicate"> {
+  let description = [{
+    The predicate of `tg.cmp`, written there as a bare keyword
+    (`tg.cmp lt, %a, %b ...`); in the generic form `#tg<cmp_predicate lt>`.
+  }];
+}
 
 def TG_ReduceKind : I32EnumAttr<"ReduceKind", "reduction kind", [
     I32EnumAttrCase<"sum", 0>, I32EnumAttrCase<"max", 1>,
@@ -20,7 +25,12 @@ def TG_ReduceKind : I32EnumAttr<"ReduceKind", "reduction kind", [
   let cppNamespace = "::mlir::tg";
   let genSpecializedAttr = 0;
 }
-def TG_ReduceKindAttr : EnumAttr<TG_Dialect, TG_ReduceKind, "reduce_kind">;
+def TG_ReduceKindAttr : EnumAttr<TG_Dialect, TG_ReduceKind, "reduce_kind"> {
+  let description = [{
+    The combining function of `tg.reduce`, written there as a bare keyword
+    (`tg.reduce max %x ...`); in the generic form `#tg<reduce_kind max>`.
+  }];
+}
 
 def TG_CausalMode : I32EnumAttr<"CausalMode", "causal mask alignment", [
     I32EnumAttrCase<"none", 0>, I32EnumAttrCase<"top_left", 1>,
@@ -28,6 +38,15 @@ def TG_CausalMode : I32EnumAttr<"CausalMode", "causal mask alignment", [
   let cppNamespace = "::mlir::tg";
   let genSpecializedAttr = 0;
 }
-def TG_CausalModeAttr : EnumAttr<TG_Dialect, TG_CausalMode, "causal">;
+def TG_CausalModeAttr : EnumAttr<TG_Dialect, TG_CausalMode, "causal"> {
+  let description = [{
+    The causal mask of `tg.sdpa`, `tg.sdpa_grad` and `tg.attention`, written
+    `{causal = #tg<causal top_left>}`. `top_left` keeps `kv_idx <= q_idx`;
+    `bottom_right` keeps `kv_idx <= q_idx + Lkv - Lq`, aligning the last
+    query with the last key (as in cuDNN and FlashAttention for `Sq != Skv`).
+    The same alignment places the sliding window. `none` (the default) masks
+    nothing.
+  }];
+}
 
 #endif // TG_ATTRS_TD

@@ -18,17 +18,24 @@ def TG_Int : AnyTypeOf<[I8, I32, I64]>;
 def TG_Numeric : AnyTypeOf<[TG_Float, TG_Int]>;
 def TG_Element : AnyTypeOf<[TG_Numeric, I1]>;
 
-def TG_Tensor : RankedTensorOf<[TG_Element]>;
-def TG_NumericTensor : RankedTensorOf<[TG_Numeric]>;
-def TG_FloatTensor : RankedTensorOf<[TG_Float]>;
-def TG_IntTensor : RankedTensorOf<[TG_Int]>;
-def TG_BoolTensor : RankedTensorOf<[I1]>;
-// 16-bit floating point tensors: what the attention ops take for q, k, v.
-def TG_AttnTensor : RankedTensorOf<[BF16, F16, F32]>;
-def TG_StatsTensor : RankedTensorOf<[F32]>;
+// Every tg value is a statically shaped ranked tensor: the interpreter, the
+// plan and the kernels all work on known shapes.
+class TG_TensorOf<list<Type> types>
+    : RankedTensorOf<types, [HasStaticShapePred], "statically shaped tensor">;
+
+def TG_Tensor : TG_TensorOf<[TG_Element]>;
+def TG_NumericTensor : TG_TensorOf<[TG_Numeric]>;
+def TG_FloatTensor : TG_TensorOf<[TG_Float]>;
+def TG_IntTensor : TG_TensorOf<[TG_Int]>;
+def TG_BoolTensor : TG_TensorOf<[I1]>;
+// What the attention ops take for q, k, v (fp8 attention is not supported).
+def TG_AttnTensor : TG_TensorOf<[BF16, F16, F32]>;
+def TG_StatsTensor : TG_TensorOf<[F32]>;
 // Softmax needs an infinity to mask with, which the fp8 formats lack.
-def TG_SoftmaxTensor : RankedTensorOf<[BF16, F16, F32]>;
-def TG_SeqLenTensor : 1DTensorOf<[I32, I64]>;
+def TG_SoftmaxTensor : TG_TensorOf<[BF16, F16, F32]>;
+// Per-batch sequence lengths of the padding masks.
+def TG_SeqLenTensor : RankedTensorOf<[I32, I64],
+    [HasStaticShapePred, HasAnyRankOfPred<[1]>], "statically shaped 1D tensor">;
 // Runtime seed and offset of dropout: rank-0 i64 tensors.
 def TG_RngScalar : 0DTensorOf<[I64]>,
     BuildableType<"::mlir::RankedTensorType::get({}, $_builder.getI64Type())">;
@@ -51,8 +58,10 @@ def TG_ConstantOp : TG_Op<"constant",
     [ConstantLike, Pure, TG_Pointwise, InferTypeOpAdaptor]> {
   let summary = "dense tensor constant";
   let description = [{
-    A tensor whose value is given by an elements attribute. Use a splat for
-    scalars and broadcastable constants.
+    A tensor whose value is given by an elements attribute; the result type is
+    the attribute's type. Use a splat for scalars and broadcastable constants.
+    Mirrors [`torch.full`](https://pytorch.org/docs/stable/generated/torch.full.html)
+    and `torch.tensor`.
 
     ```mlir
     %scale = tg.constant dense<0.125> : tensor<f32>
@@ -107,6 +116,12 @@ class TG_BinaryOp<string mnemonic, Type operandType, list<Trait> traits = []>
 def TG_AddOp : TG_BinaryOp<"add", TG_NumericTensor, [Commutative]> {
   let summary = "elementwise addition";
   let description = [{
+    Broadcasting `lhs + rhs` (integers wrap). Adding a splat constant 0 folds
+    away when the result has the other operand's type (tg does not keep the
+    sign of a floating-point zero). Mirrors
+    [`torch.add`](https://pytorch.org/docs/stable/generated/torch.add.html)
+    and cuDNN's `CUDNN_POINTWISE_ADD`.
+
     ```mlir
     %s2 = tg.add %s, %bias : tensor<2x8x128x128xf32>, tensor<1x8x128x128xf32>
     ```
@@ -116,34 +131,50 @@ def TG_AddOp : TG_BinaryOp<"add", TG_NumericTensor, [Commutative]> {
 def TG_SubOp : TG_BinaryOp<"sub", TG_NumericTensor> {
   let summary = "elementwise subtraction";
   let description = [{
+    Broadcasting `lhs - rhs` (integers wrap). Subtracting a splat constant 0
+    folds away when the result has `lhs`'s type. Mirrors
+    [`torch.sub`](https://pytorch.org/docs/stable/generated/torch.sub.html).
+
     ```mlir
     %d = tg.sub %kv_idx, %q_idx : tensor<1x1x64x64xi32>, tensor<1x1x64x64xi32>
     ```
   }];
+  let hasFolder = 1;
 }
 def TG_MulOp : TG_BinaryOp<"mul", TG_NumericTensor, [Commutative]> {
   let summary = "elementwise multiplication";
   let description = [{
+    Broadcasting `lhs * rhs` (integers wrap). Multiplying by a splat constant
+    1 folds away when the result has the other operand's type. Mirrors
+    [`torch.mul`](https://pytorch.org/docs/stable/generated/torch.mul.html).
+
     ```mlir
     %scaled = tg.mul %s, %scale : tensor<2x8x128x128xf32>, tensor<f32>
     ```
-    Multiplying by a constant 1 of the same type folds away.
   }];
   let hasFolder = 1;
 }
 def TG_DivOp : TG_BinaryOp<"div", TG_NumericTensor> {
   let summary = "elementwise division (integers truncate toward zero)";
   let description = [{
+    Broadcasting `lhs / rhs`; floats follow IEEE-754 and integer division
+    truncates toward zero. Dividing by
+    a splat constant 1 folds away when the result has `lhs`'s type. Mirrors
+    [`torch.div`](https://pytorch.org/docs/stable/generated/torch.div.html)
+    (`rounding_mode="trunc"` for integers).
+
     ```mlir
     %s2 = tg.div %s, %sqrt_d : tensor<2x8x128x128xf32>, tensor<f32>
     ```
-    Dividing by a constant 1 of the same type folds away.
   }];
   let hasFolder = 1;
 }
 def TG_MaxOp : TG_BinaryOp<"max", TG_NumericTensor, [Commutative]> {
   let summary = "elementwise maximum";
   let description = [{
+    Broadcasting maximum; NaN propagates. Mirrors
+    [`torch.maximum`](https://pytorch.org/docs/stable/generated/torch.maximum.html).
+
     ```mlir
     %m = tg.max %a, %b : tensor<4xf32>, tensor<4xf32>
     ```
@@ -152,6 +183,9 @@ def TG_MaxOp : TG_BinaryOp<"max", TG_NumericTensor, [Commutative]> {
 def TG_MinOp : TG_BinaryOp<"min", TG_NumericTensor, [Commutative]> {
   let summary = "elementwise minimum";
   let description = [{
+    Broadcasting minimum; NaN propagates. Mirrors
+    [`torch.minimum`](https://pytorch.org/docs/stable/generated/torch.minimum.html).
+
     ```mlir
     %m = tg.min %a, %b : tensor<4xf32>, tensor<f32>
     ```
@@ -160,6 +194,9 @@ def TG_MinOp : TG_BinaryOp<"min", TG_NumericTensor, [Commutative]> {
 def TG_PowOp : TG_BinaryOp<"pow", TG_FloatTensor> {
   let summary = "elementwise power `lhs ^ rhs`";
   let description = [{
+    Broadcasting `lhs ^ rhs` with C's `pow` semantics. Mirrors
+    [`torch.pow`](https://pytorch.org/docs/stable/generated/torch.pow.html).
+
     ```mlir
     %p = tg.pow %base, %exponent : tensor<8xf32>, tensor<f32>
     ```
@@ -177,6 +214,8 @@ class TG_UnaryOp<string mnemonic, Type operandType, list<Trait> traits = []>
 def TG_ExpOp : TG_UnaryOp<"exp", TG_FloatTensor> {
   let summary = "elementwise natural exponential";
   let description = [{
+    Mirrors [`torch.exp`](https://pytorch.org/docs/stable/generated/torch.exp.html).
+
     ```mlir
     %e = tg.exp %x : tensor<2x8x128x128xf32>
     ```
@@ -185,6 +224,8 @@ def TG_ExpOp : TG_UnaryOp<"exp", TG_FloatTensor> {
 def TG_LogOp : TG_UnaryOp<"log", TG_FloatTensor> {
   let summary = "elementwise natural logarithm";
   let description = [{
+    Mirrors [`torch.log`](https://pytorch.org/docs/stable/generated/torch.log.html).
+
     ```mlir
     %l = tg.log %x : tensor<2x8x128x1xf32>
     ```
@@ -193,6 +234,8 @@ def TG_LogOp : TG_UnaryOp<"log", TG_FloatTensor> {
 def TG_TanhOp : TG_UnaryOp<"tanh", TG_FloatTensor> {
   let summary = "elementwise hyperbolic tangent";
   let description = [{
+    Mirrors [`torch.tanh`](https://pytorch.org/docs/stable/generated/torch.tanh.html).
+
     ```mlir
     %t = tg.tanh %x : tensor<2x8x128x128xf32>
     ```
@@ -201,16 +244,21 @@ def TG_TanhOp : TG_UnaryOp<"tanh", TG_FloatTensor> {
 def TG_NegOp : TG_UnaryOp<"neg", TG_NumericTensor> {
   let summary = "elementwise negation";
   let description = [{
+    `-x` (integers wrap). A negation of a negation folds away. Mirrors
+    [`torch.neg`](https://pytorch.org/docs/stable/generated/torch.neg.html).
+
     ```mlir
     %n = tg.neg %x : tensor<4xf32>
     ```
-    Negation of a negation folds away.
   }];
   let hasFolder = 1;
 }
 def TG_AbsOp : TG_UnaryOp<"abs", TG_NumericTensor> {
   let summary = "elementwise absolute value";
   let description = [{
+    `|x|` (the most negative integer stays itself). Mirrors
+    [`torch.abs`](https://pytorch.org/docs/stable/generated/torch.abs.html).
+
     ```mlir
     %a = tg.abs %x : tensor<1x1x64x64xi32>
     ```
@@ -219,6 +267,8 @@ def TG_AbsOp : TG_UnaryOp<"abs", TG_NumericTensor> {
 def TG_SqrtOp : TG_UnaryOp<"sqrt", TG_FloatTensor> {
   let summary = "elementwise square root";
   let description = [{
+    Mirrors [`torch.sqrt`](https://pytorch.org/docs/stable/generated/torch.sqrt.html).
+
     ```mlir
     %r = tg.sqrt %x : tensor<f32>
     ```
@@ -227,6 +277,9 @@ def TG_SqrtOp : TG_UnaryOp<"sqrt", TG_FloatTensor> {
 def TG_RsqrtOp : TG_UnaryOp<"rsqrt", TG_FloatTensor> {
   let summary = "elementwise reciprocal square root";
   let description = [{
+    `1 / sqrt(x)`. Mirrors
+    [`torch.rsqrt`](https://pytorch.org/docs/stable/generated/torch.rsqrt.html).
+
     ```mlir
     %r = tg.rsqrt %x : tensor<f32>
     ```
@@ -235,6 +288,8 @@ def TG_RsqrtOp : TG_UnaryOp<"rsqrt", TG_FloatTensor> {
 def TG_RecipOp : TG_UnaryOp<"recip", TG_FloatTensor> {
   let summary = "elementwise reciprocal `1 / x`";
   let description = [{
+    Mirrors [`torch.reciprocal`](https://pytorch.org/docs/stable/generated/torch.reciprocal.html).
+
     ```mlir
     %r = tg.recip %sum : tensor<2x8x128x1xf32>
     ```
@@ -243,6 +298,8 @@ def TG_RecipOp : TG_UnaryOp<"recip", TG_FloatTensor> {
 def TG_SigmoidOp : TG_UnaryOp<"sigmoid", TG_FloatTensor> {
   let summary = "elementwise logistic sigmoid `1 / (1 + exp(-x))`";
   let description = [{
+    Mirrors [`torch.sigmoid`](https://pytorch.org/docs/stable/generated/torch.sigmoid.html).
+
     ```mlir
     %s = tg.sigmoid %x : tensor<16x64xbf16>
     ```
@@ -255,7 +312,10 @@ def TG_CmpOp : TG_Op<"cmp", [Pure, TG_Pointwise, InferTypeOpAdaptor,
   let description = [{
     Compares with broadcasting; the predicate is one of
     `lt le gt ge eq ne`. Floating-point comparisons are ordered: any
-    comparison with NaN is false, except `ne`, which is true.
+    comparison with NaN is false, except `ne`, which is true. Integers
+    compare as signed; `i1` compares as 0/1. Mirrors
+    [`torch.lt`](https://pytorch.org/docs/stable/generated/torch.lt.html)
+    and its siblings, and cuDNN's `CUDNN_POINTWISE_CMP_*` modes.
 
     ```mlir
     %future = tg.cmp gt, %kv_idx, %q_idx : tensor<1x1x128x1xi32>, tensor<1x1x1x128xi32>
@@ -265,7 +325,8 @@ def TG_CmpOp : TG_Op<"cmp", [Pure, TG_Pointwise, InferTypeOpAdaptor,
                        TG_Tensor:$rhs);
   let results = (outs TG_BoolTensor:$result);
   let assemblyFormat = [{
-    $predicate `,` $lhs `,` $rhs attr-dict `:` type($lhs) `,` type($rhs)
+    custom<EnumKeyword>($predicate) `,` $lhs `,` $rhs attr-dict `:`
+    type($lhs) `,` type($rhs)
   }];
 }
 
@@ -273,7 +334,10 @@ def TG_SelectOp : TG_Op<"select", [Pure, TG_Pointwise, InferTypeOpAdaptor,
     AllElementTypesMatch<["on_true", "on_false", "result"]>]> {
   let summary = "elementwise choice `cond ? on_true : on_false`";
   let description = [{
-    All three operands broadcast together.
+    All three operands broadcast together. Folds to one side when the
+    condition is a splat constant or both sides are the same value, provided
+    that side already has the result type. Mirrors
+    [`torch.where`](https://pytorch.org/docs/stable/generated/torch.where.html).
 
     ```mlir
     %masked = tg.select %keep, %s, %ninf : tensor<1x1x128x128xi1>, tensor<2x8x128x128xf32>, tensor<f32>
@@ -294,9 +358,16 @@ def TG_CastOp : TG_Op<"cast", [Pure, TG_Pointwise]> {
   let description = [{
     Converts each element: floats round to nearest even (to fp8 formats with
     saturation to the largest finite value; NaN stays NaN), floats to
-    integers truncate toward zero and saturate, integers wrap to narrower
-    integers, `i1` converts to 0/1, and any value converts to `i1` as
-    `value != 0`. Shapes must be equal; a cast to the same type folds away.
+    integers truncate toward zero and saturate, integers wrap
+    to narrower integers, `i1` converts to 0/1, and any value converts to
+    `i1` as `value != 0`. Shapes must be equal.
+
+    A cast to the same type folds away, and so does a round trip through a
+    type that holds every value exactly (`bf16 -> f32 -> bf16`); more
+    generally `cast(cast(x : A -> B) : B -> C)` becomes `cast(x : A -> C)`
+    when B represents every value of A. Mirrors
+    [`torch.Tensor.to`](https://pytorch.org/docs/stable/generated/torch.Tensor.to.html)
+    with a dtype.
 
     ```mlir
     %p16 = tg.cast %p : tensor<2x8x128x128xf32> to tensor<2x8x128x128xbf16>
@@ -319,7 +390,9 @@ def TG_ReduceOp : TG_Op<"reduce", [Pure]> {
     Reduces `input` over `dims` (distinct, in range). With `keepdim` the
     reduced dimensions stay with size 1, otherwise they are removed. The
     result element type equals the input's; sums accumulate exactly and
-    round once.
+    round once; `max`/`min` propagate NaN. Mirrors
+    [`torch.sum`](https://pytorch.org/docs/stable/generated/torch.sum.html)
+    and `torch.amax`/`torch.amin` with `dim` and `keepdim`.
 
     ```mlir
     %m = tg.reduce max %s dims = [3] keepdim : tensor<2x8x128x128xf32> -> tensor<2x8x128x1xf32>
@@ -329,8 +402,8 @@ def TG_ReduceOp : TG_Op<"reduce", [Pure]> {
                        DenseI64ArrayAttr:$dims, UnitAttr:$keepdim);
   let results = (outs TG_NumericTensor:$result);
   let assemblyFormat = [{
-    $kind $input `dims` `=` $dims (`keepdim` $keepdim^)? attr-dict `:`
-    type($input) `->` type($result)
+    custom<EnumKeyword>($kind) $input `dims` `=` $dims
+    (`keepdim` $keepdim^)? attr-dict `:` type($input) `->` type($result)
   }];
   let hasVerifier = 1;
 }
@@ -338,8 +411,10 @@ def TG_ReduceOp : TG_Op<"reduce", [Pure]> {
 def TG_GenIndexOp : TG_Op<"gen_index", [Pure]> {
   let summary = "indices along one axis of a shape";
   let description = [{
-    Each element holds its own index along `axis`. Used with comparisons to
-    build masks (as cuDNN's `GEN_INDEX` pointwise mode).
+    Each element holds its own index along `axis`; every index must fit the
+    element type. Used with comparisons to build masks. Mirrors cuDNN's
+    `CUDNN_POINTWISE_GEN_INDEX` pointwise mode (and `torch.arange` viewed
+    along one axis).
 
     ```mlir
     %q_idx = tg.gen_index axis = 2 : tensor<1x1x128x128xi32>
@@ -354,8 +429,10 @@ def TG_GenIndexOp : TG_Op<"gen_index", [Pure]> {
 def TG_TransposeOp : TG_Op<"transpose", [Pure]> {
   let summary = "permutation of dimensions";
   let description = [{
-    `result.shape[i] = input.shape[perm[i]]`. A transpose of a transpose
-    becomes one transpose (or none).
+    `result.shape[i] = input.shape[perm[i]]`. The identity permutation folds
+    away, a transpose of a transpose becomes one transpose, and a transpose
+    of a splat constant becomes a constant. Mirrors
+    [`torch.permute`](https://pytorch.org/docs/stable/generated/torch.permute.html).
 
     ```mlir
     %kt = tg.transpose %k perm = [0, 1, 3, 2] : tensor<2x8x128x64xbf16> -> tensor<2x8x64x128xbf16>
@@ -374,7 +451,10 @@ def TG_TransposeOp : TG_Op<"transpose", [Pure]> {
 def TG_ReshapeOp : TG_Op<"reshape", [Pure]> {
   let summary = "row-major reinterpretation with a new shape";
   let description = [{
-    The element count must be unchanged. Chains of reshapes become one.
+    The element count must be unchanged. A reshape to the same type folds
+    away, chains of reshapes become one, and a reshape of a constant becomes
+    a constant. Mirrors
+    [`torch.reshape`](https://pytorch.org/docs/stable/generated/torch.reshape.html).
 
     ```mlir
     %k5 = tg.reshape %k : tensor<1x2x128x64xbf16> -> tensor<1x2x1x128x64xbf16>
@@ -392,7 +472,10 @@ def TG_BroadcastOp : TG_Op<"broadcast", [Pure]> {
   let summary = "materialised broadcast to a larger shape";
   let description = [{
     Same rank (or a rank-0 input); each input dimension equals the result's
-    or is 1. Used to repeat K/V heads for grouped-query attention.
+    or is 1. Used to repeat K/V heads for grouped-query attention. A
+    broadcast to the same type folds away, chains of broadcasts become one,
+    and a broadcast of a splat constant becomes a constant. Mirrors
+    [`torch.Tensor.expand`](https://pytorch.org/docs/stable/generated/torch.Tensor.expand.html).
 
     ```mlir
     %kb = tg.broadcast %k5 : tensor<1x2x1x128x64xbf16> -> tensor<1x2x4x128x64xbf16>
@@ -403,6 +486,7 @@ def TG_BroadcastOp : TG_Op<"broadcast", [Pure]> {
   let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
   let hasVerifier = 1;
   let hasFolder = 1;
+  let hasCanonicalizer = 1;
 }
 
 //===----------------------------------------------------------------------===//
@@ -416,7 +500,11 @@ def TG_MatmulOp : TG_Op<"matmul", [Pure]> {
     rank >= 2 and equal rank; leading (batch) dimensions broadcast. Element
     types may differ (e.g. `i8 x f16`): both operands are converted exactly
     and the products accumulate in `acc` (default `f32`; `i32` for two
-    integer operands), then round once to the result type.
+    integer operands), then round once to the result type. An `f32`
+    accumulator needs a floating-point result; an `i32` one may round to
+    any numeric type. Mirrors
+    [`torch.matmul`](https://pytorch.org/docs/stable/generated/torch.matmul.html)
+    for equal ranks, and cuDNN's matmul operation.
 
     ```mlir
     %s = tg.matmul %q, %kt : tensor<2x8x128x64xbf16>, tensor<2x8x64x128xbf16> -> tensor<2x8x128x128xf32>
@@ -446,7 +534,10 @@ def TG_SoftmaxOp : TG_Op<"softmax", [Pure,
     entries are all `-inf` (fully masked) gives zeros, as in safe softmax.
     With `stats`, the second result is the natural-log log-sum-exp of each
     slice (`max + log(sum)`, `-inf` for a fully masked slice), in `f32`, with
-    the softmax axis kept as size 1.
+    the softmax axis kept as size 1. Mirrors
+    [`torch.softmax`](https://pytorch.org/docs/stable/generated/torch.softmax.html)
+    (except for fully masked slices, which give NaN there) and
+    `torch.logsumexp` for the stats.
 
     ```mlir
     %p = tg.softmax %s axis = 3 : tensor<2x8x128x128xf32>
@@ -467,15 +558,18 @@ def TG_DropoutOp : TG_Op<"dropout", [Pure,
     AllTypesMatch<["input", "result"]>]> {
   let summary = "Philox-driven dropout with runtime seed and offset";
   let description = [{
-    Drops each element with probability `prob` and (unless `unscaled`)
-    multiplies kept ones by `1 / (1 - prob)`. Whether the element at
-    row-major linear index `i` of `input` is kept is a pure function of
+    Drops each element with probability `prob` (0 <= prob < 1) and (unless
+    `unscaled`) multiplies kept ones by `1 / (1 - prob)`. Whether the element
+    at row-major linear index `i` of `input` is kept is a pure function of
     (`seed`, `offset`, `i`): Philox 4x32-10 with key `(lo(seed), hi(seed))`
     and counter `(lo(i / 4), hi(i / 4), lo(offset), hi(offset))` gives four
     words; word `i % 4` is compared with `threshold = floor(prob * 2^32)` and
     the element is kept when `word >= threshold`. The CPU reference, the
     generated kernels and the backward pass all use this mapping
-    (docs/dialect.md).
+    (docs/dialect.md). Mirrors
+    [`torch.nn.functional.dropout`](https://pytorch.org/docs/stable/generated/torch.nn.functional.dropout.html)
+    in training mode, with the generator of
+    [Random123](https://www.thesalmons.org/john/random123/papers/random123sc11.pdf).
 
     ```mlir
     %pd = tg.dropout %p, %seed, %offset prob = 1.000000e-01 : tensor<2x8x128x128xf32>
@@ -506,30 +600,43 @@ defvar TG_AttentionMaskAttrs = (ins
 def TG_SdpaOp : TG_Op<"sdpa", [Pure, AttrSizedOperandSegments]> {
   let summary = "scaled dot-product attention (cuDNN's SDPA options)";
   let description = [{
+    q `[B,Hq,Sq,D]`, k `[B,Hkv,Skv,D]`, v `[B,Hkv,Skv,Dv]` (one element type)
+    give o `[B,Hq,Sq,Dv]` (any of bf16, f16, f32), with `Hq % Hkv == 0`.
     Computes, per batch `b` and query head `h` (kv head `h / (Hq / Hkv)`):
 
     1. `s = scale * q . kᵀ` in f32 (`scale` defaults to `1/sqrt(D)`);
     2. `softcap`: `s = softcap * tanh(s / softcap)`;
-    3. `bias` (broadcastable to `[B,Hq,Sq,Skv]`) is added;
-    4. `alibi`: `s += slope(h) * (kv_idx - diag)` with the standard slopes
-       `2^(-8 (h+1) / Hq)` (for Hq a power of two);
+    3. `bias` (floating point, rank 4, broadcastable to `[B,Hq,Sq,Skv]`) is
+       added;
+    4. `alibi`: `s += slope(h) * (kv_idx - diag)` with
+       `slope(h) = 2^(-8 (h+1) / Hq)`;
     5. masks set `s = -inf`: causal keeps `kv_idx <= diag`, a sliding
-       window keeps `diag - window_left <= kv_idx <= diag + window_right`,
-       padding masks rows `q_idx >= seq_len_q[b]` and columns
-       `kv_idx >= seq_len_kv[b]`. `diag = q_idx` for `top_left` alignment and
-       `q_idx + Lkv - Lq` for `bottom_right` (L = the actual sequence lengths
-       when padding is given, else Sq and Skv);
+       window keeps `diag - window_left <= kv_idx <= diag + window_right`
+       (an absent side is unbounded), padding masks rows
+       `q_idx >= seq_len_q[b]` and columns `kv_idx >= seq_len_kv[b]`.
+       `diag = q_idx` for `top_left` alignment (and when `causal` is `none`)
+       and `q_idx + Lkv - Lq` for `bottom_right` (L = the actual sequence
+       lengths when padding is given, else Sq and Skv);
     6. `p = softmax(s)` along kv (fully masked rows give zeros);
     7. dropout with `dropout` probability (needs `seed` and `offset`;
        the mask index is the linear index into `[B,Hq,Sq,Skv]`);
     8. `o = p . v`, rounded to o's element type.
 
     In `training` mode the second result holds the log-sum-exp of each row of
-    `s` after masking, `[B,Hq,Sq,1]` f32.
+    `s` after masking, `[B,Hq,Sq,1]` f32 (`-inf` for a fully masked row).
+    Mirrors
+    [`torch.nn.functional.scaled_dot_product_attention`](https://pytorch.org/docs/stable/generated/torch.nn.functional.scaled_dot_product_attention.html)
+    and the options of
+    [cuDNN's SDPA](https://docs.nvidia.com/deeplearning/cudnn/frontend/latest/operations/Attention.html).
 
     ```mlir
     %o = tg.sdpa %q, %k, %v {causal = #tg<causal bottom_right>}
         : tensor<1x8x128x64xbf16>, tensor<1x2x256x64xbf16>, tensor<1x2x256x64xbf16> -> tensor<1x8x128x64xbf16>
+    %o2, %lse = tg.sdpa %q, %k, %v bias(%bias : tensor<1x8x128x256xf32>)
+        seq_len_q(%lq : tensor<1xi32>) seq_len_kv(%lkv : tensor<1xi32>)
+        seed(%seed) offset(%offset) {dropout = 1.000000e-01 : f64, training}
+        : tensor<1x8x128x64xbf16>, tensor<1x2x256x64xbf16>, tensor<1x2x256x64xbf16>
+          -> tensor<1x8x128x64xbf16>, tensor<1x8x128x1xf32>
     ```
   }];
   let arguments = !con((ins TG_AttnTensor:$q, TG_AttnTensor:$k,
@@ -561,10 +668,17 @@ def TG_SdpaGradOp : TG_Op<"sdpa_grad", [Pure, AttrSizedOperandSegments,
     AllTypesMatch<["v", "dv"]>]> {
   let summary = "gradients of tg.sdpa with respect to q, k and v";
   let description = [{
-    Given the forward's inputs, its output `o`, the output gradient `d_o` and
-    the forward's training `stats`, returns `dq, dk, dv` for the same options
-    as the forward (dropout reuses the forward's keep mask; for GQA, dk and
-    dv sum over the query heads that share a kv head).
+    Given the forward's inputs, its output `o`, the output gradient `d_o`
+    (same type as `o`) and the forward's training `stats`, returns
+    `dq, dk, dv` (the types of q, k, v) for the same options as the forward
+    (dropout reuses the forward's keep mask; for GQA, dk and dv sum over the
+    query heads that share a kv head). The textbook backward: with `p` the
+    forward's probabilities recomputed from `stats`,
+    `dv = pᵀ . d_o`, `dp = d_o . vᵀ`, `ds = p * (dp - rowsum(d_o * o))`,
+    `dq = scale * ds . k`, `dk = scale * dsᵀ . q` (soft-capping and dropout
+    chain through). Mirrors the backward of
+    [`torch.nn.functional.scaled_dot_product_attention`](https://pytorch.org/docs/stable/generated/torch.nn.functional.scaled_dot_product_attention.html)
+    and cuDNN's SDPA backward.
 
     ```mlir
     %dq, %dk, %dv = tg.sdpa_grad %q, %k, %v, %o, %do, %lse {causal = #tg<causal top_left>}
@@ -601,19 +715,22 @@ def TG_AttentionOp : TG_Op<"attention", [Pure, AttrSizedOperandSegments,
     IsolatedFromAbove]> {
   let summary = "fused attention with a per-element score region";
   let description = [{
-    `s = scale * q . kᵀ` (f32), then the `score` region maps each score to a
-    new one, then the attribute masks (causal, window, padding from
-    `seq_len_q`/`seq_len_kv`) set `-inf`, then safe softmax along kv,
-    dropout (`dropout` probability, `seed`, `offset`; same mapping as
-    tg.dropout over `[B,Hq,Sq,Skv]`), and `o = p . v`. With `training` the
-    second result is the log-sum-exp per row (`[B,Hq,Sq,1]` f32).
+    `s = scale * q . kᵀ` (f32; `scale` defaults to 1), then the `score`
+    region maps each score to a new one, then the attribute masks (causal,
+    window, padding from `seq_len_q`/`seq_len_kv`, as in tg.sdpa) set
+    `-inf`, then safe softmax along kv, dropout (`dropout` probability,
+    `seed`, `offset`; same mapping as tg.dropout over `[B,Hq,Sq,Skv]`), and
+    `o = p . v`. With `training` the second result is the log-sum-exp per row
+    (`[B,Hq,Sq,1]` f32). Shapes and element types follow tg.sdpa.
 
     The region's arguments are rank-0 tensors: the score (`f32`), its
     indices `b, h, q_idx, kv_idx` (`i64`), and one element of each captured
     tensor, taken at the score's position (captures have rank 4 and
-    broadcast to `[B,Hq,Sq,Skv]`). It yields the new score (`-inf` masks).
-    Only pointwise tg ops may appear inside. Fusion produces this op; it may
-    also be written by hand.
+    broadcast to `[B,Hq,Sq,Skv]`). It yields the new score as a rank-0 `f32`
+    tensor (`-inf` masks). Only pointwise tg ops on rank-0 tensors may appear
+    inside. Fusion produces this op; it may also be written by hand. Mirrors
+    the `score_mod` function of
+    [FlexAttention](https://pytorch.org/docs/stable/nn.attention.flex_attention.html).
 
     ```mlir
     %o = tg.attention %q, %k, %v captures(%bias : tensor<1x8x128x128xf32>)
@@ -671,10 +788,13 @@ def TG_FusedMatmulOp : TG_Op<"fused_matmul", [Pure, AttrSizedOperandSegments,
     to `f16` conversion and a scale) before a matmul with the semantics of
     tg.matmul; each accumulator element then passes through the epilogue
     region (bias, activation, cast) to give the result. An empty region is
-    the identity. Region arguments are rank-0 tensors: the element, then one
-    element of each capture of that region, taken at the same position
-    (prologue captures broadcast to their operand's shape, epilogue
-    captures to the result's). Each region yields one rank-0 tensor.
+    the identity (and then takes no captures). Region arguments are rank-0
+    tensors: the element, then one element of each capture of that region,
+    taken at the same position (prologue captures broadcast to their
+    operand's shape, epilogue captures to the result's). Each region yields
+    one rank-0 tensor; the epilogue yields the result's element type. Mirrors
+    the prologue/epilogue fusion of cuDNN's matmul graphs and CUTLASS's
+    epilogue visitors.
 
     ```mlir
     %y = tg.fused_matmul %x, %w b_captures(%scale : tensor<1x32xf16>)
@@ -719,6 +839,9 @@ def TG_YieldOp : TG_Op<"yield", [Pure, Terminator, ReturnLike,
     ParentOneOf<["AttentionOp", "FusedMatmulOp"]>]> {
   let summary = "yields the value of a per-element region";
   let description = [{
+    Ends the `score` region of tg.attention and the prologue/epilogue regions
+    of tg.fused_matmul with the element's new value (like `scf.yield`).
+
     ```mlir
     tg.yield %s : tensor<f32>
     ```

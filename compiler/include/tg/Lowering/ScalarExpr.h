@@ -1,0 +1,70 @@
+#ifndef TG_LOWERING_SCALAREXPR_H
+#define TG_LOWERING_SCALAREXPR_H
+
+// Translation of tg pointwise ops on single elements into CUDA C++
+// expressions over the helpers of CudaPrelude.h. Used for fused pointwise
+// kernels, the regions of tg.fused_matmul and the score region of
+// tg.attention.
+//
+// Value model of generated code: an element of type T is held in T's
+// *compute type* (cudaComputeType): `float` for bf16/f16/f32/fp8, `long long`
+// for i8/i32/i64, `bool` for i1, and its value is always exactly
+// representable in T (every op result is rounded to its declared type, like
+// the reference interpreter does).
+
+#include "mlir/IR/Operation.h"
+#include "mlir/IR/Region.h"
+#include "mlir/IR/Types.h"
+#include "mlir/Support/LLVM.h"
+
+#include <string>
+
+namespace mlir::tg {
+
+/// `float`, `long long` or `bool` (see above).
+StringRef cudaComputeType(Type elementType);
+
+/// The C++ type of one element in device memory: `__nv_bfloat16`, `__half`,
+/// `float`, `__nv_fp8_e4m3`, `__nv_fp8_e5m2`, `signed char`, `int`,
+/// `long long`, and `unsigned char` (0 or 1) for i1.
+StringRef cudaStorageType(Type elementType);
+
+/// A compute-type literal for an element of a constant of `elementType`
+/// (`attr` is a FloatAttr/IntegerAttr/BoolAttr-like value as returned by
+/// ElementsAttr iteration). Infinities and NaN use TG_INF/TG_NAN.
+std::string cudaLiteral(const APFloat &value);
+std::string cudaLiteral(const APInt &value, Type elementType);
+
+/// Rounds a compute-type expression of a value computed for `type` (an f32
+/// result of float arithmetic, a 64-bit integer result) to `type`.
+std::string cudaRoundTo(StringRef expr, Type type);
+
+/// tg.cast of a compute-type expression from `from` to `to`.
+std::string cudaCast(StringRef expr, Type from, Type to);
+
+/// Converts an accumulator value to a matmul result type ("round once to the
+/// result type"): floats round to nearest even, f32 to integers truncates
+/// and wraps, integers wrap.
+std::string cudaConvertResult(StringRef expr, Type from, Type to);
+
+/// The compute-type expression of one pointwise op (any op with
+/// PointwiseTrait except tg.constant) applied to operand expressions given
+/// in compute type; the result is rounded to the op's element type. Fails
+/// (without a diagnostic) for ops it does not know.
+FailureOr<std::string> emitScalarOp(Operation *op,
+                                    ArrayRef<std::string> operands);
+
+/// Translates a per-element region (rank-0 block arguments, pointwise tg ops,
+/// tg.yield of one value) into a C++ block `{ ... }` that assigns the yielded
+/// value to `resultVar`. `argNames[i]` names a variable holding block
+/// argument i in its compute type; the caller declares `resultVar` with the
+/// compute type of the yielded element type. Temporaries are named
+/// `<resultVar>_<n>`. An empty region is the identity on argument 0. Emits a
+/// located diagnostic and fails on an op it cannot translate.
+FailureOr<std::string> emitScalarRegion(Region &region,
+                                        ArrayRef<std::string> argNames,
+                                        StringRef resultVar);
+
+} // namespace mlir::tg
+
+#endif // TG_LOWERING_SCALAREXPR_H

@@ -1,0 +1,201 @@
+//===- GenericKernels.cpp - Splitting a tg function into kernel launches --===//
+//
+// Walks the function once, in order:
+//  - graph arguments, and every result a kernel writes, are dense buffers;
+//  - splat constants and tg.gen_index are never materialised: their readers
+//    inline a literal or the coordinate;
+//  - transpose/broadcast (and reshapes expressible by strides) only change
+//    the view their readers index through; other reshapes are copied;
+//  - pointwise ops (and tg.dropout) are grouped: an op joins the group of
+//    its users when all of them are pointwise ops of the same result shape
+//    in one group, so a chain (or a DAG such as x * x) becomes one kernel
+//    that stores only its last op's result;
+//  - reduce, softmax, matmul, fused_matmul and non-splat constants get one
+//    kernel each; tg.attention goes to the attention generator;
+//  - a returned value that is not a dense buffer of its own (a view, a
+//    splat, indices) is copied into its buffer at the end.
+//
+//===----------------------------------------------------------------------===//
+
+#include "KernelEmitters.h"
+
+#include "tg/Lowering/ScalarExpr.h"
+
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+using namespace mlir::tg;
+using namespace mlir::tg::lowering;
+
+/// Ops that fuse into pointwise kernels.
+static bool isFusible(Operation *op) {
+  if (isa<DropoutOp>(op))
+    return true;
+  return op->hasTrait<PointwiseTrait>() && !isa<ConstantOp>(op);
+}
+
+/// Maps each fusible op to the last op of its group (itself for a root).
+static llvm::DenseMap<Operation *, Operation *> groupPointwise(Block &block) {
+  llvm::DenseMap<Operation *, Operation *> rootOf;
+  for (Operation &op : llvm::reverse(block)) {
+    if (!isFusible(&op))
+      continue;
+    Value result = op.getResult(0);
+    Operation *root = nullptr;
+    bool joins = !result.use_empty();
+    for (Operation *user : result.getUsers()) {
+      if (!isFusible(user) ||
+          shapeOf(user->getResult(0)) != shapeOf(result) ||
+          (root && rootOf.lookup(user) != root)) {
+        joins = false;
+        break;
+      }
+      root = rootOf.lookup(user);
+    }
+    rootOf[&op] = joins ? root : &op;
+  }
+  return rootOf;
+}
+
+static LogicalResult checkStaticTypes(Operation *op) {
+  for (Type type : llvm::concat<Type>(op->getOperandTypes(),
+                                      op->getResultTypes())) {
+    auto tensor = dyn_cast<RankedTensorType>(type);
+    if (!tensor)
+      return op->emitOpError("cannot be lowered to CUDA: expected ranked "
+                             "tensors, got ")
+             << type;
+    if (!tensor.hasStaticShape())
+      return op->emitOpError("cannot be lowered to CUDA: dynamic shape ")
+             << type << " (tg shapes must be static)";
+  }
+  return success();
+}
+
+/// Gives `value` a buffer of its own unless it already is one.
+static void materialize(Value value, StringRef reason, LoweringState &state) {
+  const TensorView &view = state.view(value);
+  if (view.isDenseBufferOf(value))
+    return;
+  TensorView source = view; // emitCopyKernel replaces the map entry
+  emitCopyKernel(value, source, reason, state);
+}
+
+static LogicalResult emitLayoutOp(Operation *op, LoweringState &state) {
+  Value result = op->getResult(0);
+  const TensorView &input = state.view(op->getOperand(0));
+  if (auto transpose = dyn_cast<TransposeOp>(op)) {
+    state.views[result] = transposeView(input, transpose.getPerm());
+    return success();
+  }
+  if (isa<BroadcastOp>(op)) {
+    state.views[result] = broadcastView(input, shapeOf(result));
+    return success();
+  }
+  if (std::optional<TensorView> view = reshapeView(input, shapeOf(result))) {
+    state.views[result] = *view;
+    return success();
+  }
+  TensorView source = input;
+  emitCopyKernel(result, source, "reshape", state);
+  return success();
+}
+
+FailureOr<SmallVector<KernelStep>>
+tg::emitGenericKernels(func::FuncOp fn, AttentionEmitter emitAttention) {
+  if (!fn.getBody().hasOneBlock())
+    return fn.emitOpError("cannot be lowered to CUDA: expected a body of "
+                          "one block");
+  Block &block = fn.getBody().front();
+  LoweringState state;
+  for (BlockArgument arg : block.getArguments()) {
+    auto tensor = dyn_cast<RankedTensorType>(arg.getType());
+    if (!tensor || !tensor.hasStaticShape())
+      return fn.emitOpError("cannot be lowered to CUDA: argument ")
+             << arg.getArgNumber() << " has type " << arg.getType()
+             << "; expected a statically shaped tensor";
+    state.views[arg] = TensorView::ofBuffer(arg);
+  }
+
+  llvm::DenseMap<Operation *, Operation *> rootOf = groupPointwise(block);
+  llvm::DenseMap<Operation *, SmallVector<Operation *>> groups;
+
+  for (Operation &op : block) {
+    if (auto ret = dyn_cast<func::ReturnOp>(op)) {
+      for (Value value : ret.getOperands())
+        materialize(value, "result", state);
+      continue;
+    }
+    if (failed(checkStaticTypes(&op)))
+      return failure();
+    if (isFusible(&op)) {
+      Operation *root = rootOf.lookup(&op);
+      groups[root].push_back(&op);
+      if (root == &op && !op.getResult(0).use_empty() &&
+          failed(emitPointwiseKernel(groups[root], state)))
+        return failure();
+      continue;
+    }
+    if (op.getNumResults() != 0 &&
+        llvm::all_of(op.getResults(),
+                     [](Value v) { return v.use_empty(); }) &&
+        !isa<AttentionOp>(op))
+      continue; // dead
+
+    LogicalResult result =
+        llvm::TypeSwitch<Operation *, LogicalResult>(&op)
+            .Case([&](ConstantOp constant) {
+              auto elements = dyn_cast<DenseElementsAttr>(constant.getValue());
+              if (elements && elements.isSplat()) {
+                Type type = elements.getElementType();
+                std::string literal =
+                    isa<FloatType>(type)
+                        ? cudaLiteral(elements.getSplatValue<APFloat>())
+                        : cudaLiteral(elements.getSplatValue<APInt>(), type);
+                state.views[constant.getResult()] =
+                    TensorView::ofSplat(constant.getResult(), literal);
+                return success();
+              }
+              return emitConstantKernel(constant, state);
+            })
+            .Case([&](GenIndexOp index) {
+              state.views[index.getResult()] = TensorView::ofIndex(index);
+              return success();
+            })
+            .Case<TransposeOp, BroadcastOp, ReshapeOp>(
+                [&](Operation *layout) { return emitLayoutOp(layout, state); })
+            .Case([&](ReduceOp reduce) {
+              return emitReduceKernel(reduce, state);
+            })
+            .Case([&](SoftmaxOp softmax) {
+              return emitSoftmaxKernel(softmax, state);
+            })
+            .Case<MatmulOp, FusedMatmulOp>([&](Operation *matmul) {
+              return emitMatmulKernel(matmul, state);
+            })
+            .Case([&](AttentionOp attention) -> LogicalResult {
+              // The attention generator reads dense buffers.
+              for (Value operand : attention->getOperands())
+                materialize(operand, "attention operand", state);
+              FailureOr<KernelStep> step = emitAttention(attention);
+              if (failed(step))
+                return failure();
+              state.steps.push_back(std::move(*step));
+              for (Value result : attention->getResults())
+                state.views[result] = TensorView::ofBuffer(result);
+              return success();
+            })
+            .Case<SdpaOp, SdpaGradOp>([&](Operation *sdpa) {
+              return sdpa->emitOpError(
+                  "cannot be lowered to CUDA kernels directly; run "
+                  "tg-decompose-sdpa or tg-fuse-attention first");
+            })
+            .Default([&](Operation *other) {
+              return other->emitOpError(
+                  "has no CUDA kernel generator (unsupported op)");
+            });
+    if (failed(result))
+      return failure();
+  }
+  return std::move(state.steps);
+}

@@ -1,0 +1,308 @@
+//===- ScalarExpr.cpp - Pointwise tg ops as CUDA C++ expressions ----------===//
+//
+// One function per concern: type names, literals, rounding, casts, one op,
+// one region. Float ops compute in f32 and round to the declared type;
+// integer ops compute in 64 bits with wrap-around and wrap to the width.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tg/Lowering/ScalarExpr.h"
+
+#include "tg/Dialect/TG/IR/TGOps.h"
+
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cmath>
+#include <cstdio>
+
+using namespace mlir;
+using namespace mlir::tg;
+
+static bool isFloat(Type type) { return isa<FloatType>(type); }
+static bool isBool(Type type) { return type.isInteger(1); }
+
+StringRef tg::cudaComputeType(Type type) {
+  if (isFloat(type))
+    return "float";
+  if (isBool(type))
+    return "bool";
+  return "long long";
+}
+
+StringRef tg::cudaStorageType(Type type) {
+  if (type.isBF16())
+    return "__nv_bfloat16";
+  if (type.isF16())
+    return "__half";
+  if (type.isF32())
+    return "float";
+  if (isa<Float8E4M3FNType>(type))
+    return "__nv_fp8_e4m3";
+  if (isa<Float8E5M2Type>(type))
+    return "__nv_fp8_e5m2";
+  if (type.isInteger(1))
+    return "unsigned char";
+  if (type.isInteger(8))
+    return "signed char";
+  if (type.isInteger(32))
+    return "int";
+  return "long long";
+}
+
+std::string tg::cudaLiteral(const APFloat &value) {
+  if (value.isNaN())
+    return "TG_NAN";
+  if (value.isInfinity())
+    return value.isNegative() ? "(-TG_INF)" : "TG_INF";
+  bool losesInfo = false;
+  APFloat asFloat = value;
+  asFloat.convert(APFloat::IEEEsingle(), APFloat::rmNearestTiesToEven,
+                  &losesInfo);
+  // %.9g round-trips every f32; all tg float types are subsets of f32.
+  char buffer[32];
+  std::snprintf(buffer, sizeof(buffer), "%.9g",
+                static_cast<double>(asFloat.convertToFloat()));
+  std::string text = buffer;
+  if (text.find_first_of(".e") == std::string::npos)
+    text += ".0";
+  text += "f";
+  return text[0] == '-' ? "(" + text + ")" : text;
+}
+
+std::string tg::cudaLiteral(const APInt &value, Type elementType) {
+  if (elementType.isInteger(1))
+    return value.isZero() ? "false" : "true";
+  int64_t v = value.getSExtValue();
+  if (v == INT64_MIN)
+    return "TG_I64_MIN";
+  std::string text = std::to_string(v) + "LL";
+  return v < 0 ? "(" + text + ")" : text;
+}
+
+std::string tg::cudaRoundTo(StringRef expr, Type type) {
+  auto call = [&](StringRef fn) { return (fn + "(" + expr + ")").str(); };
+  if (type.isBF16())
+    return call("tg_round_bf16");
+  if (type.isF16())
+    return call("tg_round_f16");
+  if (isa<Float8E4M3FNType>(type))
+    return call("tg_round_f8e4m3");
+  if (isa<Float8E5M2Type>(type))
+    return call("tg_round_f8e5m2");
+  if (type.isInteger(8))
+    return call("tg_wrap_i8");
+  if (type.isInteger(32))
+    return call("tg_wrap_i32");
+  return expr.str(); // f32, i64, i1: already exact
+}
+
+/// Saturation bounds of tg.cast float -> integer.
+static std::string intBounds(Type type) {
+  if (type.isInteger(8))
+    return "-128LL, 127LL";
+  if (type.isInteger(32))
+    return "-2147483648LL, 2147483647LL";
+  return "TG_I64_MIN, TG_I64_MAX";
+}
+
+/// An integer (compute type long long) converted to a float type, rounding
+/// once to nearest even.
+static std::string intToFloat(StringRef expr, Type from, Type to) {
+  std::string asFloat = ("(float)(" + expr + ")").str();
+  // i8 values are exact in f32, so one rounding from f32 is exact rounding.
+  if (from.isInteger(8) || to.isF32())
+    return cudaRoundTo(asFloat, to);
+  auto call = [&](StringRef fn) { return (fn + "(" + expr + ")").str(); };
+  if (to.isBF16())
+    return call("tg_i2f_bf16");
+  if (to.isF16())
+    return call("tg_i2f_f16");
+  if (isa<Float8E4M3FNType>(to))
+    return call("tg_i2f_f8e4m3");
+  return call("tg_i2f_f8e5m2");
+}
+
+std::string tg::cudaCast(StringRef expr, Type from, Type to) {
+  if (from == to)
+    return expr.str();
+  if (isBool(to))
+    return ("(" + expr + (isFloat(from) ? " != 0.0f)" : " != 0)")).str();
+  if (isBool(from))
+    return ("(" + expr + (isFloat(to) ? " ? 1.0f : 0.0f)" : " ? 1LL : 0LL)"))
+        .str();
+  if (isFloat(from) && isFloat(to))
+    return cudaRoundTo(expr, to);
+  if (isFloat(from))
+    return ("tg_f2i_sat(" + expr + ", " + intBounds(to) + ")").str();
+  if (isFloat(to))
+    return intToFloat(expr, from, to);
+  if (to.getIntOrFloatBitWidth() >= from.getIntOrFloatBitWidth())
+    return expr.str(); // widening integers is exact
+  return cudaRoundTo(expr, to); // narrowing integers wrap
+}
+
+std::string tg::cudaConvertResult(StringRef expr, Type from, Type to) {
+  if (from != to && isFloat(from) && isa<IntegerType>(to) && !isBool(to))
+    return cudaRoundTo(("tg_f2i_sat(" + expr + ", TG_I64_MIN, TG_I64_MAX)")
+                           .str(),
+                       to);
+  return cudaCast(expr, from, to);
+}
+
+static Type resultElementType(Operation *op) {
+  return cast<ShapedType>(op->getResult(0).getType()).getElementType();
+}
+static Type operandElementType(Operation *op, unsigned i) {
+  return cast<ShapedType>(op->getOperand(i).getType()).getElementType();
+}
+
+static StringRef comparison(CmpPredicate predicate) {
+  switch (predicate) {
+  case CmpPredicate::lt:
+    return "<";
+  case CmpPredicate::le:
+    return "<=";
+  case CmpPredicate::gt:
+    return ">";
+  case CmpPredicate::ge:
+    return ">=";
+  case CmpPredicate::eq:
+    return "==";
+  case CmpPredicate::ne:
+    return "!=";
+  }
+  llvm_unreachable("unknown predicate");
+}
+
+FailureOr<std::string> tg::emitScalarOp(Operation *op,
+                                        ArrayRef<std::string> operands) {
+  Type type = resultElementType(op);
+  bool fp = isFloat(type);
+  auto binary = [&](StringRef floatOp, StringRef intFn) {
+    std::string expr =
+        fp ? operands[0] + " " + floatOp.str() + " " + operands[1]
+           : (intFn + "(" + operands[0] + ", " + operands[1] + ")").str();
+    return cudaRoundTo(expr, type);
+  };
+  auto call = [&](StringRef fn) {
+    return cudaRoundTo((fn + "(" + operands[0] + ")").str(), type);
+  };
+  auto call2 = [&](StringRef fn) {
+    return (fn + "(" + operands[0] + ", " + operands[1] + ")").str();
+  };
+  // Results that are always one of the inputs or exact need no rounding
+  // for floats; integers still wrap (e.g. -(-128) in i8).
+  auto exactFloat = [&](std::string expr) {
+    return fp ? expr : cudaRoundTo(expr, type);
+  };
+  std::optional<std::string> expr =
+      llvm::TypeSwitch<Operation *, std::optional<std::string>>(op)
+          .Case([&](AddOp) { return binary("+", "tg_iadd"); })
+          .Case([&](SubOp) { return binary("-", "tg_isub"); })
+          .Case([&](MulOp) { return binary("*", "tg_imul"); })
+          .Case([&](DivOp) { return binary("/", "tg_idiv"); })
+          .Case([&](MaxOp) {
+            return exactFloat(call2(fp ? "fmaxf" : "tg_imax"));
+          })
+          .Case([&](MinOp) {
+            return exactFloat(call2(fp ? "fminf" : "tg_imin"));
+          })
+          .Case([&](PowOp) { return cudaRoundTo(call2("powf"), type); })
+          .Case([&](ExpOp) { return call("expf"); })
+          .Case([&](LogOp) { return call("logf"); })
+          .Case([&](TanhOp) { return call("tanhf"); })
+          .Case([&](SqrtOp) { return call("sqrtf"); })
+          .Case([&](RsqrtOp) {
+            return cudaRoundTo("1.0f / sqrtf(" + operands[0] + ")", type);
+          })
+          .Case([&](RecipOp) {
+            return cudaRoundTo("1.0f / " + operands[0], type);
+          })
+          .Case([&](SigmoidOp) {
+            return cudaRoundTo("1.0f / (1.0f + expf(-" + operands[0] + "))",
+                               type);
+          })
+          .Case([&](NegOp) {
+            return fp ? "-" + operands[0] : call("tg_ineg");
+          })
+          .Case([&](AbsOp) {
+            return fp ? "fabsf(" + operands[0] + ")" : call("tg_iabs");
+          })
+          .Case([&](CmpOp cmp) {
+            return operands[0] + " " + comparison(cmp.getPredicate()).str() +
+                   " " + operands[1];
+          })
+          .Case([&](SelectOp) {
+            return operands[0] + " ? " + operands[1] + " : " + operands[2];
+          })
+          .Case([&](CastOp) {
+            return cudaCast(operands[0], operandElementType(op, 0), type);
+          })
+          .Default([](Operation *) { return std::nullopt; });
+  if (!expr)
+    return failure();
+  return *expr;
+}
+
+/// The literal of a rank-0 (or splat) tg.constant.
+static FailureOr<std::string> splatLiteral(ConstantOp op) {
+  auto elements = dyn_cast<DenseElementsAttr>(op.getValue());
+  if (!elements || !elements.isSplat())
+    return failure();
+  Type type = elements.getElementType();
+  if (isFloat(type))
+    return cudaLiteral(elements.getSplatValue<APFloat>());
+  return cudaLiteral(elements.getSplatValue<APInt>(), type);
+}
+
+FailureOr<std::string> tg::emitScalarRegion(Region &region,
+                                            ArrayRef<std::string> argNames,
+                                            StringRef resultVar) {
+  if (region.empty())
+    return ("{ " + resultVar + " = " + argNames[0] + "; }").str();
+  Block &block = region.front();
+  if (block.getNumArguments() != argNames.size())
+    return emitError(region.getLoc())
+           << "region has " << block.getNumArguments()
+           << " arguments but " << argNames.size() << " names were given";
+  llvm::DenseMap<Value, std::string> names;
+  for (auto [arg, name] : llvm::zip(block.getArguments(), argNames))
+    names[arg] = name;
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << "{\n";
+  unsigned counter = 0;
+  for (Operation &op : block) {
+    if (auto yield = dyn_cast<YieldOp>(op)) {
+      if (yield.getValues().size() != 1)
+        return yield.emitOpError("must yield one value to be translated");
+      os << "  " << resultVar << " = " << names[yield.getValues()[0]]
+         << ";\n";
+      continue;
+    }
+    if (auto constant = dyn_cast<ConstantOp>(op)) {
+      FailureOr<std::string> literal = splatLiteral(constant);
+      if (failed(literal))
+        return constant.emitOpError(
+            "cannot be translated to CUDA (expected a splat constant)");
+      names[constant.getResult()] = *literal;
+      continue;
+    }
+    SmallVector<std::string> operands;
+    for (Value operand : op.getOperands())
+      operands.push_back(names.lookup(operand));
+    FailureOr<std::string> expr = emitScalarOp(&op, operands);
+    if (op.getNumResults() != 1 || failed(expr))
+      return op.emitOpError("cannot be translated to CUDA (expected a "
+                            "pointwise tg op in a per-element region)");
+    std::string name = (resultVar + "_" + Twine(counter++)).str();
+    os << "  const " << cudaComputeType(resultElementType(&op)) << " "
+       << name << " = " << *expr << "; // " << op.getName() << "\n";
+    names[op.getResult(0)] = name;
+  }
+  os << "}";
+  return text;
+}

@@ -1,0 +1,368 @@
+// tg.sdpa, tg.sdpa_grad and tg.attention. All three share one model of a
+// score row (AttentionProblem::row): s = scale * q.kᵀ (rounded to f32), then
+// the op's score modifier (softcap, bias, ALiBi, or the score region), then
+// the attribute masks, then safe softmax. The order is the one the dialect
+// documents for tg.sdpa.
+#include "Ops.h"
+#include "Pointwise.h"
+#include "Walker.h"
+
+#include "tgc/Philox.h"
+
+#include <cmath>
+#include <functional>
+#include <limits>
+#include <memory>
+
+using namespace mlir;
+using namespace mlir::tg;
+using namespace mlir::tg::ref;
+
+namespace {
+const double kInf = std::numeric_limits<double>::infinity();
+
+RankedTensorType typeOf(Value value) {
+  return cast<RankedTensorType>(value.getType());
+}
+
+/// One row of attention scores for query (b, h, i).
+struct ScoreRow {
+  std::vector<double> raw;   // scale * q.k, rounded to f32
+  std::vector<double> score; // after the modifier and the masks (-inf)
+  bool fullyMasked = true;
+};
+
+/// Everything that decides a score row, gathered from an op's operands and
+/// attributes.
+struct AttentionProblem {
+  const HostTensor *q = nullptr, *k = nullptr, *v = nullptr;
+  int64_t batch = 0, heads = 0, kvHeads = 0, seqQ = 0, seqKv = 0, dim = 0,
+          dimV = 0;
+  double scale = 1.0;
+  CausalMode causal = CausalMode::none;
+  std::optional<int64_t> windowLeft, windowRight;
+  const HostTensor *seqLenQ = nullptr, *seqLenKv = nullptr;
+  double dropout = 0.0;
+  uint64_t seed = 0, offset = 0;
+  /// Maps the raw score of (b, h, i, j) to the modified one (before masks).
+  std::function<double(int64_t, int64_t, int64_t, int64_t, double)> modify;
+
+  int64_t kvHead(int64_t h) const { return h / (heads / kvHeads); }
+  /// Row-major offset of (b, h, s, 0) in a [B, H, S, D] tensor.
+  static int64_t at(int64_t b, int64_t h, int64_t s, int64_t numHeads,
+                    int64_t seq, int64_t d) {
+    return ((b * numHeads + h) * seq + s) * d;
+  }
+  int64_t lengthQ(int64_t b) const {
+    return seqLenQ ? static_cast<int64_t>(seqLenQ->values[b]) : seqQ;
+  }
+  int64_t lengthKv(int64_t b) const {
+    return seqLenKv ? static_cast<int64_t>(seqLenKv->values[b]) : seqKv;
+  }
+  /// The diagonal kv index of query row i: i for top-left alignment (and
+  /// when there is no causal mask), i + Lkv - Lq for bottom-right.
+  int64_t diagonal(int64_t b, int64_t i) const {
+    if (causal == CausalMode::bottom_right)
+      return i + lengthKv(b) - lengthQ(b);
+    return i;
+  }
+  bool masked(int64_t b, int64_t i, int64_t j) const {
+    if (seqLenQ && i >= lengthQ(b))
+      return true;
+    if (seqLenKv && j >= lengthKv(b))
+      return true;
+    int64_t diag = diagonal(b, i);
+    if (causal != CausalMode::none && j > diag)
+      return true;
+    if (windowLeft && j < diag - *windowLeft)
+      return true;
+    if (windowRight && j > diag + *windowRight)
+      return true;
+    return false;
+  }
+  uint64_t dropoutIndex(int64_t b, int64_t h, int64_t i, int64_t j) const {
+    return static_cast<uint64_t>(((b * heads + h) * seqQ + i) * seqKv + j);
+  }
+  /// The factor dropout applies to p(b, h, i, j): 0 or 1 / (1 - p).
+  double dropoutFactor(int64_t b, int64_t h, int64_t i, int64_t j,
+                       uint32_t threshold) const {
+    if (dropout == 0.0)
+      return 1.0;
+    return tgc::dropoutKeep(seed, offset, dropoutIndex(b, h, i, j), threshold)
+               ? 1.0 / (1.0 - dropout)
+               : 0.0;
+  }
+
+  void row(int64_t b, int64_t h, int64_t i, ScoreRow &out) const {
+    out.raw.assign(seqKv, 0.0);
+    out.score.assign(seqKv, -kInf);
+    out.fullyMasked = true;
+    const double *qRow = q->values.data() + at(b, h, i, heads, seqQ, dim);
+    int64_t hk = kvHead(h);
+    for (int64_t j = 0; j < seqKv; ++j) {
+      const double *kRow = k->values.data() + at(b, hk, j, kvHeads, seqKv, dim);
+      double dot = 0.0;
+      for (int64_t d = 0; d < dim; ++d)
+        dot += qRow[d] * kRow[d];
+      double raw = tgc::roundTo(tgc::Format::F32, scale * dot);
+      out.raw[j] = raw;
+      if (masked(b, i, j))
+        continue;
+      double s = modify ? modify(b, h, i, j, raw) : raw;
+      out.score[j] = s;
+      if (s != -kInf)
+        out.fullyMasked = false;
+    }
+  }
+};
+
+/// Reads the options tg.sdpa, tg.sdpa_grad and tg.attention share.
+template <typename OpTy>
+AttentionProblem makeProblem(OpTy op, ValueLookup lookup) {
+  AttentionProblem p;
+  p.q = &lookup(op.getQ());
+  p.k = &lookup(op.getK());
+  p.v = &lookup(op.getV());
+  ArrayRef<int64_t> qs = p.q->shape, ks = p.k->shape, vs = p.v->shape;
+  p.batch = qs[0];
+  p.heads = qs[1];
+  p.seqQ = qs[2];
+  p.dim = qs[3];
+  p.kvHeads = ks[1];
+  p.seqKv = ks[2];
+  p.dimV = vs[3];
+  p.causal = op.getCausal();
+  p.windowLeft = op.getWindowLeft();
+  p.windowRight = op.getWindowRight();
+  if (Value len = op.getSeqLenQ())
+    p.seqLenQ = &lookup(len);
+  if (Value len = op.getSeqLenKv())
+    p.seqLenKv = &lookup(len);
+  p.dropout = op.getDropout().convertToDouble();
+  if (Value seed = op.getSeed())
+    p.seed = rngScalar(lookup(seed));
+  if (Value offset = op.getOffset())
+    p.offset = rngScalar(lookup(offset));
+  return p;
+}
+
+/// The ALiBi slope of query head h: 2^(-8 (h + 1) / Hq).
+double alibiSlope(int64_t h, int64_t heads) {
+  return std::exp2(-8.0 * static_cast<double>(h + 1) /
+                   static_cast<double>(heads));
+}
+
+/// tg.sdpa's score modifier: softcap, then bias, then ALiBi.
+template <typename OpTy>
+void setSdpaModifier(AttentionProblem &p, OpTy op, ValueLookup lookup) {
+  std::optional<double> softcap;
+  if (auto cap = op.getSoftcap())
+    softcap = cap->convertToDouble();
+  const HostTensor *bias = op.getBias() ? &lookup(op.getBias()) : nullptr;
+  SmallVector<int64_t> biasStrides;
+  if (bias) {
+    SmallVector<int64_t> scores{p.batch, p.heads, p.seqQ, p.seqKv};
+    biasStrides = broadcastStrides(bias->shape, scores);
+  }
+  bool alibi = op.getAlibi();
+  if (!softcap && !bias && !alibi)
+    return;
+  const AttentionProblem *problem = &p;
+  p.modify = [=](int64_t b, int64_t h, int64_t i, int64_t j, double s) {
+    if (softcap)
+      s = *softcap * std::tanh(s / *softcap);
+    if (bias)
+      s += bias->values[b * biasStrides[0] + h * biasStrides[1] +
+                        i * biasStrides[2] + j * biasStrides[3]];
+    if (alibi)
+      s += alibiSlope(h, problem->heads) *
+           static_cast<double>(j - problem->diagonal(b, i));
+    return s;
+  };
+}
+
+/// The forward pass: o = dropout(softmax(scores)) . v and the log-sum-exp
+/// stats, for every (b, h, i).
+SmallVector<HostTensor> forward(const AttentionProblem &p, Value output,
+                                Value stats) {
+  HostTensor o = HostTensor::zeros(typeOf(output));
+  ElementInfo oInfo = classifyElement(o.elementType);
+  std::optional<HostTensor> lse;
+  if (stats)
+    lse = HostTensor::zeros(typeOf(stats));
+  uint32_t threshold = tgc::dropoutThreshold(p.dropout);
+  ScoreRow row;
+  std::vector<double> acc(p.dimV), probs(p.seqKv);
+  for (int64_t b = 0; b < p.batch; ++b) {
+    for (int64_t h = 0; h < p.heads; ++h) {
+      int64_t hk = p.kvHead(h);
+      for (int64_t i = 0; i < p.seqQ; ++i) {
+        p.row(b, h, i, row);
+        int64_t rowIndex = (b * p.heads + h) * p.seqQ + i;
+        if (row.fullyMasked) {
+          // Output stays zero; stats are -inf.
+          if (lse)
+            lse->values[rowIndex] = -kInf;
+          continue;
+        }
+        double max = -kInf;
+        for (double s : row.score)
+          max = std::isnan(s) || s > max ? s : max;
+        double sum = 0.0;
+        for (int64_t j = 0; j < p.seqKv; ++j) {
+          probs[j] = std::exp(row.score[j] - max);
+          sum += probs[j];
+        }
+        std::fill(acc.begin(), acc.end(), 0.0);
+        for (int64_t j = 0; j < p.seqKv; ++j) {
+          double weight = probs[j] / sum * p.dropoutFactor(b, h, i, j, threshold);
+          if (weight == 0.0)
+            continue;
+          const double *vRow = p.v->values.data() +
+                               AttentionProblem::at(b, hk, j, p.kvHeads,
+                                                    p.seqKv, p.dimV);
+          for (int64_t d = 0; d < p.dimV; ++d)
+            acc[d] += weight * vRow[d];
+        }
+        double *oRow = o.values.data() + rowIndex * p.dimV;
+        for (int64_t d = 0; d < p.dimV; ++d)
+          oRow[d] = roundValue(oInfo, acc[d]);
+        if (lse)
+          lse->values[rowIndex] =
+              tgc::roundTo(tgc::Format::F32, max + std::log(sum));
+      }
+    }
+  }
+  SmallVector<HostTensor> results;
+  results.push_back(std::move(o));
+  if (lse)
+    results.push_back(std::move(*lse));
+  return results;
+}
+} // namespace
+
+Results mlir::tg::ref::evalSdpa(SdpaOp op, ValueLookup lookup) {
+  AttentionProblem p = makeProblem(op, lookup);
+  p.scale = op.getScaleOrDefault();
+  setSdpaModifier(p, op, lookup);
+  return forward(p, op.getOutput(), op.getStats());
+}
+
+Results mlir::tg::ref::evalAttention(AttentionOp op, ValueLookup lookup) {
+  AttentionProblem p = makeProblem(op, lookup);
+  p.scale = op.getScale().convertToDouble();
+  FailureOr<ScalarProgram> program = ScalarProgram::compile(op.getScoreBlock());
+  if (failed(program))
+    return failure();
+  // Region arguments: score, b, h, q_idx, kv_idx, then one element of each
+  // capture, broadcast over [B, Hq, Sq, Skv].
+  SmallVector<const HostTensor *> captures;
+  SmallVector<SmallVector<int64_t>> captureStrides;
+  SmallVector<int64_t> scores{p.batch, p.heads, p.seqQ, p.seqKv};
+  for (Value capture : op.getCaptures()) {
+    captures.push_back(&lookup(capture));
+    captureStrides.push_back(broadcastStrides(captures.back()->shape, scores));
+  }
+  auto args = std::make_shared<SmallVector<double>>(
+      AttentionOp::kNumIndexArgs + captures.size());
+  const ScalarProgram *region = &*program;
+  p.modify = [=](int64_t b, int64_t h, int64_t i, int64_t j, double s) {
+    SmallVector<double> &a = *args;
+    a[0] = s;
+    a[1] = static_cast<double>(b);
+    a[2] = static_cast<double>(h);
+    a[3] = static_cast<double>(i);
+    a[4] = static_cast<double>(j);
+    for (unsigned c = 0; c < captures.size(); ++c) {
+      ArrayRef<int64_t> st = captureStrides[c];
+      a[AttentionOp::kNumIndexArgs + c] =
+          captures[c]->values[b * st[0] + h * st[1] + i * st[2] + j * st[3]];
+    }
+    return region->run(a);
+  };
+  return forward(p, op.getOutput(), op.getStats());
+}
+
+//===----------------------------------------------------------------------===//
+// sdpa_grad: the direct analytic backward
+//===----------------------------------------------------------------------===//
+
+Results mlir::tg::ref::evalSdpaGrad(SdpaGradOp op, ValueLookup lookup) {
+  AttentionProblem p = makeProblem(op, lookup);
+  p.scale = op.getScaleOrDefault();
+  setSdpaModifier(p, op, lookup);
+  std::optional<double> softcap;
+  if (auto cap = op.getSoftcap())
+    softcap = cap->convertToDouble();
+  const HostTensor &o = lookup(op.getO());
+  const HostTensor &dO = lookup(op.getDO());
+  const HostTensor &stats = lookup(op.getStats());
+  std::vector<double> dq(p.q->values.size()), dk(p.k->values.size()),
+      dv(p.v->values.size());
+  uint32_t threshold = tgc::dropoutThreshold(p.dropout);
+  ScoreRow row;
+  for (int64_t b = 0; b < p.batch; ++b) {
+    for (int64_t h = 0; h < p.heads; ++h) {
+      int64_t hk = p.kvHead(h);
+      for (int64_t i = 0; i < p.seqQ; ++i) {
+        p.row(b, h, i, row);
+        int64_t rowIndex = (b * p.heads + h) * p.seqQ + i;
+        double lse = stats.values[rowIndex];
+        if (row.fullyMasked || lse == -kInf)
+          continue; // P = 0: no gradient flows through this row
+        const double *dORow = dO.values.data() + rowIndex * p.dimV;
+        const double *oRow = o.values.data() + rowIndex * p.dimV;
+        // D_i = rowsum(dO * O) = sum_j P_ij dP_ij.
+        double rowDot = 0.0;
+        for (int64_t d = 0; d < p.dimV; ++d)
+          rowDot += dORow[d] * oRow[d];
+        const double *qRow = p.q->values.data() + rowIndex * p.dim;
+        double *dqRow = dq.data() + rowIndex * p.dim;
+        for (int64_t j = 0; j < p.seqKv; ++j) {
+          if (row.score[j] == -kInf)
+            continue; // masked: P = 0 and dS = 0
+          double prob = std::exp(row.score[j] - lse);
+          double factor = p.dropoutFactor(b, h, i, j, threshold);
+          // Row index of (b, hk, j) in k and v.
+          int64_t kvOffset =
+              AttentionProblem::at(b, hk, j, p.kvHeads, p.seqKv, 1);
+          const double *vRow = p.v->values.data() + kvOffset * p.dimV;
+          const double *kRow = p.k->values.data() + kvOffset * p.dim;
+          // dV_j += P_dropped_ij * dO_i; dP_ij = factor * (dO_i . V_j).
+          double dPd = 0.0;
+          double weight = prob * factor;
+          double *dvRow = dv.data() + kvOffset * p.dimV;
+          for (int64_t d = 0; d < p.dimV; ++d) {
+            dPd += dORow[d] * vRow[d];
+            dvRow[d] += weight * dORow[d];
+          }
+          double dS = prob * (factor * dPd - rowDot);
+          // Through the soft-cap: d(c tanh(x / c))/dx = 1 - tanh^2(x / c).
+          // Bias and ALiBi are additive and pass the gradient unchanged.
+          if (softcap) {
+            double t = std::tanh(row.raw[j] / *softcap);
+            dS *= 1.0 - t * t;
+          }
+          double dRaw = dS * p.scale;
+          double *dkRow = dk.data() + kvOffset * p.dim;
+          for (int64_t d = 0; d < p.dim; ++d) {
+            dqRow[d] += dRaw * kRow[d];
+            dkRow[d] += dRaw * qRow[d];
+          }
+        }
+      }
+    }
+  }
+  auto finish = [](std::vector<double> &grad, Value like) {
+    HostTensor t = HostTensor::zeros(typeOf(like));
+    ElementInfo info = classifyElement(t.elementType);
+    for (size_t i = 0; i < grad.size(); ++i)
+      t.values[i] = roundValue(info, grad[i]);
+    return t;
+  };
+  SmallVector<HostTensor> results;
+  results.push_back(finish(dq, op.getDq()));
+  results.push_back(finish(dk, op.getDk()));
+  results.push_back(finish(dv, op.getDv()));
+  return results;
+}

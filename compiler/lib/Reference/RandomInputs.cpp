@@ -1,0 +1,167 @@
+// Seeded random graph inputs. The generator and the mappings to normal and
+// uniform values are written out here (not std:: distributions, whose
+// output differs between standard libraries) so that a seed gives the same
+// inputs everywhere.
+#include "tg/Reference/Interpreter.h"
+
+#include "Elements.h"
+
+#include "tg/Dialect/TG/IR/TGOps.h"
+
+#include "llvm/ADT/StringExtras.h"
+
+#include <cmath>
+#include <random>
+
+using namespace mlir;
+using namespace mlir::tg;
+using namespace mlir::tg::ref;
+
+namespace {
+constexpr double kPi = 3.14159265358979323846;
+
+/// splitmix64: turns (seed, argument index) into independent stream seeds.
+uint64_t splitmix64(uint64_t x) {
+  x += 0x9E3779B97F4A7C15ull;
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+  return x ^ (x >> 31);
+}
+
+class Stream {
+public:
+  explicit Stream(uint64_t seed) : engine(seed) {}
+  /// Uniform in [0, 1) with 53 random bits.
+  double uniform() { return static_cast<double>(engine() >> 11) * 0x1p-53; }
+  /// Standard normal by Box-Muller (one value per pair of uniforms).
+  double normal() {
+    double u1 = 1.0 - uniform(); // (0, 1]: log stays finite
+    double u2 = uniform();
+    return std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * kPi * u2);
+  }
+  /// Uniform integer in [lo, hi].
+  int64_t integer(int64_t lo, int64_t hi) {
+    auto span = static_cast<double>(hi - lo + 1);
+    auto offset = static_cast<int64_t>(std::floor(uniform() * span));
+    return lo + std::min<int64_t>(offset, hi - lo);
+  }
+
+private:
+  std::mt19937_64 engine;
+};
+
+enum class ArgRole { Plain, SeqLen, RngScalar };
+
+struct ArgPlan {
+  ArgRole role = ArgRole::Plain;
+  int64_t maxLength = 0; // for SeqLen
+};
+
+/// Records how `use` of an argument by an attention op constrains it.
+void noteAttentionUse(OpOperand &use, ArgPlan &plan) {
+  Operation *user = use.getOwner();
+  auto visit = [&](auto op) {
+    auto seqOf = [](Value v, unsigned dim) {
+      return cast<RankedTensorType>(v.getType()).getShape()[dim];
+    };
+    auto noteLength = [&](int64_t limit) {
+      plan.role = ArgRole::SeqLen;
+      plan.maxLength =
+          plan.maxLength == 0 ? limit : std::min(plan.maxLength, limit);
+    };
+    if (op.getSeqLenQ() == use.get())
+      noteLength(seqOf(op.getQ(), 2));
+    if (op.getSeqLenKv() == use.get())
+      noteLength(seqOf(op.getK(), 2));
+    if (op.getSeed() == use.get() || op.getOffset() == use.get())
+      plan.role = ArgRole::RngScalar;
+  };
+  if (auto op = dyn_cast<SdpaOp>(user))
+    visit(op);
+  else if (auto op = dyn_cast<SdpaGradOp>(user))
+    visit(op);
+  else if (auto op = dyn_cast<AttentionOp>(user))
+    visit(op);
+  else if (auto op = dyn_cast<DropoutOp>(user))
+    if (op.getSeed() == use.get() || op.getOffset() == use.get())
+      plan.role = ArgRole::RngScalar;
+}
+
+/// The smallest dim 2 of the function's rank-4 float arguments: a sequence
+/// length valid for both q and kv (0 when there are none).
+int64_t smallestSequence(func::FuncOp fn) {
+  int64_t length = 0;
+  for (Type other : fn.getArgumentTypes()) {
+    auto t = cast<RankedTensorType>(other);
+    if (t.getRank() == 4 && isa<FloatType>(t.getElementType()))
+      length = length == 0 ? t.getShape()[2] : std::min(length, t.getShape()[2]);
+  }
+  return length;
+}
+
+/// How each argument is drawn: see docs/reference.md, "Random inputs". The
+/// name-based rules come first because they depend on the signature only,
+/// so a graph and its decomposition (same signature, different uses) get
+/// the same inputs.
+ArgPlan planArgument(func::FuncOp fn, unsigned index) {
+  ArgPlan plan;
+  BlockArgument arg = fn.getArgument(index);
+  auto type = cast<RankedTensorType>(arg.getType());
+  std::string lowered = llvm::StringRef(argumentName(fn, index)).lower();
+  llvm::StringRef name(lowered);
+  bool intType = isa<IntegerType>(type.getElementType()) &&
+                 !type.getElementType().isInteger(1);
+  if (intType && type.getRank() == 1 &&
+      (name.contains("seq_len") || name.contains("seqlen"))) {
+    plan.maxLength = smallestSequence(fn);
+    if (plan.maxLength > 0) {
+      plan.role = ArgRole::SeqLen;
+      return plan;
+    }
+  }
+  if (type.getRank() == 0 && type.getElementType().isInteger(64) &&
+      (name == "seed" || name == "offset" || name.ends_with("_seed") ||
+       name.ends_with("_offset"))) {
+    plan.role = ArgRole::RngScalar;
+    return plan;
+  }
+  for (OpOperand &use : arg.getUses())
+    noteAttentionUse(use, plan);
+  return plan;
+}
+} // namespace
+
+SmallVector<HostTensor>
+mlir::tg::ref::makeRandomInputs(func::FuncOp fn,
+                                const RandomInputOptions &options) {
+  SmallVector<HostTensor> inputs;
+  for (unsigned i = 0; i < fn.getNumArguments(); ++i) {
+    auto type = cast<RankedTensorType>(fn.getArgument(i).getType());
+    HostTensor tensor = HostTensor::zeros(type);
+    ElementInfo info = classifyElement(type.getElementType());
+    ArgPlan plan = planArgument(fn, i);
+    Stream stream(splitmix64(options.seed ^ splitmix64(i + 1)));
+    for (double &value : tensor.values) {
+      switch (plan.role) {
+      case ArgRole::SeqLen:
+        value = static_cast<double>(stream.integer(1, plan.maxLength));
+        continue;
+      case ArgRole::RngScalar:
+        value = static_cast<double>(stream.integer(0, (int64_t{1} << 53) - 1));
+        continue;
+      case ArgRole::Plain:
+        break;
+      }
+      if (info.isFloat())
+        value = roundValue(info, options.stddev * stream.normal());
+      else if (info.isBool())
+        value = static_cast<double>(stream.integer(0, 1));
+      else if (info.bits == 8)
+        value = static_cast<double>(stream.integer(-128, 127));
+      else
+        value = static_cast<double>(stream.integer(-1024, 1024));
+    }
+    inputs.push_back(std::move(tensor));
+  }
+  return inputs;
+}

@@ -1,0 +1,72 @@
+// Building blocks shared by the tg.sdpa and tg.sdpa_grad decompositions:
+// the attention options gathered from either op, the masked f32 score
+// tensor, and the GQA head expansion/reduction.
+#ifndef TG_TRANSFORMS_ATTENTIONSCORES_H
+#define TG_TRANSFORMS_ATTENTIONSCORES_H
+
+#include "tg/Dialect/TG/IR/TGOps.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/PatternMatch.h"
+
+#include <optional>
+
+namespace mlir::tg::detail {
+
+/// The operands and options of tg.sdpa / tg.sdpa_grad that decide the
+/// scores, in one place so that both decompositions build them identically.
+struct AttentionConfig {
+  Value q, k, v, bias, seqLenQ, seqLenKv, seed, offset;
+  double scale = 1.0;
+  std::optional<double> softcap;
+  bool alibi = false;
+  CausalMode causal = CausalMode::none;
+  std::optional<int64_t> windowLeft, windowRight;
+  double dropout = 0.0;
+
+  static AttentionConfig from(SdpaOp op);
+  static AttentionConfig from(SdpaGradOp op);
+
+  int64_t batch() const;
+  int64_t queryHeads() const;
+  int64_t kvHeads() const;
+  int64_t seqQ() const;
+  int64_t seqKv() const;
+  /// [B, Hq, Sq, Skv]
+  SmallVector<int64_t> scoreShape() const;
+};
+
+/// The score tensor after every option of step 1-5 of tg.sdpa's semantics.
+struct MaskedScores {
+  /// [B, Hq, Sq, Skv] f32; -inf at masked positions.
+  Value scores;
+  /// tanh(scale * q.kT / softcap) when softcap is set (the backward needs
+  /// its derivative), else null.
+  Value softcapTanh;
+  /// k repeated to the Hq query heads: [B, Hq, Skv, D].
+  Value kHeads;
+};
+
+/// Builds scale * q.kT in f32, then softcap, bias, ALiBi and the masks.
+MaskedScores buildMaskedScores(OpBuilder &b, Location loc,
+                               const AttentionConfig &config);
+
+/// Repeats each kv head for the query heads that share it:
+/// [B, Hkv, S, D] -> [B, Hkv, 1, S, D] -> [B, Hkv, G, S, D] -> [B, Hq, S, D]
+/// with G = Hq / Hkv. Returns `kv` unchanged when G = 1.
+Value expandKvHeads(OpBuilder &b, Location loc, Value kv, int64_t queryHeads);
+
+/// The reverse for gradients: sums the G query heads of each kv head,
+/// [B, Hq, S, D] -> [B, Hkv, G, S, D] -> [B, Hkv, S, D]. Unchanged when
+/// G = 1.
+Value sumToKvHeads(OpBuilder &b, Location loc, Value x, int64_t kvHeads);
+
+/// `value` converted to element type `elementType` (no op if it already is).
+Value castElements(OpBuilder &b, Location loc, Value value, Type elementType);
+
+/// The rewrite of tg.sdpa_grad (DecomposeSdpaGrad.cpp).
+void populateDecomposeSdpaGradPatterns(RewritePatternSet &patterns);
+
+} // namespace mlir::tg::detail
+
+#endif // TG_TRANSFORMS_ATTENTIONSCORES_H

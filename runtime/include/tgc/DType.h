@@ -1,0 +1,35 @@
+#ifndef TGC_DTYPE_H
+#define TGC_DTYPE_H
+
+// Element types of plan buffers. Names follow the tg dialect (MLIR builtin
+// type spellings); numeric values are part of the C ABI (tgc_dtype_t).
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+namespace tgc {
+
+enum class DType : int {
+  BF16 = 1,
+  F16 = 2,
+  F32 = 3,
+  F8E4M3FN = 4,
+  F8E5M2 = 5,
+  I8 = 6,
+  I32 = 7,
+  I64 = 8,
+  I1 = 9, // stored as one byte per element (0 or 1)
+};
+
+/// Bytes per element.
+unsigned dtypeSize(DType type);
+/// "bf16", "f8E4M3FN", "i1", ...
+const char *dtypeName(DType type);
+std::optional<DType> parseDType(std::string_view name);
+/// Whether `value` is one of the enumerators (for values from the C API).
+bool isValidDType(int value);
+
+} // namespace tgc
+
+#endif // TGC_DTYPE_H

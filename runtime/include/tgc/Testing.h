@@ -1,0 +1,18 @@
+#ifndef TGC_TESTING_H
+#define TGC_TESTING_H
+
+// Hooks for tests only; not part of the supported API.
+
+#include <string>
+
+namespace tgc::testing {
+
+/// Makes the next CudaDriver::get() load `path` instead of libcuda.so.1
+/// (a mock driver, or a missing file to test the no-driver path). Not
+/// thread-safe; call while no plan is executing. Executables prepared with
+/// the previous driver must be destroyed first.
+void setCudaDriverLibrary(const std::string &path);
+
+} // namespace tgc::testing
+
+#endif // TGC_TESTING_H

@@ -1,0 +1,541 @@
+#include "ExecutableImpl.h"
+#include "tgc/Log.h"
+#include "tgc/Target.h"
+
+#include <chrono>
+#include <cstring>
+
+namespace tgc {
+
+namespace {
+// CU_STREAM_LEGACY and CU_STREAM_PER_THREAD are special handles that refer
+// to the current context's default streams.
+bool isSpecialStream(Stream stream) {
+  auto value = reinterpret_cast<uintptr_t>(stream);
+  return value == 0 || value == 1 || value == 2;
+}
+
+/// Makes a context current for a scope and restores the previous one.
+class ContextScope {
+public:
+  ContextScope(const CudaDriver &driver, CUcontext context) : driver_(driver) {
+    result_ = driver.cuCtxPushCurrent(context);
+  }
+  ~ContextScope() {
+    if (result_ == CUDA_SUCCESS) {
+      CUcontext popped;
+      driver_.cuCtxPopCurrent(&popped);
+    }
+  }
+  Status status() const {
+    return driver_.check(result_, "cannot make the stream's context current");
+  }
+
+private:
+  const CudaDriver &driver_;
+  CUresult result_;
+};
+
+size_t argBytes(KernelArg::Kind kind) {
+  switch (kind) {
+  case KernelArg::Kind::Buffer:
+  case KernelArg::Kind::I64:
+    return 8;
+  case KernelArg::Kind::I32:
+  case KernelArg::Kind::F32:
+    return 4;
+  }
+  return 0;
+}
+
+const char *argKindName(KernelArg::Kind kind) {
+  switch (kind) {
+  case KernelArg::Kind::Buffer:
+    return "buffer pointer";
+  case KernelArg::Kind::I32:
+    return "i32";
+  case KernelArg::Kind::I64:
+    return "i64";
+  case KernelArg::Kind::F32:
+    return "f32";
+  }
+  return "?";
+}
+
+double millisecondsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(
+             std::chrono::steady_clock::now() - start)
+      .count();
+}
+
+Expected<CUmodule> loadModule(const CudaDriver &driver,
+                              const CompiledKernel &compiled,
+                              const std::string &what) {
+  char errorLog[8192] = {0};
+  char infoLog[8192] = {0};
+  CUjit_option options[] = {
+      CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES,
+      CU_JIT_INFO_LOG_BUFFER, CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES};
+  void *values[] = {errorLog, reinterpret_cast<void *>(sizeof(errorLog)),
+                    infoLog, reinterpret_cast<void *>(sizeof(infoLog))};
+  auto start = std::chrono::steady_clock::now();
+  CUmodule module = nullptr;
+  CUresult result = driver.cuModuleLoadDataEx(
+      &module, compiled.image.data(), 4, options, values);
+  errorLog[sizeof(errorLog) - 1] = infoLog[sizeof(infoLog) - 1] = '\0';
+  if (result != CUDA_SUCCESS) {
+    Status status = driver.check(
+        result, strCat("cannot load ", what, " (",
+                       compiled.kind == BinaryKind::Ptx ? "PTX JIT" : "cubin",
+                       ")"));
+    if (errorLog[0])
+      return Status(status.code(), status.message() + "\n" + errorLog);
+    return status;
+  }
+  TGC_LOG_INFO("loaded ", what, " into the context",
+               compiled.kind == BinaryKind::Ptx ? " (driver JIT of PTX)" : "",
+               " in ", millisecondsSince(start), " ms");
+  if (infoLog[0])
+    TGC_LOG_DEBUG("JIT log for ", what, ":\n", infoLog);
+  return module;
+}
+} // namespace
+
+//===--------------------------------------------------------------------===//
+// Impl
+//===--------------------------------------------------------------------===//
+
+Executable::Impl::Impl(Plan p) : plan(std::move(p)) {
+  for (size_t i = 0; i < plan.buffers.size(); ++i)
+    index.emplace(plan.buffers[i].name, i);
+}
+
+Executable::Impl::~Impl() {
+  if (!driver)
+    return;
+  for (auto &[context, state] : contexts) {
+    ContextScope scope(*driver, context);
+    if (!scope.status().isOk())
+      continue; // the context is gone, and its resources with it
+    for (auto &[key, module] : state->modules)
+      driver->cuModuleUnload(module);
+    if (state->workspace)
+      driver->cuMemFree(state->workspace);
+    if (state->workspaceFree)
+      driver->cuEventDestroy(state->workspaceFree);
+  }
+}
+
+Expected<CUcontext> Executable::Impl::contextOf(const CudaDriver &driver,
+                                                Stream stream) {
+  CUcontext context = nullptr;
+  if (!isSpecialStream(stream)) {
+    TGC_RETURN_IF_ERROR(driver.check(driver.cuStreamGetCtx(stream, &context),
+                                     "cannot get the context of the stream"));
+  } else {
+    TGC_RETURN_IF_ERROR(driver.check(driver.cuCtxGetCurrent(&context),
+                                     "cannot get the current context"));
+  }
+  if (!context)
+    return makeError(StatusCode::CudaError,
+                     "no CUDA context is current on this thread and the "
+                     "default stream was given; make a context current first "
+                     "(e.g. cudaSetDevice() or cuCtxSetCurrent())");
+  return context;
+}
+
+Expected<ContextState *> Executable::Impl::prepare(Stream stream) {
+  Expected<const CudaDriver *> loaded = CudaDriver::get();
+  if (!loaded)
+    return loaded.takeStatus();
+  const CudaDriver &drv = **loaded;
+  Expected<CUcontext> context = contextOf(drv, stream);
+  if (!context)
+    return context.takeStatus();
+
+  std::lock_guard<std::mutex> lock(mutex);
+  driver = &drv;
+  auto found = contexts.find(*context);
+  if (found != contexts.end())
+    return found->second.get();
+  auto state = std::make_unique<ContextState>();
+  state->context = *context;
+  ContextScope scope(drv, *context);
+  TGC_RETURN_IF_ERROR(scope.status());
+  Status status = prepareContext(drv, *state);
+  if (!status.isOk()) {
+    // Release what was loaded before the failure.
+    for (auto &[key, module] : state->modules)
+      drv.cuModuleUnload(module);
+    return status.addContext(strCat("cannot prepare plan '", plan.name, "'"));
+  }
+  ContextState *result = state.get();
+  contexts.emplace(*context, std::move(state));
+  return result;
+}
+
+Status Executable::Impl::prepareContext(const CudaDriver &drv,
+                                        ContextState &state) {
+  CUdevice device;
+  TGC_RETURN_IF_ERROR(drv.check(drv.cuCtxGetDevice(&device),
+                                "cannot get the context's device"));
+  int major = 0, minor = 0, sharedOptin = 0;
+  TGC_RETURN_IF_ERROR(drv.check(
+      drv.cuDeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR,
+                               device),
+      "cannot query the compute capability"));
+  TGC_RETURN_IF_ERROR(drv.check(
+      drv.cuDeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR,
+                               device),
+      "cannot query the compute capability"));
+  TGC_RETURN_IF_ERROR(drv.check(
+      drv.cuDeviceGetAttribute(
+          &sharedOptin, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
+          device),
+      "cannot query the shared memory limit"));
+  char deviceName[256] = {0};
+  drv.cuDeviceGetName(deviceName, sizeof(deviceName) - 1, device);
+  state.deviceArch = major * 10 + minor;
+  bool forcePtx = forcePtxFromEnv();
+  const NvrtcInfo &nvrtc = nvrtcInfo();
+  TGC_LOG_INFO("preparing plan '", plan.name, "' for ", deviceName,
+               " (compute capability ", major, ".", minor, ", NVRTC ",
+               nvrtc.version(), forcePtx ? ", TGC_FORCE_PTX set" : "", ")");
+
+  state.launches.assign(plan.steps.size(), PreparedLaunch());
+  for (size_t i = 0; i < plan.steps.size(); ++i) {
+    std::string where = strCat("step ", i);
+    if (std::holds_alternative<CudnnStep>(plan.steps[i]))
+      return makeError(StatusCode::Unsupported, where,
+                       " is a cuDNN step, which this runtime cannot execute "
+                       "(no cuDNN backend)");
+    const auto *launch = std::get_if<LaunchStep>(&plan.steps[i]);
+    if (!launch)
+      continue;
+    Expected<VariantChoice> choice = selectLaunchVariant(
+        plan, *launch, state.deviceArch, nvrtc.archs, forcePtx);
+    if (!choice)
+      return choice.takeStatus().addContext(where);
+    const LaunchVariant &variant = launch->variants[choice->index];
+    const Kernel &kernel = *plan.findKernel(variant.kernel);
+    std::string what = strCat("kernel '", kernel.id, "' (", choice->target.name(),
+                              ")");
+    TGC_LOG_INFO(where, ": ", what, ", variant ", choice->index, " of ",
+                 launch->variants.size());
+
+    Expected<std::shared_ptr<const CompiledKernel>> compiled =
+        KernelCache::global().get(kernel, choice->target);
+    if (!compiled)
+      return compiled.takeStatus().addContext(where);
+    std::string moduleKey = kernel.id + "@" + choice->target.name();
+    auto moduleIt = state.modules.find(moduleKey);
+    if (moduleIt == state.modules.end()) {
+      Expected<CUmodule> module = loadModule(drv, **compiled, what);
+      if (!module)
+        return module.takeStatus().addContext(where);
+      moduleIt = state.modules.emplace(moduleKey, *module).first;
+    }
+    PreparedLaunch &prepared = state.launches[i];
+    prepared.variant = &variant;
+    TGC_RETURN_IF_ERROR(
+        drv.check(drv.cuModuleGetFunction(&prepared.function, moduleIt->second,
+                                          (*compiled)->loweredName.c_str()),
+                  strCat(where, ": cannot find entry '", kernel.entry, "' in ",
+                         what)));
+
+    // Limits the kernel was compiled with, checked here so that a bad plan
+    // fails with a message instead of a launch error.
+    int maxThreads = 0, staticShared = 0, dynamicLimit = 0;
+    drv.cuFuncGetAttribute(&maxThreads, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK,
+                           prepared.function);
+    drv.cuFuncGetAttribute(&staticShared, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES,
+                           prepared.function);
+    drv.cuFuncGetAttribute(&dynamicLimit,
+                           CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                           prepared.function);
+    if (maxThreads > 0 && variant.block.volume() > uint64_t(maxThreads))
+      return makeError(StatusCode::Unsupported, where, ": ", what,
+                       " runs at most ", maxThreads,
+                       " threads per block but the plan launches ",
+                       variant.block.volume());
+    if (uint64_t(variant.sharedBytes) + uint64_t(staticShared) >
+        uint64_t(sharedOptin))
+      return makeError(StatusCode::Unsupported, where, ": ", what, " needs ",
+                       variant.sharedBytes, " bytes of dynamic shared memory (+",
+                       staticShared, " static) but the device allows ",
+                       sharedOptin);
+    // Beyond the default 48 KiB the kernel must opt in.
+    if (variant.sharedBytes > uint32_t(dynamicLimit))
+      TGC_RETURN_IF_ERROR(drv.check(
+          drv.cuFuncSetAttribute(prepared.function,
+                                 CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                 int(variant.sharedBytes)),
+          strCat(where, ": cannot allow ", variant.sharedBytes,
+                 " bytes of dynamic shared memory for ", what)));
+
+    // The argument list must match the kernel's parameters exactly, or the
+    // driver would read garbage.
+    if (drv.cuFuncGetParamInfo) {
+      std::vector<size_t> sizes;
+      bool known = true;
+      for (size_t p = 0;; ++p) {
+        size_t offset = 0, size = 0;
+        CUresult r = drv.cuFuncGetParamInfo(prepared.function, p, &offset, &size);
+        if (r == CUDA_ERROR_INVALID_VALUE)
+          break;
+        if (r != CUDA_SUCCESS) {
+          known = false;
+          break;
+        }
+        sizes.push_back(size);
+      }
+      if (known && sizes.size() != variant.args.size())
+        return makeError(StatusCode::InvalidPlan, where, ": ", what, " takes ",
+                         sizes.size(), " parameters but the plan passes ",
+                         variant.args.size());
+      for (size_t p = 0; known && p < sizes.size(); ++p)
+        if (sizes[p] != argBytes(variant.args[p].kind))
+          return makeError(StatusCode::InvalidPlan, where, ": parameter ", p,
+                           " of ", what, " is ", sizes[p],
+                           " bytes but the plan passes a ",
+                           argKindName(variant.args[p].kind));
+    }
+
+    for (const KernelArg &arg : variant.args) {
+      ArgSlot slot{arg.kind};
+      switch (arg.kind) {
+      case KernelArg::Kind::Buffer:
+        slot.buffer = index.at(arg.buffer);
+        break;
+      case KernelArg::Kind::I32: {
+        int32_t value = int32_t(arg.intValue);
+        std::memcpy(&slot.bits, &value, sizeof(value));
+        break;
+      }
+      case KernelArg::Kind::I64:
+        std::memcpy(&slot.bits, &arg.intValue, sizeof(int64_t));
+        break;
+      case KernelArg::Kind::F32:
+        std::memcpy(&slot.bits, &arg.floatValue, sizeof(float));
+        break;
+      }
+      prepared.args.push_back(slot);
+    }
+  }
+  return Status::ok();
+}
+
+Status Executable::Impl::run(const BindingRef *bindings, size_t count,
+                             const Workspace *workspace, Stream stream) {
+  std::vector<uint64_t> addresses;
+  TGC_RETURN_IF_ERROR(
+      resolveBindings(plan, index, bindings, count, workspace, addresses));
+  Expected<ContextState *> prepared = prepare(stream);
+  if (!prepared)
+    return prepared.takeStatus();
+  ContextState &state = **prepared;
+  const CudaDriver &drv = *driver;
+  ContextScope scope(drv, state.context);
+  TGC_RETURN_IF_ERROR(scope.status());
+
+  // A host pointer would fault inside a kernel; the driver can tell.
+  for (size_t i = 0; i < plan.buffers.size(); ++i) {
+    if (!addresses[i])
+      continue;
+    unsigned memoryType = 0;
+    CUresult r = drv.cuPointerGetAttribute(
+        &memoryType, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, addresses[i]);
+    if (r != CUDA_SUCCESS)
+      return makeError(StatusCode::BindingError, "binding '",
+                       plan.buffers[i].name, "' (0x", std::hex, addresses[i],
+                       std::dec, ") is not memory the GPU can access: ",
+                       drv.errorText(r));
+  }
+
+  CUstream cuStream = stream;
+  uint64_t workspaceBase = 0;
+  std::unique_lock<std::mutex> workspaceLock;
+  bool internalWorkspace = !workspace && plan.workspaceBytes > 0;
+  if (workspace) {
+    workspaceBase = reinterpret_cast<uintptr_t>(workspace->data);
+  } else if (internalWorkspace) {
+    // A captured graph would keep using the shared workspace on every
+    // replay, unordered with later runs: graphs need their own.
+    CUstreamCaptureStatus capture = CU_STREAM_CAPTURE_STATUS_NONE;
+    if (drv.cuStreamIsCapturing(cuStream, &capture) == CUDA_SUCCESS &&
+        capture != CU_STREAM_CAPTURE_STATUS_NONE)
+      return makeError(StatusCode::Unsupported,
+                       "the stream is being captured into a CUDA graph: pass a "
+                       "workspace of ", plan.workspaceBytes,
+                       " bytes to run() so that the graph owns its intermediates");
+    workspaceLock = std::unique_lock<std::mutex>(state.workspaceMutex);
+    if (!state.workspaceFree)
+      TGC_RETURN_IF_ERROR(drv.check(
+          drv.cuEventCreate(&state.workspaceFree, CU_EVENT_DISABLE_TIMING),
+          "cannot create the workspace event"));
+    if (!state.workspace) {
+      // cuMemAlloc aligns to at least 256 bytes; over-allocate for more.
+      uint64_t extra = plan.workspaceAlignment > 256 ? plan.workspaceAlignment : 0;
+      TGC_RETURN_IF_ERROR(drv.check(
+          drv.cuMemAlloc(&state.workspace, plan.workspaceBytes + extra),
+          strCat("cannot allocate the ", plan.workspaceBytes,
+                 "-byte workspace")));
+      TGC_LOG_INFO("allocated a ", plan.workspaceBytes,
+                   "-byte workspace for plan '", plan.name, "'");
+    }
+    // The previous run may still be using the workspace on another stream.
+    if (state.eventRecorded && state.lastStream != cuStream)
+      TGC_RETURN_IF_ERROR(
+          drv.check(drv.cuStreamWaitEvent(cuStream, state.workspaceFree, 0),
+                    "cannot order the run after the previous one"));
+    uint64_t align = plan.workspaceAlignment;
+    workspaceBase = (state.workspace + align - 1) / align * align;
+  }
+  for (size_t i = 0; i < plan.buffers.size(); ++i)
+    if (plan.buffers[i].role == BufferRole::Intermediate)
+      addresses[i] = workspaceBase + plan.buffers[i].offset;
+
+  Status status;
+  std::vector<uint64_t> storage;
+  std::vector<void *> params;
+  for (size_t i = 0; i < plan.steps.size() && status.isOk(); ++i) {
+    const Step &step = plan.steps[i];
+    if (std::holds_alternative<LaunchStep>(step)) {
+      const PreparedLaunch &launch = state.launches[i];
+      size_t n = launch.args.size();
+      storage.assign(n, 0);
+      params.assign(n, nullptr);
+      for (size_t a = 0; a < n; ++a) {
+        const ArgSlot &slot = launch.args[a];
+        storage[a] = slot.kind == KernelArg::Kind::Buffer ? addresses[slot.buffer]
+                                                          : slot.bits;
+        params[a] = &storage[a]; // little-endian: narrow values in low bytes
+      }
+      const LaunchVariant &v = *launch.variant;
+      status = drv.check(
+          drv.cuLaunchKernel(launch.function, v.grid.x, v.grid.y, v.grid.z,
+                             v.block.x, v.block.y, v.block.z, v.sharedBytes,
+                             cuStream, n ? params.data() : nullptr, nullptr),
+          strCat("step ", i, ": cannot launch kernel '", v.kernel, "'"));
+    } else if (const auto *memset = std::get_if<MemsetStep>(&step)) {
+      size_t b = index.at(memset->buffer);
+      if (uint64_t span = plan.buffers[b].byteSpan())
+        status = drv.check(
+            drv.cuMemsetD8Async(addresses[b], memset->value, span, cuStream),
+            strCat("step ", i, ": cannot set '", memset->buffer, "'"));
+    } else if (const auto *copy = std::get_if<CopyStep>(&step)) {
+      size_t src = index.at(copy->src), dst = index.at(copy->dst);
+      if (uint64_t span = plan.buffers[src].byteSpan())
+        status = drv.check(
+            drv.cuMemcpyAsync(addresses[dst], addresses[src], span, cuStream),
+            strCat("step ", i, ": cannot copy '", copy->src, "' to '",
+                   copy->dst, "'"));
+    }
+  }
+  if (internalWorkspace) {
+    // Recorded even after a failure: earlier steps may be in flight.
+    Status recorded =
+        drv.check(drv.cuEventRecord(state.workspaceFree, cuStream),
+                  "cannot record the workspace event");
+    state.eventRecorded = recorded.isOk();
+    state.lastStream = cuStream;
+    if (status.isOk())
+      status = recorded;
+  }
+  return status;
+}
+
+//===--------------------------------------------------------------------===//
+// Executable
+//===--------------------------------------------------------------------===//
+
+Executable::Executable(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Executable::~Executable() = default;
+
+Expected<std::unique_ptr<Executable>> Executable::create(Plan plan) {
+  TGC_RETURN_IF_ERROR(plan.validate());
+  return std::unique_ptr<Executable>(
+      new Executable(std::make_unique<Impl>(std::move(plan))));
+}
+
+Expected<std::unique_ptr<Executable>>
+Executable::loadPlan(const std::string &path) {
+  Expected<Plan> plan = readPlanFile(path);
+  if (!plan)
+    return plan.takeStatus();
+  return create(plan.take());
+}
+
+const Plan &Executable::plan() const { return impl_->plan; }
+uint64_t Executable::workspaceSize() const { return impl_->plan.workspaceBytes; }
+
+Status Executable::prepare(Stream stream) {
+  Expected<ContextState *> state = impl_->prepare(stream);
+  return state ? Status::ok() : state.takeStatus();
+}
+
+namespace {
+std::vector<BindingRef> toRefs(const std::vector<Binding> &bindings) {
+  std::vector<BindingRef> refs(bindings.size());
+  for (size_t i = 0; i < bindings.size(); ++i) {
+    const Binding &b = bindings[i];
+    BindingRef &r = refs[i];
+    r.name = b.name;
+    r.data = b.data;
+    r.dtype = b.dtype ? static_cast<int>(*b.dtype) : 0;
+    if (b.shape) {
+      r.hasShape = true;
+      r.rank = int32_t(b.shape->size());
+      r.shape = b.shape->data();
+    }
+    if (b.strides) {
+      r.strides = b.strides->data();
+      r.stridesCount = int32_t(b.strides->size());
+    }
+  }
+  return refs;
+}
+} // namespace
+
+Status Executable::run(const std::vector<Binding> &bindings, Stream stream) {
+  std::vector<BindingRef> refs = toRefs(bindings);
+  return impl_->run(refs.data(), refs.size(), nullptr, stream);
+}
+
+Status Executable::run(const std::vector<Binding> &bindings,
+                       const Workspace &workspace, Stream stream) {
+  std::vector<BindingRef> refs = toRefs(bindings);
+  return impl_->run(refs.data(), refs.size(), &workspace, stream);
+}
+
+Status Executable::checkBindings(const std::vector<Binding> &bindings,
+                                 const Workspace *workspace) const {
+  std::vector<BindingRef> refs = toRefs(bindings);
+  std::vector<uint64_t> addresses;
+  return resolveBindings(impl_->plan, impl_->index, refs.data(), refs.size(),
+                         workspace, addresses);
+}
+
+Status precompilePlan(const Plan &plan, int deviceArch, bool forcePtx) {
+  TGC_RETURN_IF_ERROR(plan.validate());
+  const NvrtcInfo &nvrtc = nvrtcInfo();
+  for (size_t i = 0; i < plan.steps.size(); ++i) {
+    const auto *launch = std::get_if<LaunchStep>(&plan.steps[i]);
+    if (!launch)
+      continue;
+    Expected<VariantChoice> choice =
+        selectLaunchVariant(plan, *launch, deviceArch, nvrtc.archs, forcePtx);
+    if (!choice)
+      return choice.takeStatus().addContext(strCat("step ", i));
+    const Kernel &kernel = *plan.findKernel(launch->variants[choice->index].kernel);
+    Expected<std::shared_ptr<const CompiledKernel>> compiled =
+        KernelCache::global().get(kernel, choice->target);
+    if (!compiled)
+      return compiled.takeStatus().addContext(strCat("step ", i));
+  }
+  return Status::ok();
+}
+
+CacheStats kernelCacheStats() { return KernelCache::global().stats(); }
+
+} // namespace tgc

@@ -1,0 +1,60 @@
+// Verifier errors of the tg.name binding attribute and of misplaced tg
+// attributes.
+// RUN: tg-opt %s -split-input-file -verify-diagnostics
+
+// expected-error @below {{'func.func' op argument 0: 'tg.name' expects a string}}
+func.func @not_string(%a: tensor<4xf32> {tg.name = 3 : i64}) {
+  return
+}
+
+// -----
+
+// expected-error @below {{'func.func' op argument 0: 'tg.name' must not be empty}}
+func.func @empty(%a: tensor<4xf32> {tg.name = ""}) {
+  return
+}
+
+// -----
+
+// expected-error @below {{'func.func' op argument 1: 'tg.name' "q" is already used by argument 0 (expected unique binding names)}}
+func.func @duplicate_arg(%a: tensor<4xf32> {tg.name = "q"}, %b: tensor<4xf32> {tg.name = "q"}) {
+  return
+}
+
+// -----
+
+// expected-error @below {{'func.func' op result 0: 'tg.name' "x" is already used by argument 1 (expected unique binding names)}}
+func.func @duplicate_result(%a: tensor<4xf32> {tg.name = "a"}, %b: tensor<4xf32> {tg.name = "x"})
+    -> (tensor<4xf32> {tg.name = "x"}) {
+  return %a : tensor<4xf32>
+}
+
+// -----
+
+// expected-error @below {{'func.func' op result 1: 'tg.name' "o" is already used by result 0 (expected unique binding names)}}
+func.func @duplicate_results(%a: tensor<4xf32>) -> (tensor<4xf32> {tg.name = "o"}, tensor<4xf32> {tg.name = "o"}) {
+  return %a, %a : tensor<4xf32>, tensor<4xf32>
+}
+
+// -----
+
+// expected-error @below {{'func.func' op argument 0: unknown attribute 'tg.layout' (expected 'tg.name' or 'tg.strides')}}
+func.func @unknown(%a: tensor<4xf32> {tg.layout = "nhwc"}) {
+  return
+}
+
+// -----
+
+func.func @on_operation(%a: tensor<4xf32>) {
+  // expected-error @below {{attribute 'tg.name' is not valid on operations (tg attributes go on graph arguments and results; ops take only 'tg.backend')}}
+  %0 = tg.neg %a {tg.name = "x"} : tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @unknown_backend(%a: tensor<4xf32>) {
+  // expected-error @below {{'tg.backend' must be "nvrtc" or "cudnn"}}
+  %0 = tg.neg %a {tg.backend = "cublas"} : tensor<4xf32>
+  return
+}

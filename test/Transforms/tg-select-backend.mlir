@@ -1,0 +1,17 @@
+// RUN: tg-opt %s --tg-select-backend | FileCheck %s
+// RUN: tg-opt %s --tg-select-backend="backend=cudnn explain=true" 2>&1 | FileCheck %s --check-prefix=EXPLAIN
+// RUN: not tg-opt %s --tg-select-backend="backend=cublas" 2>&1 | FileCheck %s --check-prefix=BAD
+
+// CHECK-LABEL: func.func @mixed
+// CHECK: tg.matmul {{.*}} {tg.backend = "nvrtc"}
+// CHECK: tg.softmax {{.*}} {tg.backend = "nvrtc"}
+// CHECK-NOT: tg.backend
+// CHECK: return
+// EXPLAIN: remark: backend nvrtc: cudnn was requested but the cuDNN backend is not available in this build; using nvrtc
+// BAD: error: unknown backend 'cublas' (expected auto, nvrtc or cudnn)
+func.func @mixed(%a: tensor<4x8xf16>, %b: tensor<8x4xf16>) -> tensor<4x4xf32> {
+  %m = tg.matmul %a, %b : tensor<4x8xf16>, tensor<8x4xf16> -> tensor<4x4xf32>
+  %p = tg.softmax %m axis = 1 : tensor<4x4xf32>
+  %e = tg.exp %p : tensor<4x4xf32>
+  return %e : tensor<4x4xf32>
+}

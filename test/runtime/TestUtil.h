@@ -1,0 +1,29 @@
+#ifndef TGC_TEST_RUNTIME_TESTUTIL_H
+#define TGC_TEST_RUNTIME_TESTUTIL_H
+
+#include "tgc/Plan.h"
+
+#include <string>
+
+namespace tgc::test {
+
+/// A fresh directory under $TMPDIR, removed by the caller via removeTree.
+std::string makeTempDir(const std::string &prefix);
+void removeTree(const std::string &path);
+std::string readText(const std::string &path);
+void writeText(const std::string &path, const std::string &text);
+
+/// y = (a*x + b)^2 over n floats via an intermediate: two launches
+/// ("axpb" with f32/f32/i64 scalars, then "square" with an i32), plus a
+/// memset of the intermediate first. Portable kernels (min arch 80).
+Plan elementwisePlan(int64_t n = 1000, uint32_t alignment = 16);
+
+/// A plan that uses every feature of the format (for round trips).
+Plan everythingPlan();
+
+extern const char *kAxpbSource;
+extern const char *kSquareSource;
+
+} // namespace tgc::test
+
+#endif

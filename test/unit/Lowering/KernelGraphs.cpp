@@ -1,0 +1,304 @@
+#include "KernelGraphs.h"
+
+#include <sstream>
+
+using namespace tgc::test;
+
+/// Every pointwise float op on one element type, in one fused chain, with
+/// broadcast operands.
+static std::string floatOps(const std::string &t) {
+  std::string x = "tensor<1x7x33x" + t + ">", r = "tensor<1x1x33x" + t + ">",
+              s = "tensor<" + t + ">";
+  std::ostringstream os;
+  os << "func.func @float_ops_" << t << "(%x: " << x << ", %r: " << r
+     << ", %s: " << s << ") -> (" << x << ", tensor<1x7x33xi1>) {\n"
+     << "  %0 = tg.add %x, %r : " << x << ", " << r << "\n"
+     << "  %1 = tg.sub %0, %s : " << x << ", " << s << "\n"
+     << "  %2 = tg.mul %1, %x : " << x << ", " << x << "\n"
+     << "  %3 = tg.div %2, %r : " << x << ", " << r << "\n"
+     << "  %4 = tg.max %3, %s : " << x << ", " << s << "\n"
+     << "  %5 = tg.min %4, %x : " << x << ", " << x << "\n"
+     << "  %6 = tg.pow %5, %r : " << x << ", " << r << "\n"
+     << "  %7 = tg.exp %6 : " << x << "\n"
+     << "  %8 = tg.log %7 : " << x << "\n"
+     << "  %9 = tg.tanh %8 : " << x << "\n"
+     << "  %10 = tg.neg %9 : " << x << "\n"
+     << "  %11 = tg.abs %10 : " << x << "\n"
+     << "  %12 = tg.sqrt %11 : " << x << "\n"
+     << "  %13 = tg.rsqrt %12 : " << x << "\n"
+     << "  %14 = tg.recip %13 : " << x << "\n"
+     << "  %15 = tg.sigmoid %14 : " << x << "\n"
+     << "  %c = tg.constant dense<0xFF800000> : tensor<f32>\n"
+     << "  %ct = tg.cast %c : tensor<f32> to " << s << "\n"
+     << "  %16 = tg.cmp ge, %15, %ct : " << x << ", " << s << "\n"
+     << "  %17 = tg.select %16, %15, %x : tensor<1x7x33xi1>, " << x << ", "
+     << x << "\n"
+     << "  %cmp = tg.cmp ne, %17, %x : " << x << ", " << x << "\n"
+     << "  return %17, %cmp : " << x << ", tensor<1x7x33xi1>\n"
+     << "}\n";
+  return os.str();
+}
+
+/// Every pointwise integer op on one element type.
+static std::string intOps(const std::string &t) {
+  std::string x = "tensor<3x5x" + t + ">", r = "tensor<1x5x" + t + ">";
+  std::ostringstream os;
+  os << "func.func @int_ops_" << t << "(%x: " << x << ", %r: " << r
+     << ") -> " << x << " {\n"
+     << "  %0 = tg.add %x, %r : " << x << ", " << r << "\n"
+     << "  %1 = tg.sub %0, %r : " << x << ", " << r << "\n"
+     << "  %2 = tg.mul %1, %x : " << x << ", " << x << "\n"
+     << "  %3 = tg.div %2, %r : " << x << ", " << r << "\n"
+     << "  %4 = tg.max %3, %x : " << x << ", " << x << "\n"
+     << "  %5 = tg.min %4, %r : " << x << ", " << r << "\n"
+     << "  %6 = tg.neg %5 : " << x << "\n"
+     << "  %7 = tg.abs %6 : " << x << "\n"
+     << "  %c = tg.constant dense<-3> : tensor<" << t << ">\n"
+     << "  %8 = tg.cmp lt, %7, %c : " << x << ", tensor<" << t << ">\n"
+     << "  %9 = tg.select %8, %7, %x : tensor<3x5xi1>, " << x << ", " << x
+     << "\n"
+     << "  return %9 : " << x << "\n"
+     << "}\n";
+  return os.str();
+}
+
+/// One fused chain that casts between every ordered pair of element types.
+static std::string castChain() {
+  const char *types[] = {"f32",  "bf16", "f16", "f8E4M3FN", "f8E5M2",
+                         "i8",   "i32",  "i64", "i1"};
+  std::ostringstream os;
+  os << "func.func @cast_every_pair(%x: tensor<4x9xf32>) -> tensor<4x9xf32> "
+        "{\n";
+  std::string current = "%x", currentType = "f32";
+  int n = 0;
+  auto castTo = [&](const std::string &type) {
+    std::string name = "%c" + std::to_string(n++);
+    os << "  " << name << " = tg.cast " << current << " : tensor<4x9x"
+       << currentType << "> to tensor<4x9x" << type << ">\n";
+    current = name;
+    currentType = type;
+  };
+  for (const char *from : types) {
+    castTo(from);
+    for (const char *to : types) {
+      if (std::string(to) == from)
+        continue;
+      castTo(to);
+      castTo(from);
+    }
+  }
+  castTo("f32");
+  os << "  return " << current << " : tensor<4x9xf32>\n}\n";
+  return os.str();
+}
+
+static std::string reductions() {
+  std::ostringstream os;
+  const char *types[] = {"f32", "bf16", "f16", "f8E4M3FN", "f8E5M2",
+                         "i8",  "i32",  "i64"};
+  for (const char *t : types) {
+    std::string x = std::string("tensor<2x7x33x") + t + ">";
+    os << "func.func @reduce_" << t << "(%x: " << x
+       << ") -> (tensor<2x7x1x" << t << ">, tensor<7x" << t
+       << ">, tensor<" << t << ">) {\n"
+       << "  %0 = tg.reduce sum %x dims = [2] keepdim : " << x
+       << " -> tensor<2x7x1x" << t << ">\n"
+       << "  %1 = tg.reduce max %x dims = [0, 2] : " << x << " -> tensor<7x"
+       << t << ">\n"
+       << "  %2 = tg.reduce min %x dims = [0, 1, 2] : " << x << " -> tensor<"
+       << t << ">\n"
+       << "  return %0, %1, %2 : tensor<2x7x1x" << t << ">, tensor<7x" << t
+       << ">, tensor<" << t << ">\n}\n";
+  }
+  // A long reduction (one block per output) over a transposed view.
+  os << "func.func @reduce_long(%x: tensor<5000x3xf32>) -> tensor<3x1xf32> {\n"
+     << "  %t = tg.transpose %x perm = [1, 0] : tensor<5000x3xf32> -> "
+        "tensor<3x5000xf32>\n"
+     << "  %s = tg.reduce sum %t dims = [1] keepdim : tensor<3x5000xf32> -> "
+        "tensor<3x1xf32>\n"
+     << "  return %s : tensor<3x1xf32>\n}\n";
+  return os.str();
+}
+
+static std::string softmaxes() {
+  std::ostringstream os;
+  for (const char *t : {"f32", "bf16", "f16"}) {
+    std::string x = std::string("tensor<2x3x17x9x") + t + ">";
+    os << "func.func @softmax_" << t << "(%x: " << x << ") -> (" << x << ", "
+       << x << ", tensor<2x1x17x9xf32>) {\n"
+       << "  %0 = tg.softmax %x axis = 3 : " << x << "\n"
+       << "  %1, %lse = tg.softmax %x axis = 1 : " << x
+       << " stats tensor<2x1x17x9xf32>\n"
+       << "  return %0, %1, %lse : " << x << ", " << x
+       << ", tensor<2x1x17x9xf32>\n}\n";
+  }
+  os << "func.func @softmax_long(%x: tensor<2x4096xbf16>) -> (tensor<2x4096xbf16>, tensor<2x1xf32>) {\n"
+     << "  %0, %lse = tg.softmax %x axis = 1 : tensor<2x4096xbf16> stats tensor<2x1xf32>\n"
+     << "  return %0, %lse : tensor<2x4096xbf16>, tensor<2x1xf32>\n}\n";
+  return os.str();
+}
+
+std::vector<KernelGraph> tgc::test::kernelGraphs() {
+  std::vector<KernelGraph> graphs;
+  for (const char *t : {"f32", "bf16", "f16", "f8E4M3FN", "f8E5M2"})
+    graphs.push_back({std::string("float_ops_") + t, floatOps(t)});
+  for (const char *t : {"i8", "i32", "i64"})
+    graphs.push_back({std::string("int_ops_") + t, intOps(t)});
+  graphs.push_back({"cast_every_pair", castChain()});
+  graphs.push_back({"reductions", reductions()});
+  graphs.push_back({"softmax", softmaxes()});
+  graphs.push_back({"masks_and_indices", R"mlir(
+func.func @causal_mask(%s: tensor<2x4x17x33xf32>) -> (tensor<2x4x17x33xf32>, tensor<1x1x17x33xi64>) {
+  %q = tg.gen_index axis = 2 : tensor<1x1x17x33xi64>
+  %k = tg.gen_index axis = 3 : tensor<1x1x17x33xi32>
+  %k64 = tg.cast %k : tensor<1x1x17x33xi32> to tensor<1x1x17x33xi64>
+  %future = tg.cmp gt, %k64, %q : tensor<1x1x17x33xi64>, tensor<1x1x17x33xi64>
+  %ninf = tg.constant dense<0xFF800000> : tensor<f32>
+  %m = tg.select %future, %ninf, %s : tensor<1x1x17x33xi1>, tensor<f32>, tensor<2x4x17x33xf32>
+  return %m, %q : tensor<2x4x17x33xf32>, tensor<1x1x17x33xi64>
+}
+func.func @wide_i8_index() -> tensor<300xi8> {
+  %i = tg.gen_index axis = 0 : tensor<300xi8>
+  %one = tg.constant dense<1> : tensor<i8>
+  %r = tg.add %i, %one : tensor<300xi8>, tensor<i8>
+  return %r : tensor<300xi8>
+}
+)mlir"});
+  graphs.push_back({"layout", R"mlir(
+func.func @layout(%k: tensor<2x3x5x8xbf16>, %v: tensor<2x5x3x8xbf16>) -> (tensor<2x3x8x5xbf16>, tensor<6x40xbf16>, tensor<2x3x5x8xbf16>, tensor<2x15x8xbf16>) {
+  %kt = tg.transpose %k perm = [0, 1, 3, 2] : tensor<2x3x5x8xbf16> -> tensor<2x3x8x5xbf16>
+  %e = tg.exp %kt : tensor<2x3x8x5xbf16>
+  %r = tg.reshape %k : tensor<2x3x5x8xbf16> -> tensor<6x40xbf16>
+  %vt = tg.transpose %v perm = [0, 2, 1, 3] : tensor<2x5x3x8xbf16> -> tensor<2x3x5x8xbf16>
+  %vr = tg.reshape %vt : tensor<2x3x5x8xbf16> -> tensor<2x15x8xbf16>
+  %n = tg.neg %vr : tensor<2x15x8xbf16>
+  return %e, %r, %vt, %n : tensor<2x3x8x5xbf16>, tensor<6x40xbf16>, tensor<2x3x5x8xbf16>, tensor<2x15x8xbf16>
+}
+func.func @gqa_broadcast(%k: tensor<1x2x1x7x8xf16>) -> tensor<1x8x7x8xf16> {
+  %b = tg.broadcast %k : tensor<1x2x1x7x8xf16> -> tensor<1x2x4x7x8xf16>
+  %r = tg.reshape %b : tensor<1x2x4x7x8xf16> -> tensor<1x8x7x8xf16>
+  %s = tg.sigmoid %r : tensor<1x8x7x8xf16>
+  return %s : tensor<1x8x7x8xf16>
+}
+func.func @returned_views(%x: tensor<3x4xf32>) -> (tensor<4x3xf32>, tensor<2x3x4xf32>, tensor<3x4xi32>, tensor<3x4xf32>) {
+  %t = tg.transpose %x perm = [1, 0] : tensor<3x4xf32> -> tensor<4x3xf32>
+  %x3 = tg.reshape %x : tensor<3x4xf32> -> tensor<1x3x4xf32>
+  %b = tg.broadcast %x3 : tensor<1x3x4xf32> -> tensor<2x3x4xf32>
+  %i = tg.gen_index axis = 1 : tensor<3x4xi32>
+  %c = tg.constant dense<2.5> : tensor<3x4xf32>
+  return %t, %b, %i, %c : tensor<4x3xf32>, tensor<2x3x4xf32>, tensor<3x4xi32>, tensor<3x4xf32>
+}
+)mlir"});
+  graphs.push_back({"dropout", R"mlir(
+func.func @dropout(%p: tensor<2x3x17x33xbf16>, %seed: tensor<i64>, %offset: tensor<i64>) -> (tensor<2x3x17x33xbf16>, tensor<5x7xf32>) {
+  %e = tg.exp %p : tensor<2x3x17x33xbf16>
+  %d = tg.dropout %e, %seed, %offset prob = 1.000000e-01 : tensor<2x3x17x33xbf16>
+  %x = tg.constant dense<1.5> : tensor<5x7xf32>
+  %s2 = tg.constant dense<1234> : tensor<i64>
+  %u = tg.dropout %x, %s2, %offset prob = 5.000000e-01 unscaled : tensor<5x7xf32>
+  return %d, %u : tensor<2x3x17x33xbf16>, tensor<5x7xf32>
+}
+)mlir"});
+  graphs.push_back({"constants", R"mlir(
+func.func @constants(%x: tensor<2x3xf32>) -> (tensor<2x3xf32>, tensor<2x3xbf16>, tensor<2x2xi1>, tensor<3xi64>, tensor<2xf8E4M3FN>, tensor<2xi8>) {
+  %a = tg.constant dense<[[1.0, -2.5, 0x7F800000], [0xFF800000, 0x7FC00000, 3.0e-38]]> : tensor<2x3xf32>
+  %s = tg.add %x, %a : tensor<2x3xf32>, tensor<2x3xf32>
+  %b = tg.constant dense<[[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]> : tensor<2x3xbf16>
+  %i1 = tg.constant dense<[[true, false], [false, true]]> : tensor<2x2xi1>
+  %i64 = tg.constant dense<[-9223372036854775808, 0, 9223372036854775807]> : tensor<3xi64>
+  %f8 = tg.constant dense<[448.0, -0.5]> : tensor<2xf8E4M3FN>
+  %i8 = tg.constant dense<[-128, 127]> : tensor<2xi8>
+  return %s, %b, %i1, %i64, %f8, %i8 : tensor<2x3xf32>, tensor<2x3xbf16>, tensor<2x2xi1>, tensor<3xi64>, tensor<2xf8E4M3FN>, tensor<2xi8>
+}
+)mlir"});
+  graphs.push_back({"matmul", R"mlir(
+func.func @bf16_wmma(%a: tensor<2x8x128x64xbf16>, %b: tensor<2x8x64x128xbf16>) -> tensor<2x8x128x128xf32> {
+  %c = tg.matmul %a, %b : tensor<2x8x128x64xbf16>, tensor<2x8x64x128xbf16> -> tensor<2x8x128x128xf32>
+  return %c : tensor<2x8x128x128xf32>
+}
+func.func @f16_wmma_odd(%a: tensor<1x7x33xf16>, %b: tensor<1x33x5xf16>) -> tensor<1x7x5xf16> {
+  %c = tg.matmul %a, %b : tensor<1x7x33xf16>, tensor<1x33x5xf16> -> tensor<1x7x5xf16>
+  return %c : tensor<1x7x5xf16>
+}
+func.func @f32_simt_broadcast(%a: tensor<2x1x17x9xf32>, %b: tensor<1x3x9x65xf32>) -> tensor<2x3x17x65xf32> {
+  %c = tg.matmul %a, %b : tensor<2x1x17x9xf32>, tensor<1x3x9x65xf32> -> tensor<2x3x17x65xf32>
+  return %c : tensor<2x3x17x65xf32>
+}
+func.func @i8_simt(%a: tensor<16x64xi8>, %b: tensor<64x32xi8>) -> tensor<16x32xi32> {
+  %c = tg.matmul %a, %b acc = i32 : tensor<16x64xi8>, tensor<64x32xi8> -> tensor<16x32xi32>
+  return %c : tensor<16x32xi32>
+}
+func.func @i8_f16_wmma(%a: tensor<16x64xi8>, %b: tensor<64x32xf16>) -> tensor<16x32xbf16> {
+  %c = tg.matmul %a, %b : tensor<16x64xi8>, tensor<64x32xf16> -> tensor<16x32xbf16>
+  return %c : tensor<16x32xbf16>
+}
+func.func @fp8_bf16_wmma(%a: tensor<33x40xf8E4M3FN>, %b: tensor<40x7xbf16>) -> tensor<33x7xf8E5M2> {
+  %c = tg.matmul %a, %b : tensor<33x40xf8E4M3FN>, tensor<40x7xbf16> -> tensor<33x7xf8E5M2>
+  return %c : tensor<33x7xf8E5M2>
+}
+func.func @bf16_f16_simt(%a: tensor<5x6xbf16>, %b: tensor<6x7xf16>) -> tensor<5x7xf32> {
+  %c = tg.matmul %a, %b : tensor<5x6xbf16>, tensor<6x7xf16> -> tensor<5x7xf32>
+  return %c : tensor<5x7xf32>
+}
+func.func @i64_i32_to_i8(%a: tensor<5x6xi64>, %b: tensor<6x7xi32>) -> tensor<5x7xi8> {
+  %c = tg.matmul %a, %b acc = i32 : tensor<5x6xi64>, tensor<6x7xi32> -> tensor<5x7xi8>
+  return %c : tensor<5x7xi8>
+}
+func.func @f32_to_i32(%a: tensor<5x6xf32>, %b: tensor<6x7xi8>) -> tensor<5x7xi32> {
+  %c = tg.matmul %a, %b : tensor<5x6xf32>, tensor<6x7xi8> -> tensor<5x7xi32>
+  return %c : tensor<5x7xi32>
+}
+func.func @transposed_operand(%q: tensor<1x2x17x64xbf16>, %k: tensor<1x2x33x64xbf16>) -> tensor<1x2x17x33xf32> {
+  %kt = tg.transpose %k perm = [0, 1, 3, 2] : tensor<1x2x33x64xbf16> -> tensor<1x2x64x33xbf16>
+  %s = tg.matmul %q, %kt : tensor<1x2x17x64xbf16>, tensor<1x2x64x33xbf16> -> tensor<1x2x17x33xf32>
+  return %s : tensor<1x2x17x33xf32>
+}
+)mlir"});
+  graphs.push_back({"fused_matmul", R"mlir(
+func.func @dequant(%x: tensor<16x64xf16>, %w: tensor<64x32xi8>, %scale: tensor<1x32xf16>, %bias: tensor<1x32xf32>) -> tensor<16x32xbf16> {
+  %y = tg.fused_matmul %x, %w b_captures(%scale : tensor<1x32xf16>) epilogue_captures(%bias : tensor<1x32xf32>)
+      : tensor<16x64xf16>, tensor<64x32xi8> -> tensor<16x32xbf16>
+    prologue_a {}
+    prologue_b {
+    ^bb0(%e: tensor<i8>, %s: tensor<f16>):
+      %h = tg.cast %e : tensor<i8> to tensor<f16>
+      %d = tg.mul %h, %s : tensor<f16>, tensor<f16>
+      tg.yield %d : tensor<f16>
+    }
+    epilogue {
+    ^bb0(%acc: tensor<f32>, %b: tensor<f32>):
+      %z = tg.constant dense<0.0> : tensor<f32>
+      %a = tg.add %acc, %b : tensor<f32>, tensor<f32>
+      %r = tg.max %a, %z : tensor<f32>, tensor<f32>
+      %c = tg.cast %r : tensor<f32> to tensor<bf16>
+      tg.yield %c : tensor<bf16>
+    }
+  return %y : tensor<16x32xbf16>
+}
+func.func @f32_prologue(%x: tensor<3x17x9xbf16>, %w: tensor<3x9x5xbf16>, %s: tensor<f32>) -> tensor<3x17x5xf32> {
+  %y = tg.fused_matmul %x, %w a_captures(%s : tensor<f32>)
+      : tensor<3x17x9xbf16>, tensor<3x9x5xbf16> -> tensor<3x17x5xf32>
+    prologue_a {
+    ^bb0(%e: tensor<bf16>, %c: tensor<f32>):
+      %f = tg.cast %e : tensor<bf16> to tensor<f32>
+      %m = tg.mul %f, %c : tensor<f32>, tensor<f32>
+      tg.yield %m : tensor<f32>
+    }
+    prologue_b {}
+    epilogue {}
+  return %y : tensor<3x17x5xf32>
+}
+)mlir"});
+  graphs.push_back({"decomposed_softmax", R"mlir(
+func.func @decomposed(%s: tensor<2x4x17x33xf32>) -> tensor<2x4x17x33xbf16> {
+  %m = tg.reduce max %s dims = [3] keepdim : tensor<2x4x17x33xf32> -> tensor<2x4x17x1xf32>
+  %d = tg.sub %s, %m : tensor<2x4x17x33xf32>, tensor<2x4x17x1xf32>
+  %e = tg.exp %d : tensor<2x4x17x33xf32>
+  %z = tg.reduce sum %e dims = [3] keepdim : tensor<2x4x17x33xf32> -> tensor<2x4x17x1xf32>
+  %p = tg.div %e, %z : tensor<2x4x17x33xf32>, tensor<2x4x17x1xf32>
+  %c = tg.cast %p : tensor<2x4x17x33xf32> to tensor<2x4x17x33xbf16>
+  return %c : tensor<2x4x17x33xbf16>
+}
+)mlir"});
+  return graphs;
+}
