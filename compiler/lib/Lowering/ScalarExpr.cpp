@@ -191,23 +191,15 @@ FailureOr<std::string> tg::emitScalarOp(Operation *op,
   auto call2 = [&](StringRef fn) {
     return (fn + "(" + operands[0] + ", " + operands[1] + ")").str();
   };
-  // Results that are always one of the inputs or exact need no rounding
-  // for floats; integers still wrap (e.g. -(-128) in i8).
-  auto exactFloat = [&](std::string expr) {
-    return fp ? expr : cudaRoundTo(expr, type);
-  };
   std::optional<std::string> expr =
       llvm::TypeSwitch<Operation *, std::optional<std::string>>(op)
           .Case([&](AddOp) { return binary("+", "tg_iadd"); })
           .Case([&](SubOp) { return binary("-", "tg_isub"); })
           .Case([&](MulOp) { return binary("*", "tg_imul"); })
           .Case([&](DivOp) { return binary("/", "tg_idiv"); })
-          .Case([&](MaxOp) {
-            return exactFloat(call2(fp ? "tg_fmax" : "tg_imax"));
-          })
-          .Case([&](MinOp) {
-            return exactFloat(call2(fp ? "tg_fmin" : "tg_imin"));
-          })
+          // max/min return one of their operands: nothing to round.
+          .Case([&](MaxOp) { return call2(fp ? "tg_fmax" : "tg_imax"); })
+          .Case([&](MinOp) { return call2(fp ? "tg_fmin" : "tg_imin"); })
           .Case([&](PowOp) { return cudaRoundTo(call2("powf"), type); })
           .Case([&](ExpOp) { return call("expf"); })
           .Case([&](LogOp) { return call("logf"); })
@@ -223,6 +215,7 @@ FailureOr<std::string> tg::emitScalarOp(Operation *op,
             return cudaRoundTo("1.0f / (1.0f + expf(-" + operands[0] + "))",
                                type);
           })
+          // Float neg/abs are exact; integers wrap (-(-128) in i8).
           .Case([&](NegOp) {
             return fp ? "-" + operands[0] : call("tg_ineg");
           })
