@@ -31,10 +31,14 @@ std::pair<uint64_t, unsigned> bitsOf(double value, Type type) {
   }();
   if (floatFormat) {
     tgc::FormatSpec spec = tgc::formatSpec(*floatFormat);
-    // toBits saturates infinities for fp8; values held here are already
-    // in range, so this is the identity on them.
-    return {tgc::toBits(*floatFormat, value),
-            static_cast<unsigned>(spec.totalBits())};
+    auto width = static_cast<unsigned>(spec.totalBits());
+    // toBits would saturate an f8E5M2 infinity (held, e.g., from a
+    // constant); encode it as the format's infinity instead.
+    if (std::isinf(value) && spec.hasInfinity)
+      return {(std::signbit(value) ? 1u << (width - 1) : 0u) |
+                  (((1u << spec.exponentBits) - 1u) << spec.mantissaBits),
+              width};
+    return {tgc::toBits(*floatFormat, value), width};
   }
   unsigned width = type.getIntOrFloatBitWidth();
   auto bits = static_cast<uint64_t>(tgc::doubleToInt64Wrapping(value));

@@ -206,6 +206,12 @@ mlir::tg::ref::interpret(func::FuncOp fn, ArrayRef<HostTensor> inputs) {
   auto lookup = [&](Value value) -> const HostTensor & {
     return env.find(value)->second;
   };
+  // Each value is dropped after its last use, so that large decomposed
+  // graphs hold only their live tensors.
+  llvm::DenseMap<Value, Operation *> lastUser;
+  for (Operation &op : block)
+    for (Value operand : op.getOperands())
+      lastUser[operand] = &op;
   for (Operation &op : block) {
     if (auto ret = dyn_cast<func::ReturnOp>(op)) {
       SmallVector<HostTensor> outputs;
@@ -225,7 +231,11 @@ mlir::tg::ref::interpret(func::FuncOp fn, ArrayRef<HostTensor> inputs) {
              << results->size() << " results; expected "
              << op.getNumResults();
     for (auto [value, tensor] : llvm::zip(op.getResults(), *results))
-      env[value] = std::move(tensor);
+      if (!value.use_empty())
+        env[value] = std::move(tensor);
+    for (Value operand : op.getOperands())
+      if (lastUser.lookup(operand) == &op)
+        env.erase(operand);
   }
   return fn.emitOpError("body does not end in func.return");
 }

@@ -18,6 +18,8 @@ using namespace mlir::tg;
 using namespace mlir::tg::ref;
 
 namespace {
+constexpr double kPi = 3.14159265358979323846;
+
 /// splitmix64: turns (seed, argument index) into independent stream seeds.
 uint64_t splitmix64(uint64_t x) {
   x += 0x9E3779B97F4A7C15ull;
@@ -35,7 +37,7 @@ public:
   double normal() {
     double u1 = 1.0 - uniform(); // (0, 1]: log stays finite
     double u2 = uniform();
-    return std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * M_PI * u2);
+    return std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * kPi * u2);
   }
   /// Uniform integer in [lo, hi].
   int64_t integer(int64_t lo, int64_t hi) {

@@ -1,0 +1,157 @@
+#ifndef TG_CODEGEN_ATTENTIONKERNEL_H
+#define TG_CODEGEN_ATTENTIONKERNEL_H
+
+// CUDA C++ generation for the fused attention forward kernel (tg.attention),
+// compiled at run time by NVRTC. Plain C++17: no LLVM or MLIR, so the runtime
+// and the tools can both use it.
+//
+// The kernel is FlashAttention-2 class (docs/kernels.md, level L0): each CTA
+// owns a tile of query rows, streams K/V tiles through double-buffered shared
+// memory with cp.async, computes S = Q Kᵀ and O += P V with
+// mma.sync.m16n8k16 fed by ldmatrix, and keeps an online softmax in exp2 with
+// the scale folded in. It needs sm_80 or newer and compiles unchanged for any
+// arch from sm_80 on (cubin or PTX).
+//
+// ## Kernel parameters (in this order; the runtime binds arguments by it)
+//
+// Every integer scalar is a 64-bit `long long` (KernelArg::Int64); pointers
+// not used by a spec (e.g. `lse` without training) may be null.
+//
+//   #  name             type                 meaning
+//   0  q                const T*             [B, Hq,  Sq,  Dqk] at q strides
+//   1  k                const T*             [B, Hkv, Skv, Dqk] at k strides
+//   2  v                const T*             [B, Hkv, Skv, Dv]  at v strides
+//   3  o                T*                   [B, Hq,  Sq,  Dv]  at o strides
+//   4  lse              float*               [B, Hq, Sq] contiguous (training)
+//   5  seq_lens_q       const int*           [B] (hasSeqLenQ)
+//   6  seq_lens_kv      const int*           [B] (hasSeqLenKv)
+//   7  dropout_seed     const long long*     scalar on the device (dropout)
+//   8  dropout_offset   const long long*     scalar on the device (dropout)
+//   9  batch            long long            B
+//  10  num_heads_q      long long            Hq (must equal spec.numHeadsQ)
+//  11  seq_len_q        long long            Sq (rows of q and o)
+//  12  seq_len_kv       long long            Skv (rows of k and v)
+//  13  q_stride_b, 14 q_stride_h, 15 q_stride_s        long long (elements)
+//  16  k_stride_b, 17 k_stride_h, 18 k_stride_s        long long
+//  19  v_stride_b, 20 v_stride_h, 21 v_stride_s        long long
+//  22  o_stride_b, 23 o_stride_h, 24 o_stride_s        long long
+//  then, for each capture i in spec order (5 parameters each):
+//      const C* capture, long long stride_b, stride_h, stride_q, stride_kv
+//      (rank-4 strides in elements, 0 along broadcast dimensions)
+//
+// T is the 16-bit element type (bf16 or f16, passed as raw 16-bit words).
+// The head-dim stride is 1 for q, k, v and o. Pointers must be 16-byte
+// aligned and the b/h/s strides multiples of 8 elements (16-byte rows).
+//
+// Launch: grid = AttentionKernel::grid(B, Hq, Sq), block = (threads, 1, 1),
+// dynamic shared memory = sharedBytes (over 48 KB: the launcher must raise
+// CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES first).
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace tg::codegen {
+
+enum class AttentionElementType { BF16, F16 };
+
+/// How the causal mask is aligned; matches tg's #tg<causal ...>.
+enum class AttentionCausalMode { None, TopLeft, BottomRight };
+
+/// Element type of a captured tensor read by the score modifier.
+enum class CaptureType { F32, F16, BF16, I32, I64, I8, Bool };
+
+/// One captured tensor: the score modifier sees its element at the score's
+/// position as a local constant named `name` (float for float types,
+/// long long for integers, bool for Bool).
+struct AttentionCapture {
+  std::string name;
+  CaptureType type = CaptureType::F32;
+};
+
+/// Tile shape of one CTA. Chosen from a table keyed by head dim and arch
+/// unless the spec overrides it (benchmarks and autotuning).
+struct AttentionTileConfig {
+  int blockM = 128;         // query rows per CTA
+  int blockN = 64;          // keys per K/V tile
+  int warps = 4;            // each warp owns blockM / warps query rows
+  bool qInRegisters = true; // Q fragments loaded once vs. per K/V tile
+  int minBlocksPerSM = 1;   // __launch_bounds__ occupancy hint
+  /// K/V shared-memory buffers: 2 = double-buffered (tile j + 1 loads during
+  /// all of tile j), 1 = one K and one V buffer with split loads (V(j) during
+  /// S = Q K(j)ᵀ, K(j + 1) during softmax and P V(j)) for half the memory.
+  int stages = 2;
+  /// ldmatrix fragments loaded this many mma steps ahead (1..4).
+  int prefetch = 1;
+};
+
+struct AttentionForwardSpec {
+  AttentionElementType elementType = AttentionElementType::BF16;
+  int headDimQK = 128; // multiple of 8, <= 256
+  int headDimV = 128;  // multiple of 8, <= 256
+  int numHeadsQ = 1;
+  int numHeadsKV = 1; // divides numHeadsQ (GQA / MQA)
+
+  AttentionCausalMode causal = AttentionCausalMode::None;
+  std::optional<int64_t> windowLeft, windowRight;
+  /// Padding masks from per-batch int32 lengths (parameters 5 and 6).
+  bool hasSeqLenQ = false, hasSeqLenKv = false;
+
+  /// Dropout probability in [0, 1); 0 disables dropout.
+  double dropoutProbability = 0.0;
+  /// Also write the natural-log log-sum-exp of each row (parameter 4).
+  bool training = false;
+  /// s = scale * (q . k) before the score modifier.
+  double scale = 1.0;
+
+  /// C++ statements that rewrite `float s` given `long long b, h, q_idx,
+  /// kv_idx` and the captures' element values; empty means identity. A
+  /// masked score is -INFINITY. Example: `s = 30.0f * tanhf(s / 30.0f);`
+  std::string scoreModifier;
+  std::vector<AttentionCapture> captures;
+
+  /// Target compute capability (80, 86, 89, 90, ...): selects the tile table.
+  int targetSm = 80;
+  std::optional<AttentionTileConfig> tileOverride;
+};
+
+/// The generated kernel and how to launch it.
+struct AttentionKernel {
+  std::string source; // complete translation unit, no #include needed
+  std::string entry;  // extern "C" __global__ name
+  AttentionTileConfig tile;
+  unsigned threads = 0;     // block = (threads, 1, 1)
+  unsigned sharedBytes = 0; // dynamic shared memory per CTA
+  unsigned numParams = 0;   // 25 + 5 per capture
+
+  /// Grid for a batch of B sequences with Hq query heads and Sq query rows:
+  /// x = query tiles, y = heads, z = batch.
+  std::array<unsigned, 3> grid(int64_t batch, int64_t numHeadsQ,
+                               int64_t seqLenQ) const;
+};
+
+/// Returns an empty string if the spec is supported, else what is wrong.
+std::string validateAttentionSpec(const AttentionForwardSpec &spec);
+
+/// The tile shape the generator uses for a spec without an override.
+AttentionTileConfig defaultAttentionTile(const AttentionForwardSpec &spec);
+
+/// Generates the kernel. On an unsupported spec returns std::nullopt and sets
+/// `error` (if given) to validateAttentionSpec's message.
+std::optional<AttentionKernel>
+generateAttentionForward(const AttentionForwardSpec &spec,
+                         std::string *error = nullptr);
+
+/// Dropout threshold: keep an element iff its Philox word >= this value
+/// (floor(p * 2^32), as the tg.dropout mapping defines).
+uint32_t dropoutThreshold(double probability);
+
+const char *toString(AttentionElementType type);
+const char *toString(AttentionCausalMode mode);
+const char *toString(CaptureType type);
+
+} // namespace tg::codegen
+
+#endif // TG_CODEGEN_ATTENTIONKERNEL_H

@@ -1,0 +1,403 @@
+// Tests of the attention forward kernel generator: spec validation, the
+// launch configuration, the structure of the generated source, the device
+// Philox code (compiled here on the host) against known answers, and NVRTC
+// compilation of the kernel variants for sm_80, sm_90a and compute_80 PTX
+// (NVRTC needs no GPU).
+
+#include "tg/Codegen/AttentionKernel.h"
+
+#include <gtest/gtest.h>
+#include <nvrtc.h>
+
+#include <cmath>
+#include <cstdint>
+#include <map>
+#include <random>
+#include <string>
+#include <vector>
+
+using namespace tg::codegen;
+
+//===----------------------------------------------------------------------===//
+// The device Philox source, compiled on the host.
+//===----------------------------------------------------------------------===//
+
+namespace device_philox {
+#define __device__
+#define __forceinline__ inline
+static unsigned __umulhi(unsigned a, unsigned b) {
+  return static_cast<unsigned>((static_cast<uint64_t>(a) * b) >> 32);
+}
+#include "../../compiler/lib/Codegen/cuda/Philox.cuh"
+#undef __device__
+#undef __forceinline__
+} // namespace device_philox
+
+namespace {
+
+/// The tg.dropout mapping written out directly from its definition, with
+/// an independent Philox 4x32-10.
+bool referenceKeep(uint64_t seed, uint64_t offset, uint64_t i, double p) {
+  uint32_t c[4] = {uint32_t(i / 4), uint32_t((i / 4) >> 32), uint32_t(offset),
+                   uint32_t(offset >> 32)};
+  uint32_t k[2] = {uint32_t(seed), uint32_t(seed >> 32)};
+  for (int r = 0; r < 10; ++r) {
+    uint64_t p0 = uint64_t(0xD2511F53u) * c[0], p1 = uint64_t(0xCD9E8D57u) * c[2];
+    uint32_t n[4] = {uint32_t(p1 >> 32) ^ c[1] ^ k[0], uint32_t(p1),
+                     uint32_t(p0 >> 32) ^ c[3] ^ k[1], uint32_t(p0)};
+    std::copy(n, n + 4, c);
+    k[0] += 0x9E3779B9u;
+    k[1] += 0xBB67AE85u;
+  }
+  uint64_t threshold = uint64_t(std::floor(p * 4294967296.0));
+  return c[i % 4] >= threshold;
+}
+
+TEST(AttentionPhilox, KnownAnswers) {
+  // Random123's published Philox4x32-10 test vectors.
+  struct Case {
+    uint32_t ctr[4], key[2], out[4];
+  } cases[] = {
+      {{0, 0, 0, 0}, {0, 0}, {0x6627e8d5, 0xe169c58d, 0xbc57ac4c, 0x9b00dbd8}},
+      {{0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff},
+       {0xffffffff, 0xffffffff},
+       {0x408f276d, 0x41c83b0e, 0xa20bc7c6, 0x6d5451fd}},
+      {{0x243f6a88, 0x85a308d3, 0x13198a2e, 0x03707344},
+       {0xa4093822, 0x299f31d0},
+       {0xd16cfe09, 0x94fdcceb, 0x5001e420, 0x24126ea1}},
+  };
+  for (const Case &c : cases) {
+    device_philox::PhiloxWords w = device_philox::philox4x32_10(
+        c.ctr[0], c.ctr[1], c.ctr[2], c.ctr[3], {c.key[0], c.key[1]});
+    EXPECT_EQ(w.w0, c.out[0]);
+    EXPECT_EQ(w.w1, c.out[1]);
+    EXPECT_EQ(w.w2, c.out[2]);
+    EXPECT_EQ(w.w3, c.out[3]);
+  }
+}
+
+TEST(AttentionPhilox, KeepPairMatchesMapping) {
+  std::mt19937_64 rng(7);
+  for (double p : {0.1, 0.5, 0.9}) {
+    uint32_t threshold = dropoutThreshold(p);
+    EXPECT_EQ(threshold, uint32_t(std::floor(p * 4294967296.0)));
+    for (int t = 0; t < 2000; ++t) {
+      uint64_t seed = rng(), offset = rng() >> (t % 40);
+      // Indices near group boundaries and past 2^32 (hi counter word).
+      uint64_t i = (rng() >> (t % 3 == 0 ? 20 : 40)) + uint64_t(t % 4);
+      bool k0, k1;
+      device_philox::dropout_keep_pair(i, {uint32_t(seed), uint32_t(seed >> 32)}, offset,
+                                       threshold, k0, k1);
+      ASSERT_EQ(k0, referenceKeep(seed, offset, i, p)) << "i=" << i;
+      ASSERT_EQ(k1, referenceKeep(seed, offset, i + 1, p)) << "i+1=" << i + 1;
+    }
+  }
+}
+
+TEST(AttentionPhilox, Threshold) {
+  EXPECT_EQ(dropoutThreshold(0.0), 0u);
+  EXPECT_EQ(dropoutThreshold(0.5), 0x80000000u);
+  EXPECT_EQ(dropoutThreshold(0.1), 429496729u);
+  EXPECT_EQ(dropoutThreshold(std::nextafter(1.0, 0.0)), 0xffffffffu);
+}
+
+//===----------------------------------------------------------------------===//
+// Validation and launch configuration
+//===----------------------------------------------------------------------===//
+
+AttentionForwardSpec baseSpec(int headDim = 128) {
+  AttentionForwardSpec s;
+  s.headDimQK = s.headDimV = headDim;
+  s.numHeadsQ = s.numHeadsKV = 8;
+  s.scale = 1.0 / std::sqrt(double(headDim));
+  return s;
+}
+
+std::string errorOf(const AttentionForwardSpec &spec) {
+  std::string error;
+  EXPECT_FALSE(generateAttentionForward(spec, &error).has_value());
+  return error;
+}
+
+TEST(AttentionSpec, RejectsBadSpecs) {
+  AttentionForwardSpec s = baseSpec();
+  s.headDimQK = 100;
+  EXPECT_NE(errorOf(s).find("multiple of 8"), std::string::npos);
+  s = baseSpec();
+  s.headDimV = 264;
+  EXPECT_NE(errorOf(s).find("head dim V is 264"), std::string::npos);
+  s = baseSpec();
+  s.numHeadsKV = 3;
+  EXPECT_NE(errorOf(s).find("multiple of kv heads"), std::string::npos);
+  s = baseSpec();
+  s.dropoutProbability = 1.0;
+  EXPECT_NE(errorOf(s).find("[0, 1)"), std::string::npos);
+  s = baseSpec();
+  s.scale = 0.0;
+  EXPECT_NE(errorOf(s).find("scale"), std::string::npos);
+  s = baseSpec();
+  s.targetSm = 75;
+  EXPECT_NE(errorOf(s).find("sm_80"), std::string::npos);
+  s = baseSpec();
+  s.scoreModifier = "s += bias;";
+  s.captures = {{"q_idx", CaptureType::F32}};
+  EXPECT_NE(errorOf(s).find("named 'q_idx'"), std::string::npos);
+  s.captures = {{"bias", CaptureType::F32}, {"bias", CaptureType::F16}};
+  EXPECT_NE(errorOf(s).find("used twice"), std::string::npos);
+  s.captures = {{"kBias", CaptureType::F32}};
+  EXPECT_NE(errorOf(s).find("named 'kBias'"), std::string::npos);
+  s = baseSpec();
+  s.captures = {{"bias", CaptureType::F32}};
+  EXPECT_NE(errorOf(s).find("score modifier is empty"), std::string::npos);
+  s = baseSpec();
+  s.tileOverride = AttentionTileConfig{96, 64, 4, true, 1};
+  EXPECT_NE(errorOf(s).find("multiple of 16 * warps"), std::string::npos);
+  s.tileOverride = AttentionTileConfig{128, 40, 4, true, 1};
+  EXPECT_NE(errorOf(s).find("blockN 40"), std::string::npos);
+}
+
+TEST(AttentionSpec, LaunchConfiguration) {
+  AttentionForwardSpec s = baseSpec(64);
+  s.tileOverride = AttentionTileConfig{128, 64, 4, true, 2};
+  auto k = generateAttentionForward(s);
+  ASSERT_TRUE(k);
+  EXPECT_EQ(k->threads, 128u);
+  EXPECT_EQ(k->numParams, 25u);
+  // Q region 128 rows x 72 (64 + one 16-byte chunk), 2 stages of K and V
+  // with 64 rows x 72.
+  EXPECT_EQ(k->sharedBytes, 128u * 72 * 2 + 2 * 2 * 64u * 72 * 2);
+  EXPECT_EQ(k->grid(2, 16, 1000), (std::array<unsigned, 3>{8, 16, 2}));
+  EXPECT_EQ(k->grid(3, 4, 1), (std::array<unsigned, 3>{1, 4, 3}));
+  EXPECT_EQ(k->grid(1, 1, 128), (std::array<unsigned, 3>{1, 1, 1}));
+  EXPECT_EQ(k->grid(1, 1, 129), (std::array<unsigned, 3>{2, 1, 1}));
+  s.captures = {{"bias", CaptureType::F32}, {"slope", CaptureType::F32}};
+  s.scoreModifier = "s += bias * slope;";
+  EXPECT_EQ(generateAttentionForward(s)->numParams, 35u);
+}
+
+TEST(AttentionSpec, DefaultTilesFitSharedMemory) {
+  for (int sm : {80, 86, 89, 90, 100, 120})
+    for (int d : {64, 72, 80, 96, 128, 192, 256}) {
+      AttentionForwardSpec s = baseSpec(d);
+      s.targetSm = sm;
+      auto k = generateAttentionForward(s);
+      ASSERT_TRUE(k);
+      unsigned limit = sm == 90 || sm == 100 ? 232448 : sm == 80 ? 166912 : 101376;
+      EXPECT_LE(k->sharedBytes, limit) << "sm_" << sm << " head dim " << d;
+      EXPECT_EQ(k->tile.blockM % (16 * k->tile.warps), 0);
+    }
+}
+
+//===----------------------------------------------------------------------===//
+// Structure of the generated source
+//===----------------------------------------------------------------------===//
+
+bool contains(const std::string &s, const std::string &what) {
+  return s.find(what) != std::string::npos;
+}
+
+TEST(AttentionSource, PlainKernelHasOnlyWhatItNeeds) {
+  auto k = generateAttentionForward(baseSpec(128));
+  ASSERT_TRUE(k);
+  const std::string &src = k->source;
+  EXPECT_TRUE(contains(src, "extern \"C\" __global__"));
+  EXPECT_TRUE(contains(src, k->entry + "("));
+  EXPECT_TRUE(contains(src, "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32"));
+  EXPECT_TRUE(contains(src, "ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16"));
+  EXPECT_TRUE(contains(src, "cp.async.cg.shared.global"));
+  EXPECT_TRUE(contains(src, "ex2.approx.ftz.f32"));
+  EXPECT_TRUE(contains(src, "if (boundary_tile) apply_masks("));
+  EXPECT_FALSE(contains(src, "#include"));
+  EXPECT_FALSE(contains(src, "philox"));
+  EXPECT_FALSE(contains(src, "apply_score_modifier"));
+  EXPECT_FALSE(contains(src, "diag_shift"));
+  EXPECT_FALSE(contains(src, "lse_tile[row]"));
+  EXPECT_FALSE(contains(src, "$("));
+  // The scale is folded into the exp2 argument: 1/sqrt(128) * log2(e).
+  EXPECT_TRUE(contains(src, "kSoftmaxScaleLog2 = 0.12751743"));
+}
+
+TEST(AttentionSource, OptionsGenerateTheirStages) {
+  AttentionForwardSpec s = baseSpec(64);
+  s.elementType = AttentionElementType::F16;
+  s.causal = AttentionCausalMode::BottomRight;
+  s.windowLeft = 32;
+  s.hasSeqLenKv = true;
+  s.dropoutProbability = 0.25;
+  s.training = true;
+  s.numHeadsKV = 2;
+  s.scoreModifier = "s = 20.0f * tanhf(s / 20.0f);\ns += bias;";
+  s.captures = {{"bias", CaptureType::BF16}};
+  auto k = generateAttentionForward(s);
+  ASSERT_TRUE(k);
+  const std::string &src = k->source;
+  EXPECT_TRUE(contains(src, "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32"));
+  EXPECT_TRUE(contains(src, "const int diag_shift = len_kv - len_q;"));
+  EXPECT_TRUE(contains(src, "constexpr int kRightLimit = 0;"));
+  EXPECT_TRUE(contains(src, "constexpr int kWindowLeft = 32;"));
+  EXPECT_TRUE(contains(src, "seq_lens_kv[b]"));
+  EXPECT_FALSE(contains(src, "seq_lens_q[b]"));
+  EXPECT_TRUE(contains(src, "constexpr unsigned kDropoutThreshold = 1073741824u;"));
+  EXPECT_TRUE(contains(src, "kDropoutRescale / sum"));
+  EXPECT_TRUE(contains(src, "lse_tile[row] ="));
+  EXPECT_TRUE(contains(src, "constexpr long long kQueryHeadsPerKvHead = 4;"));
+  EXPECT_TRUE(contains(src, "            s = 20.0f * tanhf(s / 20.0f);\n"));
+  EXPECT_TRUE(contains(src, "const float bias = load_capture_bias(captures, b, h, q_idx, kv_idx);"));
+  EXPECT_TRUE(contains(src, "gridDim.x - 1 - blockIdx.x")); // heavy tiles first
+  EXPECT_FALSE(contains(src, "$("));
+}
+
+//===----------------------------------------------------------------------===//
+// NVRTC compilation of the kernel variants
+//===----------------------------------------------------------------------===//
+
+struct Compiled {
+  bool ok = false;
+  std::string log;
+  size_t bytes = 0;
+};
+
+Compiled compileWithNvrtc(const AttentionKernel &k, const std::string &arch) {
+  Compiled out;
+  nvrtcProgram prog;
+  if (nvrtcCreateProgram(&prog, k.source.c_str(), "attention.cu", 0, nullptr, nullptr) !=
+      NVRTC_SUCCESS) {
+    out.log = "nvrtcCreateProgram failed";
+    return out;
+  }
+  bool cubin = arch.rfind("sm_", 0) == 0;
+  std::string archFlag = "--gpu-architecture=" + arch;
+  std::vector<const char *> options = {archFlag.c_str(), "-std=c++17"};
+  if (cubin)
+    options.push_back("--ptxas-options=-v");
+  nvrtcResult r = nvrtcCompileProgram(prog, int(options.size()), options.data());
+  size_t logSize = 0;
+  nvrtcGetProgramLogSize(prog, &logSize);
+  out.log.resize(logSize);
+  if (logSize)
+    nvrtcGetProgramLog(prog, out.log.data());
+  out.ok = r == NVRTC_SUCCESS;
+  if (out.ok) {
+    if (cubin)
+      nvrtcGetCUBINSize(prog, &out.bytes);
+    else
+      nvrtcGetPTXSize(prog, &out.bytes);
+  }
+  nvrtcDestroyProgram(&prog);
+  return out;
+}
+
+struct Variant {
+  const char *name;
+  AttentionForwardSpec spec;
+  bool expectNoSpills; // default tiles of the plain fast paths
+};
+
+/// A representative subset of the full product (7 head dims x 2 types x 4
+/// mask kinds x dropout x training x score modifier = 448 kernels, too slow
+/// to compile in CI): every head dim and both types, every mask kind
+/// (causal top_left/bottom_right, window, padding q/kv), GQA, dropout,
+/// training, score modifiers with captures of several types, Dqk != Dv, a
+/// negative scale (unfolded), and a tile override with Q in registers.
+std::vector<Variant> variants() {
+  std::vector<Variant> v;
+  auto add = [&](const char *name, int dqk, int dv, AttentionElementType t,
+                 auto configure, bool noSpills = false) {
+    AttentionForwardSpec s = baseSpec(dqk);
+    s.headDimV = dv;
+    s.elementType = t;
+    configure(s);
+    v.push_back({name, s, noSpills});
+  };
+  using T = AttentionElementType;
+  using C = AttentionCausalMode;
+  add("d64_bf16_plain", 64, 64, T::BF16, [](auto &) {}, true);
+  add("d128_bf16_plain", 128, 128, T::BF16, [](auto &) {}, true);
+  add("d256_bf16_causal", 256, 256, T::BF16,
+      [](auto &s) { s.causal = C::BottomRight; }, true);
+  add("d128_f16_causal_training", 128, 128, T::F16, [](auto &s) {
+    s.causal = C::TopLeft;
+    s.training = true;
+  }, true);
+  add("d72_f16_causal_top_left_training", 72, 72, T::F16, [](auto &s) {
+    s.causal = C::TopLeft;
+    s.training = true;
+  });
+  add("d80_bf16_bottom_right_padding_gqa4", 80, 80, T::BF16, [](auto &s) {
+    s.causal = C::BottomRight;
+    s.hasSeqLenQ = s.hasSeqLenKv = true;
+    s.numHeadsKV = 2;
+  });
+  add("d96_f16_window_dropout", 96, 96, T::F16, [](auto &s) {
+    s.windowLeft = 64;
+    s.windowRight = 16;
+    s.dropoutProbability = 0.1;
+  });
+  add("d128_bf16_everything", 128, 128, T::BF16, [](auto &s) {
+    s.causal = C::BottomRight;
+    s.windowLeft = 256;
+    s.hasSeqLenQ = s.hasSeqLenKv = true;
+    s.dropoutProbability = 0.2;
+    s.training = true;
+    s.numHeadsKV = 1;
+    s.scoreModifier = "s = 30.0f * tanhf(s / 30.0f);\n"
+                      "s += bias;\n"
+                      "s += slope * static_cast<float>(kv_idx - q_idx);";
+    s.captures = {{"bias", CaptureType::BF16}, {"slope", CaptureType::F32}};
+  });
+  add("d192_f16_padding_kv_mask_capture_training", 192, 192, T::F16, [](auto &s) {
+    s.hasSeqLenKv = true;
+    s.training = true;
+    s.scoreModifier = "if (!keep) s = neg_inf();\ns += static_cast<float>(offset);";
+    s.captures = {{"keep", CaptureType::Bool}, {"offset", CaptureType::I32}};
+  });
+  add("d256_bf16_top_left_window_padding_q_dropout_training", 256, 256, T::BF16, [](auto &s) {
+    s.causal = C::TopLeft;
+    s.windowLeft = 128;
+    s.hasSeqLenQ = true;
+    s.dropoutProbability = 0.5;
+    s.training = true;
+  });
+  add("d64_f16_causal_dropout_training_modifier_i64_i8_f16", 64, 64, T::F16, [](auto &s) {
+    s.causal = C::BottomRight;
+    s.dropoutProbability = 0.3;
+    s.training = true;
+    s.scoreModifier = "s += static_cast<float>(pos - tag) * scale16;";
+    s.captures = {{"pos", CaptureType::I64}, {"tag", CaptureType::I8},
+                  {"scale16", CaptureType::F16}};
+  });
+  add("dqk192_dv128_bf16_negative_scale", 192, 128, T::BF16,
+      [](auto &s) { s.scale = -0.05; });
+  add("d64_bf16_q_in_registers_override", 64, 64, T::BF16, [](auto &s) {
+    s.tileOverride = AttentionTileConfig{64, 128, 4, true, 2};
+    s.windowRight = 0;
+  });
+  return v;
+}
+
+class AttentionNvrtc : public ::testing::TestWithParam<Variant> {};
+
+TEST_P(AttentionNvrtc, CompilesForEveryTarget) {
+  const Variant &var = GetParam();
+  std::string error;
+  auto k = generateAttentionForward(var.spec, &error);
+  ASSERT_TRUE(k) << error;
+  for (const char *arch : {"sm_80", "sm_90a", "compute_80"}) {
+    Compiled c = compileWithNvrtc(*k, arch);
+    ASSERT_TRUE(c.ok) << var.name << " for " << arch << ":\n" << c.log;
+    EXPECT_GT(c.bytes, 0u);
+    EXPECT_EQ(c.log.find("warning"), std::string::npos) << var.name << " for " << arch << ":\n"
+                                                         << c.log;
+    if (var.expectNoSpills && std::string(arch) != "compute_80") {
+      EXPECT_NE(c.log.find(" 0 bytes spill stores"), std::string::npos)
+          << var.name << " for " << arch << " spills:\n" << c.log;
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Variants, AttentionNvrtc, ::testing::ValuesIn(variants()),
+                         [](const ::testing::TestParamInfo<Variant> &info) {
+                           return std::string(info.param.name);
+                         });
+
+} // namespace
