@@ -4,6 +4,7 @@
 
 #include "tg/Codegen/AttentionKernel.h"
 #include "tg/Dialect/TG/IR/TGOps.h"
+#include "tg/Lowering/CudaPrelude.h"
 #include "tg/Lowering/ScalarExpr.h"
 
 #include "mlir/IR/Diagnostics.h"
@@ -148,7 +149,11 @@ mlir::tg::emitAttentionStep(AttentionOp op, int targetSm,
   KernelStep step;
   step.name = "attention " + std::string(cg::toString(spec.elementType)) +
               " hd" + std::to_string(spec.headDimQK);
-  step.source = kernel->source;
+  // A score region is C++ over the generic kernels' helpers (tg_isub,
+  // rounding, casts), so their prelude comes first.
+  step.source = spec.scoreModifier.empty()
+                    ? kernel->source
+                    : cudaPrelude().str() + "\n" + kernel->source;
   step.entry = kernel->entry;
   std::array<unsigned, 3> grid = kernel->grid(
       qType.getDimSize(0), qType.getDimSize(1), qType.getDimSize(2));
