@@ -379,6 +379,12 @@ def check_cases():
         for t in tiles:
             add(dict(dqk=d, hq=4, hkv=4, causal="top_left", training=True, tile=t), 2, 333, 333)
             add(dict(dqk=d, hq=4, hkv=4, tile=t), 1, 77, 1000, "bshd")
+            if t.endswith(":wg"):  # the sm_90a path: every option once more
+                add(dict(dqk=d, hq=8, hkv=2, causal="bottom_right", pad_q=True, pad_kv=True,
+                         training=True, tile=t), 3, 200, 333)
+                add(dict(dqk=d, dtype="f16", hq=4, hkv=4, dropout=0.2, modifier="bias", wl=70,
+                         training=True, tile=t), 2, 130, 257, "bshd")
+                add(dict(dqk=d, hq=4, hkv=4, tile=t), 1, 1, 17)
     return cases
 
 
@@ -488,10 +494,9 @@ def run_check(args, torch):
 
 # Tile variants timed per head dim (M x N : warps : Q location : blocks/SM).
 BENCH_TILES = {
-    64: ["128x64:4:regs:2", "128x64:4:regs:2:p2"],
-    128: ["128x48:4:smem:2", "128x48:4:smem:2:p2", "128x48:4:smem:2:s1", "128x48:4:smem:2:s1:p2"],
-    256: ["128x64:8:smem:1", "128x64:8:smem:1:p2", "128x64:8:smem:1:p3",
-          "64x64:4:smem:2:s1", "64x64:4:smem:2:s1:p2", "64x64:4:smem:2:s1:p3"],
+    64: ["128x64:4:regs:2:p2", "128x64:8:smem:2:wg"],
+    128: ["128x48:4:smem:2", "128x48:4:smem:2:s1", "128x64:8:smem:1:wg", "128x128:8:smem:1:wg"],
+    256: ["128x64:8:smem:1:p3", "128x64:8:smem:1:wg", "128x64:8:smem:1:s1:wg"],
 }
 
 
@@ -562,7 +567,10 @@ def run_bench(args, torch):
     t0 = time.time()
     kernels = build_kernels(specs, args.gen, args.arch, args.jobs)
     for kern in kernels:
-        kern.label = kern.spec.get("tile") or "default"
+        m = kern.meta
+        kern.label = kern.spec.get("tile") or (
+            f"{m['block_m']}x{m['block_n']}:{m['warps']}:{'regs' if m['q_in_registers'] else 'smem'}"
+            f":s{m['stages']}:p{m['prefetch']}")
     if args.gen_alt:  # the same kernels from another generator build (A/B)
         alt = build_kernels(specs, args.gen_alt, args.arch, args.jobs)
         for kern in alt:

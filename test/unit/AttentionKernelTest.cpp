@@ -11,9 +11,11 @@
 
 #include <cmath>
 #include <cstdint>
+#include <future>
 #include <map>
 #include <random>
 #include <string>
+#include <ostream>
 #include <vector>
 
 using namespace tg::codegen;
@@ -154,11 +156,15 @@ TEST(AttentionSpec, RejectsBadSpecs) {
   EXPECT_NE(errorOf(s).find("multiple of 16 * warps"), std::string::npos);
   s.tileOverride = AttentionTileConfig{128, 40, 4, true, 1};
   EXPECT_NE(errorOf(s).find("blockN 40"), std::string::npos);
+  s.tileOverride = AttentionTileConfig{128, 64, 4, true, 1, 3, 1};
+  EXPECT_NE(errorOf(s).find("3 K/V stages"), std::string::npos);
+  s.tileOverride = AttentionTileConfig{128, 32, 4, true, 1, 2, 3};
+  EXPECT_NE(errorOf(s).find("fragment prefetch 3"), std::string::npos);
 }
 
 TEST(AttentionSpec, LaunchConfiguration) {
   AttentionForwardSpec s = baseSpec(64);
-  s.tileOverride = AttentionTileConfig{128, 64, 4, true, 2};
+  s.tileOverride = AttentionTileConfig{128, 64, 4, true, 2, 2, 1};
   auto k = generateAttentionForward(s);
   ASSERT_TRUE(k);
   EXPECT_EQ(k->threads, 128u);
@@ -166,6 +172,9 @@ TEST(AttentionSpec, LaunchConfiguration) {
   // Q region 128 rows x 72 (64 + one 16-byte chunk), 2 stages of K and V
   // with 64 rows x 72.
   EXPECT_EQ(k->sharedBytes, 128u * 72 * 2 + 2 * 2 * 64u * 72 * 2);
+  s.tileOverride->stages = 1; // one K and one V buffer
+  EXPECT_EQ(generateAttentionForward(s)->sharedBytes, 128u * 72 * 2 + 2 * 64u * 72 * 2);
+  s.tileOverride->stages = 2;
   EXPECT_EQ(k->grid(2, 16, 1000), (std::array<unsigned, 3>{8, 16, 2}));
   EXPECT_EQ(k->grid(3, 4, 1), (std::array<unsigned, 3>{1, 4, 3}));
   EXPECT_EQ(k->grid(1, 1, 128), (std::array<unsigned, 3>{1, 1, 1}));
@@ -186,6 +195,27 @@ TEST(AttentionSpec, DefaultTilesFitSharedMemory) {
       EXPECT_LE(k->sharedBytes, limit) << "sm_" << sm << " head dim " << d;
       EXPECT_EQ(k->tile.blockM % (16 * k->tile.warps), 0);
     }
+}
+
+TEST(AttentionSpec, TileTable) {
+  AttentionForwardSpec s = baseSpec(64);
+  s.targetSm = 90;
+  AttentionTileConfig t = defaultAttentionTile(s);
+  EXPECT_TRUE(t.qInRegisters);
+  EXPECT_EQ(t.warps, 4);
+  s = baseSpec(128);
+  s.targetSm = 90;
+  EXPECT_EQ(defaultAttentionTile(s).blockN, 48);
+  EXPECT_EQ(defaultAttentionTile(s).stages, 2);
+  s.causal = AttentionCausalMode::TopLeft;
+  EXPECT_EQ(defaultAttentionTile(s).stages, 1); // masked: single K/V buffers
+  s = baseSpec(256);
+  s.targetSm = 90;
+  t = defaultAttentionTile(s);
+  EXPECT_EQ(t.warps, 8);
+  EXPECT_EQ(t.blockN, 64);
+  s.targetSm = 80; // 163 KB: fewer keys per tile
+  EXPECT_EQ(defaultAttentionTile(s).blockN, 32);
 }
 
 //===----------------------------------------------------------------------===//
@@ -369,11 +399,17 @@ std::vector<Variant> variants() {
   add("dqk192_dv128_bf16_negative_scale", 192, 128, T::BF16,
       [](auto &s) { s.scale = -0.05; });
   add("d64_bf16_q_in_registers_override", 64, 64, T::BF16, [](auto &s) {
-    s.tileOverride = AttentionTileConfig{64, 128, 4, true, 2};
+    s.tileOverride = AttentionTileConfig{64, 128, 4, true, 2, 2, 4};
     s.windowRight = 0;
   });
+  add("d256_f16_single_buffer_override", 256, 256, T::F16, [](auto &s) {
+    s.tileOverride = AttentionTileConfig{64, 64, 4, false, 2, 1, 2};
+    s.causal = AttentionCausalMode::TopLeft;
+  }, true);
   return v;
 }
+
+void PrintTo(const Variant &v, std::ostream *os) { *os << v.name; }
 
 class AttentionNvrtc : public ::testing::TestWithParam<Variant> {};
 
@@ -382,15 +418,22 @@ TEST_P(AttentionNvrtc, CompilesForEveryTarget) {
   std::string error;
   auto k = generateAttentionForward(var.spec, &error);
   ASSERT_TRUE(k) << error;
-  for (const char *arch : {"sm_80", "sm_90a", "compute_80"}) {
-    Compiled c = compileWithNvrtc(*k, arch);
+  const char *archs[] = {"sm_80", "sm_90a", "compute_80"};
+  // NVRTC programs are independent: compile the three targets concurrently.
+  std::vector<std::future<Compiled>> jobs;
+  for (const char *arch : archs)
+    jobs.push_back(std::async(std::launch::async, [&k, arch] { return compileWithNvrtc(*k, arch); }));
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    const char *arch = archs[i];
+    Compiled c = jobs[i].get();
     ASSERT_TRUE(c.ok) << var.name << " for " << arch << ":\n" << c.log;
     EXPECT_GT(c.bytes, 0u);
     EXPECT_EQ(c.log.find("warning"), std::string::npos) << var.name << " for " << arch << ":\n"
                                                          << c.log;
     if (var.expectNoSpills && std::string(arch) != "compute_80") {
-      EXPECT_NE(c.log.find(" 0 bytes spill stores"), std::string::npos)
-          << var.name << " for " << arch << " spills:\n" << c.log;
+      // No spills and no local arrays (a register array indexed at run time).
+      EXPECT_NE(c.log.find(" 0 bytes stack frame, 0 bytes spill stores"), std::string::npos)
+          << var.name << " for " << arch << " uses local memory:\n" << c.log;
     }
   }
 }

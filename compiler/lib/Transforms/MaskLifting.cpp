@@ -29,15 +29,22 @@ using namespace mlir;
 using namespace mlir::tg;
 using namespace mlir::tg::fusion;
 
+static Value seqLenSource(Value capture, int64_t batch);
+
 namespace {
 /// a*q_idx + b*kv_idx + c.
 struct Linear {
   int64_t q = 0, kv = 0, c = 0;
+  // Coefficients of the lifted padding lengths Lq[b] and Lkv[b].
+  int64_t lq = 0, lkv = 0;
 };
 
-/// kept positions: lo <= kv_idx - q_idx <= hi.
+/// kept positions: lo <= kv_idx - diag <= hi, with diag = q_idx, or with
+/// diag = q_idx + Lkv[b] - Lq[b] for `bottomRight` (the padded bottom-right
+/// diagonal; a length that is not a padding operand is its static size).
 struct Band {
   int64_t lo, hi;
+  bool bottomRight = false;
 };
 
 struct PaddingMask {
@@ -102,13 +109,18 @@ private:
   ScoreRegion &region;
   Block &block;
   int64_t sq, skv, batch;
+  // Padding lengths already lifted; linear() resolves captures of them.
+  Value liftedLq, liftedLkv;
 };
 } // namespace
 
 bool MaskLifter::fits(const Linear &l, Type type) {
   // Largest magnitude over the grid; exact when it fits the type.
+  // Lengths are at most the static sizes (tg.sdpa's contract).
   double bound = std::abs(static_cast<double>(l.q)) * (sq - 1) +
                  std::abs(static_cast<double>(l.kv)) * (skv - 1) +
+                 std::abs(static_cast<double>(l.lq)) * sq +
+                 std::abs(static_cast<double>(l.lkv)) * skv +
                  std::abs(static_cast<double>(l.c));
   if (auto intType = dyn_cast<IntegerType>(type))
     return intType.getWidth() > 1 &&
@@ -129,6 +141,13 @@ std::optional<Linear> MaskLifter::linear(Value v, int depth) {
       result = Linear{1, 0, 0};
     else if (arg.getArgNumber() == kKeyArg)
       result = Linear{0, 1, 0};
+    else if (Value capture = captureOf(arg)) {
+      Value length = seqLenSource(capture, batch);
+      if (length && length == liftedLq)
+        result = Linear{0, 0, 0, 1, 0};
+      else if (length && length == liftedLkv)
+        result = Linear{0, 0, 0, 0, 1};
+    }
   } else if (std::optional<double> c = evalSplatConstant(v)) {
     if (std::isfinite(*c) && *c == std::trunc(*c) && std::abs(*c) < 1e15)
       result = Linear{0, 0, static_cast<int64_t>(*c)};
@@ -148,14 +167,21 @@ std::optional<Linear> MaskLifter::linear(Value v, int depth) {
       if (a && b) {
         int64_t sign = isa<SubOp>(def) ? -1 : 1;
         result = Linear{a->q + sign * b->q, a->kv + sign * b->kv,
-                        a->c + sign * b->c};
+                        a->c + sign * b->c, a->lq + sign * b->lq,
+                        a->lkv + sign * b->lkv};
       }
     } else if (isa<MulOp>(def)) {
       auto a = operand(0), b = operand(1);
-      if (a && b && (a->q == 0 && a->kv == 0))
-        result = Linear{a->c * b->q, a->c * b->kv, a->c * b->c};
-      else if (a && b && (b->q == 0 && b->kv == 0))
-        result = Linear{b->c * a->q, b->c * a->kv, b->c * a->c};
+      auto constant = [](const Linear &l) {
+        return l.q == 0 && l.kv == 0 && l.lq == 0 && l.lkv == 0;
+      };
+      auto scaled = [](const Linear &l, int64_t k) {
+        return Linear{k * l.q, k * l.kv, k * l.c, k * l.lq, k * l.lkv};
+      };
+      if (a && b && constant(*a))
+        result = scaled(*b, a->c);
+      else if (a && b && constant(*b))
+        result = scaled(*a, b->c);
     }
   }
   if (result && !fits(*result, elementTypeOf(v)))
@@ -192,14 +218,23 @@ std::optional<Band> MaskLifter::bandOfCompare(CmpOp cmp, bool negated) {
   if (!lhs || !rhs)
     return std::nullopt;
   CmpPredicate pred = negated ? negate(cmp.getPredicate()) : cmp.getPredicate();
-  // d = lhs - rhs = dq*q + dkv*kv + c, compared with 0.
-  Linear d{lhs->q - rhs->q, lhs->kv - rhs->kv, lhs->c - rhs->c};
+  // d = lhs - rhs = dq*q + dkv*kv + c (+ lengths), compared with 0.
+  Linear d{lhs->q - rhs->q, lhs->kv - rhs->kv, lhs->c - rhs->c,
+           lhs->lq - rhs->lq, lhs->lkv - rhs->lkv};
   if (d.kv == -1 && d.q == 1) {
-    d = Linear{-1, 1, -d.c};
+    d = Linear{-1, 1, -d.c, -d.lq, -d.lkv};
     pred = swapped(pred);
   }
   if (d.kv != 1 || d.q != -1)
     return std::nullopt;
+  // With t' = kv - (q + Lkv - Lq), d = t' + c' when the length terms are
+  // exactly -Lkv + Lq (a length that is not lifted being its static size).
+  bool bottomRight = d.lq != 0 || d.lkv != 0;
+  if (bottomRight) {
+    if (d.lkv != (liftedLkv ? -1 : 0) || d.lq != (liftedLq ? 1 : 0))
+      return std::nullopt;
+    d.c += (liftedLkv ? 0 : skv) - (liftedLq ? 0 : sq);
+  }
   // t = kv - q; the condition is t + c pred 0.
   Band band{std::numeric_limits<int64_t>::min() / 4,
             std::numeric_limits<int64_t>::max() / 4};
@@ -211,6 +246,7 @@ std::optional<Band> MaskLifter::bandOfCompare(CmpOp cmp, bool negated) {
   case CmpPredicate::eq: band.lo = band.hi = -d.c; break;
   case CmpPredicate::ne: return std::nullopt;
   }
+  band.bottomRight = bottomRight;
   return band;
 }
 
@@ -432,12 +468,8 @@ void MaskLifter::classify(Conjunct &conjunct) {
         bandOfConstant(capture, /*additive=*/false, conjunct.negated);
     return;
   }
-  auto cmp = conjunct.keep.getDefiningOp<CmpOp>();
-  if (!cmp)
-    return;
-  conjunct.band = bandOfCompare(cmp, conjunct.negated);
-  if (!conjunct.band)
-    conjunct.padding = paddingOf(cmp, conjunct.negated);
+  if (auto cmp = conjunct.keep.getDefiningOp<CmpOp>())
+    conjunct.band = bandOfCompare(cmp, conjunct.negated);
 }
 
 /// Replaces a partly lifted mask by `select(remaining conjuncts, x, -inf)`.
@@ -474,12 +506,15 @@ LiftedMasks MaskLifter::run() {
   peel(masks);
   SmallVector<Conjunct *> conjuncts;
   for (TrailingMask &mask : masks)
-    for (Conjunct &conjunct : mask.conjuncts) {
-      classify(conjunct);
+    for (Conjunct &conjunct : mask.conjuncts)
       conjuncts.push_back(&conjunct);
-    }
 
+  // Padding first: bottom-right bands may refer to the lifted lengths.
   for (Conjunct *conjunct : conjuncts) {
+    auto cmp = conjunct->keep ? conjunct->keep.getDefiningOp<CmpOp>() : CmpOp();
+    if (!cmp)
+      continue;
+    conjunct->padding = paddingOf(cmp, conjunct->negated);
     if (!conjunct->padding)
       continue;
     Value &slot = conjunct->padding->isQuery ? lifted.seqLenQ : lifted.seqLenKv;
@@ -488,51 +523,85 @@ LiftedMasks MaskLifter::run() {
     slot = conjunct->padding->seqLen;
     conjunct->lifted = true;
   }
-  bool padded = lifted.seqLenQ || lifted.seqLenKv;
+  liftedLq = lifted.seqLenQ;
+  liftedLkv = lifted.seqLenKv;
+  bool padded = liftedLq || liftedLkv;
+  for (Conjunct *conjunct : conjuncts)
+    if (!conjunct->lifted)
+      classify(*conjunct);
 
-  // Intersect the bands, clipped to the grid: kv - q in [-(sq-1), skv-1].
+  // Bands relative to the padded bottom-right diagonal: only causal (hi = 0)
+  // with an optional left window is expressible.
+  int64_t brLo = std::numeric_limits<int64_t>::min() / 4;
+  int64_t brHi = std::numeric_limits<int64_t>::max() / 4;
+  SmallVector<Conjunct *> brBands, tlBands;
+  for (Conjunct *conjunct : conjuncts)
+    if (conjunct->band && conjunct->band->bottomRight) {
+      brLo = std::max(brLo, conjunct->band->lo);
+      brHi = std::min(brHi, conjunct->band->hi);
+      brBands.push_back(conjunct);
+    } else if (conjunct->band) {
+      tlBands.push_back(conjunct);
+    }
+  if (!brBands.empty()) {
+    if (brHi == 0 && brLo <= 0) {
+      lifted.causal = CausalMode::bottom_right;
+      if (brLo > std::numeric_limits<int64_t>::min() / 4)
+        lifted.windowLeft = -brLo;
+      for (Conjunct *conjunct : brBands)
+        conjunct->lifted = true;
+    }
+  }
+
+  // Intersect the static bands, clipped to the grid: kv - q in
+  // [-(sq-1), skv-1].
   int64_t minD = -(sq - 1), maxD = skv - 1;
   int64_t lo = minD, hi = maxD;
-  SmallVector<Conjunct *> bands;
-  for (Conjunct *conjunct : conjuncts)
-    if (conjunct->band) {
-      lo = std::max(lo, conjunct->band->lo);
-      hi = std::min(hi, conjunct->band->hi);
-      bands.push_back(conjunct);
-    }
+  for (Conjunct *conjunct : tlBands) {
+    lo = std::max(lo, conjunct->band->lo);
+    hi = std::min(hi, conjunct->band->hi);
+  }
   bool hasLo = lo > minD, hasHi = hi < maxD;
-  int64_t shift = skv - sq; // bottom-right diagonal offset
+  int64_t shift = skv - sq; // static bottom-right diagonal offset
   bool representable = true;
+  LiftedMasks bands;
   if (!hasLo && !hasHi) {
     // No band, or bands that keep everything.
   } else if (lo > hi) {
     representable = false; // everything masked
   } else if (hasHi && hi == 0) {
-    lifted.causal = CausalMode::top_left;
+    bands.causal = CausalMode::top_left;
     if (hasLo)
-      lifted.windowLeft = -lo;
+      bands.windowLeft = -lo;
   } else if (hasHi && hi == shift && !padded) {
     // With padding, bottom-right alignment uses the actual lengths.
-    lifted.causal = CausalMode::bottom_right;
+    bands.causal = CausalMode::bottom_right;
     if (hasLo)
-      lifted.windowLeft = shift - lo;
+      bands.windowLeft = shift - lo;
   } else if (lo <= 0 && hi >= 0) {
     // Without causal masking a window is top-left aligned (diag = q_idx).
     if (hasLo)
-      lifted.windowLeft = -lo;
+      bands.windowLeft = -lo;
     if (hasHi)
-      lifted.windowRight = hi;
+      bands.windowRight = hi;
   } else {
     representable = false;
   }
-  if (lifted.windowLeft && *lifted.windowLeft < 0)
+  if (bands.windowLeft && *bands.windowLeft < 0)
     representable = false;
-  if (!representable) {
-    lifted.causal = CausalMode::none;
-    lifted.windowLeft.reset();
-    lifted.windowRight.reset();
-  } else {
-    for (Conjunct *conjunct : bands)
+  // The static bands can join only if the padded bottom-right bands took no
+  // attributes (both sets are rare together; the rest stays in the region).
+  bool attributesFree = lifted.causal == CausalMode::none &&
+                        !lifted.windowLeft && !lifted.windowRight;
+  bool needsAttributes =
+      bands.causal != CausalMode::none || bands.windowLeft || bands.windowRight;
+  if (representable && (attributesFree || !needsAttributes)) {
+    if (needsAttributes) {
+      lifted.causal = bands.causal;
+      lifted.windowLeft = bands.windowLeft;
+      lifted.windowRight = bands.windowRight;
+    }
+    for (Conjunct *conjunct : tlBands)
       conjunct->lifted = true;
   }
 

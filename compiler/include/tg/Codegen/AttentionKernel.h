@@ -85,6 +85,10 @@ struct AttentionTileConfig {
   int stages = 2;
   /// ldmatrix fragments loaded this many mma steps ahead (1..4).
   int prefetch = 1;
+  /// sm_90a only: S = Q Kᵀ and O += P V with wgmma, operands read from
+  /// 128-byte-swizzled shared memory (head dims multiples of 64, 16 rows per
+  /// warp, warps a multiple of 4). The source then compiles for sm_90a only.
+  bool wgmma = false;
 };
 
 struct AttentionForwardSpec {
