@@ -101,3 +101,16 @@ func.func @returned_views(%x: tensor<3x4xf32>) -> (tensor<4x3xf32>, tensor<2x3x4
   %c = tg.constant dense<2.5> : tensor<3x4xf32>
   return %t, %b, %i, %c, %x : tensor<4x3xf32>, tensor<2x3x4xf32>, tensor<3x4xi32>, tensor<3x4xf32>, tensor<3x4xf32>
 }
+
+// Arguments with tg.strides are read through them (here a [B,S,H,D] buffer
+// seen as logical [B,H,S,D]); a strided argument that is returned as it is
+// gets no kernel (the plan copies it).
+// CHECK-LABEL: // ===== @strided_argument: kernels: 1
+// CHECK: pointwise exp 1x2x3x4
+// CHECK: const float x0 = tg_load(in0, c1 * 4 + c2 * 8 + c3);
+// CHECK-NOT: ----- kernel 1
+func.func @strided_argument(%q: tensor<1x2x3x4xf32> {tg.strides = array<i64: 24, 4, 8, 1>})
+    -> (tensor<1x2x3x4xf32>, tensor<1x2x3x4xf32>) {
+  %e = tg.exp %q : tensor<1x2x3x4xf32>
+  return %e, %q : tensor<1x2x3x4xf32>, tensor<1x2x3x4xf32>
+}
