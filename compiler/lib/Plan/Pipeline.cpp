@@ -14,6 +14,9 @@ void tg::buildCompilePipeline(OpPassManager &pm, StringRef backend,
   fn.addPass(createCSEPass());
   fn.addPass(createFuseAttention());
   fn.addPass(createFuseMatmul());
+  // Attention the fused kernel cannot run (e.g. f32) runs on the generic
+  // kernels instead.
+  fn.addPass(createExpandAttention());
   fn.addPass(createCanonicalizerPass());
   fn.addPass(createCSEPass());
   SelectBackendOptions select;
