@@ -999,6 +999,7 @@ AttentionKernel AttentionEmitter::emit() {
   k.threads = unsigned(tile.warps) * 32;
   k.sharedBytes = layout.totalBytes;
   k.numParams = 25 + 5 * unsigned(spec.captures.size());
+  k.requiredTarget = tile.wgmma ? "sm_90a" : "";
   return k;
 }
 

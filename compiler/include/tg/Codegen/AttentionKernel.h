@@ -5,12 +5,13 @@
 // compiled at run time by NVRTC. Plain C++17: no LLVM or MLIR, so the runtime
 // and the tools can both use it.
 //
-// The kernel is FlashAttention-2 class (docs/kernels.md, level L0): each CTA
-// owns a tile of query rows, streams K/V tiles through double-buffered shared
-// memory with cp.async, computes S = Q Kᵀ and O += P V with
-// mma.sync.m16n8k16 fed by ldmatrix, and keeps an online softmax in exp2 with
-// the scale folded in. It needs sm_80 or newer and compiles unchanged for any
-// arch from sm_80 on (cubin or PTX).
+// Each CTA owns a tile of query rows, streams K/V tiles through shared memory
+// with cp.async and keeps an online softmax in exp2 with the scale folded in
+// (docs/kernels.md). S = Q Kᵀ and O += P V use mma.sync.m16n8k16 fed by
+// ldmatrix (level L0: any arch from sm_80 on, cubin or PTX) or, for
+// targetSm 90 and head dims that are multiples of 64, wgmma reading
+// 128-byte-swizzled shared memory (level L1: sm_90a only; see
+// AttentionKernel::requiredTarget).
 //
 // ## Kernel parameters (in this order; the runtime binds arguments by it)
 //
@@ -117,6 +118,8 @@ struct AttentionForwardSpec {
   std::vector<AttentionCapture> captures;
 
   /// Target compute capability (80, 86, 89, 90, ...): selects the tile table.
+  /// 90 selects the wgmma kernel (sm_90a cubin only) for head dims that are
+  /// multiples of 64; generate with 80 for the portable PTX fallback.
   int targetSm = 80;
   std::optional<AttentionTileConfig> tileOverride;
 };
@@ -129,6 +132,9 @@ struct AttentionKernel {
   unsigned threads = 0;     // block = (threads, 1, 1)
   unsigned sharedBytes = 0; // dynamic shared memory per CTA
   unsigned numParams = 0;   // 25 + 5 per capture
+  /// "sm_90a" when the kernel uses wgmma (compile it for exactly that
+  /// target); empty when any target from sm_80 / compute_80 on will do.
+  std::string requiredTarget;
 
   /// Grid for a batch of B sequences with Hq query heads and Sq query rows:
   /// x = query tiles, y = heads, z = batch.
