@@ -70,13 +70,10 @@ func.func @causal_mask(%s: tensor<2x4x17x33xf32>) -> tensor<2x4x17x33xf32> {
 }
 
 // Indices of a transposed gen_index follow the permutation; after a
-// reshape they are recovered from the linear position; an i8 index past 127
-// wraps.
+// reshape they are recovered from the linear position.
 // CHECK-LABEL: // ===== @index_views: kernels: 1
 // CHECK: const long long x0 = c0; // tensor<6x4xi32>
 // CHECK-NEXT: const long long x1 = ((i / 8) % 3); // tensor<6x4xi32>
-// CHECK-LABEL: // ===== @wide_i8_index: kernels: 1
-// CHECK: const long long x0 = tg_wrap_i8(c0); // tensor<300xi8>
 func.func @index_views() -> tensor<6x4xi32> {
   %i = tg.gen_index axis = 1 : tensor<4x6xi32>
   %t = tg.transpose %i perm = [1, 0] : tensor<4x6xi32> -> tensor<6x4xi32>
@@ -84,12 +81,6 @@ func.func @index_views() -> tensor<6x4xi32> {
   %r = tg.reshape %j : tensor<3x8xi32> -> tensor<6x4xi32>
   %s = tg.add %t, %r : tensor<6x4xi32>, tensor<6x4xi32>
   return %s : tensor<6x4xi32>
-}
-func.func @wide_i8_index() -> tensor<300xi8> {
-  %i = tg.gen_index axis = 0 : tensor<300xi8>
-  %one = tg.constant dense<1> : tensor<i8>
-  %r = tg.add %i, %one : tensor<300xi8>, tensor<i8>
-  return %r : tensor<300xi8>
 }
 
 // Returned views get their own buffer: a copy at the end.

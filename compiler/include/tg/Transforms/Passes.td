@@ -38,6 +38,85 @@ def DecomposeSoftmax : Pass<"tg-decompose-softmax", "func::FuncOp"> {
   let dependentDialects = ["::mlir::tg::TGDialect"];
 }
 
+def FuseAttention : Pass<"tg-fuse-attention", "func::FuncOp"> {
+  let summary = "Fuse matmul-scale-mask-softmax-dropout-matmul chains into tg.attention";
+  let description = [{
+    Finds every attention chain, anchored at the matmul that multiplies the
+    attention probabilities with V, in the forms real code writes (see
+    docs/fusion.md): scale on Q, K or the scores (multiply or divide), K
+    transposed explicitly or by layout, softmax as `tg.softmax` or
+    decomposed (with or without max subtraction, exp2 forms), masks as
+    selects, additive tensors or index comparisons, GQA by broadcast or
+    reshape, dropout, and the training form whose log-sum-exp is used.
+    Every pointwise step on the scores becomes rank-0 math in the `score`
+    region; recognised causal, sliding-window and padding masks are lifted
+    into attributes when that is provably equivalent. Transposes and
+    reshapes of graph arguments feeding q, k and v (and a transpose of the
+    output that is returned) are absorbed into `tg.strides`.
+
+    Anything it cannot prove equivalent is left unchanged; with
+    `report=true` (or `--tg-fusion-report`) it says why as a remark.
+
+    Before:
+    ```mlir
+    %kt = tg.transpose %k perm = [0, 1, 3, 2] : ...
+    %s = tg.matmul %q, %kt : ... -> tensor<1x8x128x128xf32>
+    %ss = tg.mul %s, %c : tensor<1x8x128x128xf32>, tensor<f32>
+    %p = tg.softmax %ss axis = 3 : tensor<1x8x128x128xf32>
+    %pc = tg.cast %p : tensor<1x8x128x128xf32> to tensor<1x8x128x128xbf16>
+    %o = tg.matmul %pc, %v : ... -> tensor<1x8x128x64xbf16>
+    ```
+    After:
+    ```mlir
+    %o = tg.attention %q, %k, %v {scale = 1.250000e-01 : f64} : ... score {
+    ^bb0(%s: tensor<f32>, %b: tensor<i64>, %h: tensor<i64>, %qi: tensor<i64>, %ki: tensor<i64>):
+      tg.yield %s : tensor<f32>
+    }
+    ```
+  }];
+  let options = [
+    Option<"report", "report", "bool", /*default=*/"false",
+           "Emit a remark for every attention-like chain that is not fused, "
+           "saying why">,
+    Option<"absorbLayout", "absorb-layout", "bool", /*default=*/"true",
+           "Absorb transposes/reshapes of graph arguments and results around "
+           "the fused op into tg.strides">,
+  ];
+  let dependentDialects = ["::mlir::tg::TGDialect"];
+}
+
+def FuseMatmul : Pass<"tg-fuse-matmul", "func::FuncOp"> {
+  let summary = "Fuse cast/scale prologues and pointwise epilogues into tg.fused_matmul";
+  let description = [{
+    For each `tg.matmul`, pulls the chain of casts and scalings that produce
+    each operand (e.g. `i8 -> f16` then a per-channel scale) into the
+    operand's prologue region, and the pointwise ops that consume the result
+    (bias add, activation, cast) into the epilogue region. A prologue value
+    that has users other than the chain is not fused (remark with
+    `report=true` or `--tg-fusion-report`).
+
+    Before:
+    ```mlir
+    %wf = tg.cast %w : tensor<64x32xi8> to tensor<64x32xf16>
+    %ws = tg.mul %wf, %scale : tensor<64x32xf16>, tensor<1x32xf16>
+    %y = tg.matmul %x, %ws : tensor<16x64xf16>, tensor<64x32xf16> -> tensor<16x32xf32>
+    %yb = tg.add %y, %bias : tensor<16x32xf32>, tensor<1x32xf32>
+    ```
+    After:
+    ```mlir
+    %yb = tg.fused_matmul %x, %w b_captures(%scale : tensor<1x32xf16>)
+        epilogue_captures(%bias : tensor<1x32xf32>) : ... prologue_a {} prologue_b {
+      ...cast, mul...
+    } epilogue { ...add... }
+    ```
+  }];
+  let options = [
+    Option<"report", "report", "bool", /*default=*/"false",
+           "Emit a remark for every prologue or epilogue op left unfused">,
+  ];
+  let dependentDialects = ["::mlir::tg::TGDialect"];
+}
+
 def SelectBackend : Pass<"tg-select-backend", "func::FuncOp"> {
   let summary = "Choose the backend (cudnn or nvrtc) of every op that launches work";
   let description = [{
