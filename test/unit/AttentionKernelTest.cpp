@@ -217,11 +217,17 @@ TEST(AttentionSpec, TileTable) {
   EXPECT_FALSE(defaultAttentionTile(s).wgmma);
   s = baseSpec(96);
   s.targetSm = 90;
+  s.archSpecific = true;
   EXPECT_FALSE(defaultAttentionTile(s).wgmma); // 96 is not a multiple of 64
-  // sm_90: wgmma for head dims that are multiples of 64.
+  s = baseSpec(128);
+  s.targetSm = 90;
+  EXPECT_FALSE(defaultAttentionTile(s).wgmma); // portable unless asked
+  EXPECT_EQ(generateAttentionForward(s)->requiredTarget, "");
+  // sm_90 arch-specific: wgmma for head dims that are multiples of 64.
   for (int d : {64, 128, 192, 256}) {
     s = baseSpec(d);
     s.targetSm = 90;
+    s.archSpecific = true;
     t = defaultAttentionTile(s);
     EXPECT_TRUE(t.wgmma) << d;
     EXPECT_EQ(t.blockM, 16 * t.warps);
@@ -232,6 +238,7 @@ TEST(AttentionSpec, TileTable) {
   }
   s = baseSpec(128);
   s.targetSm = 90;
+  s.archSpecific = true;
   EXPECT_EQ(defaultAttentionTile(s).blockN, 128);
   s.headDimV = 64; // Dqk != Dv
   EXPECT_TRUE(defaultAttentionTile(s).wgmma);
@@ -242,6 +249,8 @@ TEST(AttentionSpec, RejectsBadWgmmaTiles) {
   s.tileOverride = AttentionTileConfig{128, 64, 8, false, 1, 2, 1, true};
   EXPECT_NE(errorOf(s).find("needs target sm_90"), std::string::npos);
   s.targetSm = 90;
+  EXPECT_NE(errorOf(s).find("without archSpecific"), std::string::npos);
+  s.archSpecific = true;
   s.headDimQK = s.headDimV = 96;
   EXPECT_NE(errorOf(s).find("multiples of 64"), std::string::npos);
   s.headDimQK = s.headDimV = 128;
@@ -369,7 +378,7 @@ std::vector<Variant> variants() {
     s.headDimV = dv;
     s.elementType = t;
     configure(s);
-    v.push_back({name, s, noSpills, s.targetSm == 90});
+    v.push_back({name, s, noSpills, s.archSpecific});
   };
   using T = AttentionElementType;
   using C = AttentionCausalMode;
@@ -436,15 +445,23 @@ std::vector<Variant> variants() {
   });
   // sm_90a (wgmma) kernels: the default tiles of every head-dim class, and
   // every option on that path.
-  add("wgmma_d64_bf16_plain", 64, 64, T::BF16, [](auto &s) { s.targetSm = 90; }, true);
+  add("wgmma_d64_bf16_plain", 64, 64, T::BF16, [](auto &s) {
+    s.targetSm = 90;
+    s.archSpecific = true;
+  }, true);
   add("wgmma_d128_bf16_causal_training", 128, 128, T::BF16, [](auto &s) {
     s.targetSm = 90;
+    s.archSpecific = true;
     s.causal = C::BottomRight;
     s.training = true;
   }, true);
-  add("wgmma_d256_f16_plain", 256, 256, T::F16, [](auto &s) { s.targetSm = 90; }, true);
+  add("wgmma_d256_f16_plain", 256, 256, T::F16, [](auto &s) {
+    s.targetSm = 90;
+    s.archSpecific = true;
+  }, true);
   add("wgmma_dqk192_dv128_bf16_everything", 192, 128, T::BF16, [](auto &s) {
     s.targetSm = 90;
+    s.archSpecific = true;
     s.causal = C::TopLeft;
     s.windowLeft = 100;
     s.hasSeqLenQ = s.hasSeqLenKv = true;

@@ -29,7 +29,8 @@ AttentionTileConfig defaultAttentionTile(const AttentionForwardSpec &spec) {
   int headDim = std::max(roundUp(spec.headDimQK, 16), spec.headDimV);
   bool masked = spec.causal != AttentionCausalMode::None || spec.windowLeft || spec.windowRight;
   AttentionTileConfig tile;
-  if (spec.targetSm == 90 && spec.headDimQK % 64 == 0 && spec.headDimV % 64 == 0) {
+  if (spec.archSpecific && spec.targetSm == 90 && spec.headDimQK % 64 == 0 &&
+      spec.headDimV % 64 == 0) {
     // sm_90a: wgmma reads K and V from shared memory once per warpgroup
     // (not once per warp as ldmatrix does), 2 warpgroups of 64 rows.
     if (headDim <= 64) // 102 registers: 2 CTAs per SM

@@ -118,9 +118,14 @@ struct AttentionForwardSpec {
   std::vector<AttentionCapture> captures;
 
   /// Target compute capability (80, 86, 89, 90, ...): selects the tile table.
-  /// 90 selects the wgmma kernel (sm_90a cubin only) for head dims that are
-  /// multiples of 64; generate with 80 for the portable PTX fallback.
   int targetSm = 80;
+  /// Allow a kernel that compiles for the exact target only: with targetSm 90
+  /// and head dims that are multiples of 64, the wgmma kernel (sm_90a cubin,
+  /// see AttentionKernel::requiredTarget). Off: the portable mma.sync kernel
+  /// (any arch from sm_80, cubin or PTX). A runtime offers both: the sm_90a
+  /// variant for compute capability 9.0, the portable one otherwise and for
+  /// the PTX path.
+  bool archSpecific = false;
   std::optional<AttentionTileConfig> tileOverride;
 };
 
