@@ -184,6 +184,8 @@ TEST(AttentionSpec, LaunchConfiguration) {
   EXPECT_EQ(generateAttentionForward(s)->numParams, 35u);
 }
 
+bool contains(const std::string &s, const std::string &what);
+
 TEST(AttentionSpec, DefaultTilesFitSharedMemory) {
   for (int sm : {80, 86, 89, 90, 100, 120})
     for (int d : {64, 72, 80, 96, 128, 192, 256}) {
@@ -198,24 +200,62 @@ TEST(AttentionSpec, DefaultTilesFitSharedMemory) {
 }
 
 TEST(AttentionSpec, TileTable) {
+  // Portable (mma.sync) tiles: sm_80, and sm_90 head dims not a multiple of 64.
   AttentionForwardSpec s = baseSpec(64);
-  s.targetSm = 90;
   AttentionTileConfig t = defaultAttentionTile(s);
+  EXPECT_FALSE(t.wgmma);
   EXPECT_TRUE(t.qInRegisters);
   EXPECT_EQ(t.warps, 4);
   s = baseSpec(128);
-  s.targetSm = 90;
   EXPECT_EQ(defaultAttentionTile(s).blockN, 48);
   EXPECT_EQ(defaultAttentionTile(s).stages, 2);
   s.causal = AttentionCausalMode::TopLeft;
   EXPECT_EQ(defaultAttentionTile(s).stages, 1); // masked: single K/V buffers
   s = baseSpec(256);
+  EXPECT_EQ(defaultAttentionTile(s).blockN, 32); // 163 KB on sm_80: fewer keys per tile
+  s.targetSm = 86;
+  EXPECT_FALSE(defaultAttentionTile(s).wgmma);
+  s = baseSpec(96);
   s.targetSm = 90;
-  t = defaultAttentionTile(s);
-  EXPECT_EQ(t.warps, 8);
-  EXPECT_EQ(t.blockN, 64);
-  s.targetSm = 80; // 163 KB: fewer keys per tile
-  EXPECT_EQ(defaultAttentionTile(s).blockN, 32);
+  s.archSpecific = true;
+  EXPECT_FALSE(defaultAttentionTile(s).wgmma); // 96 is not a multiple of 64
+  s = baseSpec(128);
+  s.targetSm = 90;
+  EXPECT_FALSE(defaultAttentionTile(s).wgmma); // portable unless asked
+  EXPECT_EQ(generateAttentionForward(s)->requiredTarget, "");
+  // sm_90 arch-specific: wgmma for head dims that are multiples of 64.
+  for (int d : {64, 128, 192, 256}) {
+    s = baseSpec(d);
+    s.targetSm = 90;
+    s.archSpecific = true;
+    t = defaultAttentionTile(s);
+    EXPECT_TRUE(t.wgmma) << d;
+    EXPECT_EQ(t.blockM, 16 * t.warps);
+    auto k = generateAttentionForward(s);
+    ASSERT_TRUE(k);
+    EXPECT_EQ(k->requiredTarget, "sm_90a");
+    EXPECT_TRUE(contains(k->source, "wgmma.mma_async.sync.aligned.m64n"));
+  }
+  s = baseSpec(128);
+  s.targetSm = 90;
+  s.archSpecific = true;
+  EXPECT_EQ(defaultAttentionTile(s).blockN, 128);
+  s.headDimV = 64; // Dqk != Dv
+  EXPECT_TRUE(defaultAttentionTile(s).wgmma);
+}
+
+TEST(AttentionSpec, RejectsBadWgmmaTiles) {
+  AttentionForwardSpec s = baseSpec(128);
+  s.tileOverride = AttentionTileConfig{128, 64, 8, false, 1, 2, 1, true};
+  EXPECT_NE(errorOf(s).find("needs target sm_90"), std::string::npos);
+  s.targetSm = 90;
+  EXPECT_NE(errorOf(s).find("without archSpecific"), std::string::npos);
+  s.archSpecific = true;
+  s.headDimQK = s.headDimV = 96;
+  EXPECT_NE(errorOf(s).find("multiples of 64"), std::string::npos);
+  s.headDimQK = s.headDimV = 128;
+  s.tileOverride = AttentionTileConfig{128, 64, 4, false, 1, 2, 1, true};
+  EXPECT_NE(errorOf(s).find("whole warpgroups"), std::string::npos);
 }
 
 //===----------------------------------------------------------------------===//
@@ -321,6 +361,7 @@ struct Variant {
   const char *name;
   AttentionForwardSpec spec;
   bool expectNoSpills; // default tiles of the plain fast paths
+  bool wgmmaOnly = false; // sm_90a kernels compile for sm_90a alone
 };
 
 /// A representative subset of the full product (7 head dims x 2 types x 4
@@ -337,7 +378,7 @@ std::vector<Variant> variants() {
     s.headDimV = dv;
     s.elementType = t;
     configure(s);
-    v.push_back({name, s, noSpills});
+    v.push_back({name, s, noSpills, s.archSpecific});
   };
   using T = AttentionElementType;
   using C = AttentionCausalMode;
@@ -402,6 +443,34 @@ std::vector<Variant> variants() {
     s.tileOverride = AttentionTileConfig{64, 128, 4, true, 2, 2, 4};
     s.windowRight = 0;
   });
+  // sm_90a (wgmma) kernels: the default tiles of every head-dim class, and
+  // every option on that path.
+  add("wgmma_d64_bf16_plain", 64, 64, T::BF16, [](auto &s) {
+    s.targetSm = 90;
+    s.archSpecific = true;
+  }, true);
+  add("wgmma_d128_bf16_causal_training", 128, 128, T::BF16, [](auto &s) {
+    s.targetSm = 90;
+    s.archSpecific = true;
+    s.causal = C::BottomRight;
+    s.training = true;
+  }, true);
+  add("wgmma_d256_f16_plain", 256, 256, T::F16, [](auto &s) {
+    s.targetSm = 90;
+    s.archSpecific = true;
+  }, true);
+  add("wgmma_dqk192_dv128_bf16_everything", 192, 128, T::BF16, [](auto &s) {
+    s.targetSm = 90;
+    s.archSpecific = true;
+    s.causal = C::TopLeft;
+    s.windowLeft = 100;
+    s.hasSeqLenQ = s.hasSeqLenKv = true;
+    s.dropoutProbability = 0.1;
+    s.training = true;
+    s.numHeadsKV = 2;
+    s.scoreModifier = "s = 30.0f * tanhf(s / 30.0f);\ns += bias;";
+    s.captures = {{"bias", CaptureType::F16}};
+  });
   add("d256_f16_single_buffer_override", 256, 256, T::F16, [](auto &s) {
     s.tileOverride = AttentionTileConfig{64, 64, 4, false, 2, 1, 2};
     s.causal = AttentionCausalMode::TopLeft;
@@ -418,8 +487,11 @@ TEST_P(AttentionNvrtc, CompilesForEveryTarget) {
   std::string error;
   auto k = generateAttentionForward(var.spec, &error);
   ASSERT_TRUE(k) << error;
-  const char *archs[] = {"sm_80", "sm_90a", "compute_80"};
-  // NVRTC programs are independent: compile the three targets concurrently.
+  std::vector<const char *> archs = {"sm_80", "sm_90a", "compute_80"};
+  if (var.wgmmaOnly)
+    archs = {"sm_90a"};
+  EXPECT_EQ(k->requiredTarget, var.wgmmaOnly ? "sm_90a" : "");
+  // NVRTC programs are independent: compile the targets concurrently.
   std::vector<std::future<Compiled>> jobs;
   for (const char *arch : archs)
     jobs.push_back(std::async(std::launch::async, [&k, arch] { return compileWithNvrtc(*k, arch); }));

@@ -172,8 +172,10 @@ std::string validateAttentionSpec(const AttentionForwardSpec &spec) {
       return err.str();
     }
     if (t.wgmma) {
-      if (spec.targetSm != 90) {
-        err << "the wgmma tile needs target sm_90 (compiled for sm_90a), not sm_" << spec.targetSm;
+      if (spec.targetSm != 90 || !spec.archSpecific) {
+        err << "the wgmma tile needs target sm_90 with archSpecific (compiled for sm_90a only), "
+               "got sm_"
+            << spec.targetSm << (spec.archSpecific ? "" : " without archSpecific");
         return err.str();
       }
       if (spec.headDimQK % 64 != 0 || spec.headDimV % 64 != 0) {
@@ -999,6 +1001,7 @@ AttentionKernel AttentionEmitter::emit() {
   k.threads = unsigned(tile.warps) * 32;
   k.sharedBytes = layout.totalBytes;
   k.numParams = 25 + 5 * unsigned(spec.captures.size());
+  k.requiredTarget = tile.wgmma ? "sm_90a" : "";
   return k;
 }
 

@@ -29,6 +29,18 @@ AttentionTileConfig defaultAttentionTile(const AttentionForwardSpec &spec) {
   int headDim = std::max(roundUp(spec.headDimQK, 16), spec.headDimV);
   bool masked = spec.causal != AttentionCausalMode::None || spec.windowLeft || spec.windowRight;
   AttentionTileConfig tile;
+  if (spec.archSpecific && spec.targetSm == 90 && spec.headDimQK % 64 == 0 &&
+      spec.headDimV % 64 == 0) {
+    // sm_90a: wgmma reads K and V from shared memory once per warpgroup
+    // (not once per warp as ldmatrix does), 2 warpgroups of 64 rows.
+    if (headDim <= 64) // 102 registers: 2 CTAs per SM
+      tile = {128, 64, 8, false, /*minBlocksPerSM=*/2, /*stages=*/2, 1, /*wgmma=*/true};
+    else if (headDim <= 128) // S of 128 keys: 64 registers, 213 in all
+      tile = {128, 128, 8, false, /*minBlocksPerSM=*/1, /*stages=*/2, 1, /*wgmma=*/true};
+    else
+      tile = {128, 64, 8, false, /*minBlocksPerSM=*/1, /*stages=*/2, 1, /*wgmma=*/true};
+    return tile; // 198 KB at most: fits sm_90's 227 KB
+  }
   if (headDim <= 64) {
     // 32 rows per warp halve the K/V shared-memory reads per flop; Q (32
     // registers) stays in registers; 2 CTAs per SM.
