@@ -94,6 +94,35 @@ def configs(quick):
         out = [c for c in out if max(c["Sq"], c["Skv"]) < 1000]
     return out
 
+# Graphs of every other kind (generic kernels, model forms, sdpa_grad), run
+# function by function from these files.
+GRAPH_FILES = ["examples/attention.mlir", "examples/models/*.mlir", "test/Reference/tg-run-*.mlir",
+               "test/Lowering/*.mlir"]
+GRAPH_EXCLUDE = {"test/Lowering/errors.mlir", "test/Reference/tg-run-errors.mlir"}
+
+def graph_entries(root):
+    import glob, re
+    out = []
+    for pattern in GRAPH_FILES:
+        for path in sorted(glob.glob(os.path.join(root, pattern))):
+            rel = os.path.relpath(path, root)
+            if rel in GRAPH_EXCLUDE:
+                continue
+            for fn in re.findall(r"func\.func @(\w+)", open(path).read()):
+                out.append(dict(name="%s:%s" % (rel, fn), file=path, entry=fn))
+    return out
+
+def run_graph(g, args):
+    env = dict(os.environ)
+    if args.force_ptx:
+        env["TGC_FORCE_PTX"] = "1"
+    cmd = [os.path.join(args.bin, "tg-run"), g["file"], "--entry=" + g["entry"], "--check", "--seed=3"]
+    t0 = time.time()
+    p = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=args.timeout)
+    checks = [l for l in p.stdout.splitlines() if l.startswith("check ")]
+    return dict(name=g["name"], ok=p.returncode == 0, seconds=round(time.time() - t0, 1), checks=checks,
+                log=(p.stdout + p.stderr)[-3000:] if p.returncode else "")
+
 def run_one(c, args, workdir):
     path = os.path.join(workdir, c["name"] + ".mlir")
     with open(path, "w") as f:
@@ -118,7 +147,24 @@ def main():
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--only", default="")
     ap.add_argument("--timeout", type=int, default=400)
+    ap.add_argument("--graphs", action="store_true",
+                    help="run every function of the example and test graphs (generic kernels) instead")
     args = ap.parse_args()
+    if args.graphs:
+        root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+        gs = [g for g in graph_entries(root) if args.only in g["name"]]
+        print("tgc GPU suite (graphs%s): %d functions" % (", forced PTX" if args.force_ptx else "", len(gs)), flush=True)
+        with ThreadPoolExecutor(args.jobs) as pool:
+            results = list(pool.map(lambda g: run_graph(g, args), gs))
+        for r in results:
+            print("%-60s %s %5.1fs  %s" % (r["name"], "PASS" if r["ok"] else "FAIL", r["seconds"], " | ".join(r["checks"])[:300]))
+            if not r["ok"]:
+                print(r["log"])
+        passed = sum(r["ok"] for r in results)
+        print("\nsummary (graphs): %d passed, %d failed" % (passed, len(results) - passed))
+        with open(os.path.join(args.out, "suite_graphs.json"), "w") as f:
+            json.dump(dict(mode="graphs", results=results), f, indent=1)
+        sys.exit(0 if passed == len(results) else 1)
     cs = [c for c in configs(args.quick) if args.only in c["name"]]
     workdir = tempfile.mkdtemp(prefix="tgc-suite-")
     label = "forced PTX" if args.force_ptx else "cubin"

@@ -68,17 +68,21 @@ static void printKernels(const tgc::Plan &plan, llvm::raw_ostream &os) {
 }
 
 static LogicalResult printPtx(const tgc::Plan &plan, llvm::raw_ostream &os) {
-  std::string targetName = arch;
-  // PTX is emitted for the virtual arch of the requested target.
-  if (StringRef(targetName).starts_with("sm_"))
-    targetName = "compute_" + targetName.substr(3);
-  tgc::Expected<tgc::CompileTarget> target =
-      tgc::parseCompileTarget(targetName);
-  if (!target.hasValue()) {
-    llvm::errs() << "tg-compile: " << target.status().message() << "\n";
-    return failure();
-  }
   for (const tgc::Kernel &kernel : plan.kernels) {
+    // PTX for the virtual arch of the requested target; an arch-specific
+    // kernel (e.g. wgmma code) only for its own arch.
+    std::string targetName =
+        kernel.target.kind == tgc::KernelTarget::Kind::ArchSpecific
+            ? "compute_" + std::to_string(kernel.target.arch) + "a"
+            : arch.getValue();
+    if (StringRef(targetName).starts_with("sm_"))
+      targetName = "compute_" + targetName.substr(3);
+    tgc::Expected<tgc::CompileTarget> target =
+        tgc::parseCompileTarget(targetName);
+    if (!target.hasValue()) {
+      llvm::errs() << "tg-compile: " << target.status().message() << "\n";
+      return failure();
+    }
     tgc::Expected<tgc::CompiledKernel> compiled =
         tgc::compileKernel(kernel, *target);
     if (!compiled.hasValue()) {

@@ -90,7 +90,7 @@ static LogicalResult processBuffer(std::unique_ptr<llvm::MemoryBuffer> buffer,
         return op.emitOpError("has no kernel generator in tg-emit-kernels "
                               "(only the generic kernels are printed)");
       };
-      FailureOr<SmallVector<tg::KernelStep>> steps =
+      FailureOr<SmallVector<tg::KernelStep, 0>> steps =
           tg::emitGenericKernels(fn, noAttention);
       if (failed(steps)) {
         ok = false;

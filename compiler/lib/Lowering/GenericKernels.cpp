@@ -104,7 +104,7 @@ static LogicalResult emitLayoutOp(Operation *op, LoweringState &state) {
   return success();
 }
 
-FailureOr<SmallVector<KernelStep>>
+FailureOr<SmallVector<KernelStep, 0>>
 tg::emitGenericKernels(func::FuncOp fn, AttentionEmitter emitAttention) {
   if (!fn.getBody().hasOneBlock())
     return fn.emitOpError("cannot be lowered to CUDA: expected a body of "

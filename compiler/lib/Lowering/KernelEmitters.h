@@ -119,7 +119,7 @@ unsigned gridFor(int64_t work, int64_t perBlock);
 /// What the partitioner knows while walking a function.
 struct LoweringState {
   DenseMap<Value, TensorView> views;
-  SmallVector<KernelStep> steps;
+  SmallVector<KernelStep, 0> steps;
 
   /// The view of `value`; every value read by a kernel has one.
   const TensorView &view(Value value) const;

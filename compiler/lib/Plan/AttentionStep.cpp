@@ -111,14 +111,6 @@ mlir::tg::emitAttentionStep(AttentionOp op, int targetSm,
     spec.scoreModifier = *body;
   }
 
-  std::string error;
-  std::optional<cg::AttentionKernel> kernel =
-      cg::generateAttentionForward(spec, &error);
-  if (!kernel)
-    return op.emitOpError("the NVRTC attention kernel does not support this "
-                          "configuration: ")
-           << error;
-
   // The layout strides (b, h, s) of q, k, v and o; the head dim must be
   // contiguous.
   SmallVector<SmallVector<int64_t>> layouts;
@@ -146,20 +138,55 @@ mlir::tg::emitAttentionStep(AttentionOp op, int targetSm,
                             "densely packed");
   }
 
-  KernelStep step;
-  step.name = "attention " + std::string(cg::toString(spec.elementType)) +
-              " hd" + std::to_string(spec.headDimQK);
-  // A score region is C++ over the generic kernels' helpers (tg_isub,
-  // rounding, casts), so their prelude comes first.
-  step.source = spec.scoreModifier.empty()
-                    ? kernel->source
-                    : cudaPrelude().str() + "\n" + kernel->source;
-  step.entry = kernel->entry;
-  std::array<unsigned, 3> grid = kernel->grid(
-      qType.getDimSize(0), qType.getDimSize(1), qType.getDimSize(2));
-  step.grid = grid;
-  step.block = {kernel->threads, 1, 1};
-  step.sharedBytes = kernel->sharedBytes;
+  // The launch of one generated kernel; the arguments are added below and
+  // shared by every variant.
+  auto generate = [&](int sm, bool archSpecific) -> FailureOr<KernelStep> {
+    cg::AttentionForwardSpec variant = spec;
+    variant.targetSm = sm;
+    variant.archSpecific = archSpecific;
+    std::string error;
+    std::optional<cg::AttentionKernel> kernel =
+        cg::generateAttentionForward(variant, &error);
+    if (!kernel)
+      return op.emitOpError("the NVRTC attention kernel does not support "
+                            "this configuration: ")
+             << error;
+    KernelStep step;
+    step.name = "attention " + std::string(cg::toString(spec.elementType)) +
+                " hd" + std::to_string(spec.headDimQK) +
+                (kernel->requiredTarget.empty() ? "" : " " +
+                                                      kernel->requiredTarget);
+    // A score region is C++ over the generic kernels' helpers (tg_isub,
+    // rounding, casts), so their prelude comes first.
+    step.source = spec.scoreModifier.empty()
+                      ? kernel->source
+                      : cudaPrelude().str() + "\n" + kernel->source;
+    step.entry = kernel->entry;
+    step.grid = kernel->grid(qType.getDimSize(0), qType.getDimSize(1),
+                             qType.getDimSize(2));
+    step.block = {kernel->threads, 1, 1};
+    step.sharedBytes = kernel->sharedBytes;
+    step.sm = sm;
+    step.archSpecific = !kernel->requiredTarget.empty();
+    return step;
+  };
+  // The portable kernel tuned for sm_80 runs everywhere (also as PTX); when
+  // tuning for a newer target, kernels tuned for it (wgmma on sm_90a, larger
+  // tiles) are preferred on the devices that can run them.
+  FailureOr<KernelStep> portable = generate(80, false);
+  if (failed(portable))
+    return failure();
+  KernelStep step = std::move(*portable);
+  if (targetSm > 80) {
+    FailureOr<KernelStep> exact = generate(targetSm, true);
+    FailureOr<KernelStep> tuned = generate(targetSm, false);
+    if (failed(exact) || failed(tuned))
+      return failure();
+    if (exact->archSpecific)
+      step.preferred.push_back(std::move(*exact));
+    if (tuned->source != step.source)
+      step.preferred.push_back(std::move(*tuned));
+  }
 
   // An unused pointer parameter is passed as a 64-bit zero (a null pointer).
   auto optionalBuffer = [&](Value value) {
@@ -192,5 +219,9 @@ mlir::tg::emitAttentionStep(AttentionOp op, int targetSm,
   step.outputs.push_back(op.getOutput());
   if (Value stats = op.getStats())
     step.outputs.push_back(stats);
+  for (KernelStep &variant : step.preferred) {
+    variant.args = step.args;
+    variant.outputs = step.outputs;
+  }
   return step;
 }

@@ -88,6 +88,7 @@ private:
   SmallVector<int64_t> stridesOf(Value value);
   FailureOr<std::string> bufferFor(Value value);
   LogicalResult addLaunch(const KernelStep &step);
+  FailureOr<tgc::LaunchVariant> addVariant(const KernelStep &step);
   LogicalResult addResultCopies();
 
   func::FuncOp fn;
@@ -153,8 +154,12 @@ FailureOr<std::string> PlanBuilder::bufferFor(Value value) {
   return buffer.name;
 }
 
-LogicalResult PlanBuilder::addLaunch(const KernelStep &step) {
-  std::string key = step.entry + '\0' + step.source;
+FailureOr<tgc::LaunchVariant>
+PlanBuilder::addVariant(const KernelStep &step) {
+  tgc::KernelTarget target = step.archSpecific
+                                 ? tgc::KernelTarget::archSpecific(step.sm)
+                                 : tgc::KernelTarget::portable(step.sm);
+  std::string key = target.str() + '\0' + step.entry + '\0' + step.source;
   auto [it, inserted] =
       kernelIds.try_emplace(key, "k" + std::to_string(kernelIds.size()));
   if (inserted) {
@@ -162,7 +167,7 @@ LogicalResult PlanBuilder::addLaunch(const KernelStep &step) {
     kernel.id = it->second;
     kernel.entry = step.entry;
     kernel.source = step.source;
-    kernel.target = tgc::KernelTarget::portable(80);
+    kernel.target = target;
     plan.kernels.push_back(std::move(kernel));
   }
   tgc::LaunchVariant variant;
@@ -187,8 +192,21 @@ LogicalResult PlanBuilder::addLaunch(const KernelStep &step) {
       break;
     }
   }
+  return variant;
+}
+
+LogicalResult PlanBuilder::addLaunch(const KernelStep &step) {
   tgc::LaunchStep launch;
-  launch.variants.push_back(std::move(variant));
+  for (const KernelStep &preferred : step.preferred) {
+    FailureOr<tgc::LaunchVariant> variant = addVariant(preferred);
+    if (failed(variant))
+      return failure();
+    launch.variants.push_back(std::move(*variant));
+  }
+  FailureOr<tgc::LaunchVariant> variant = addVariant(step);
+  if (failed(variant))
+    return failure();
+  launch.variants.push_back(std::move(*variant));
   plan.steps.push_back(std::move(launch));
   return success();
 }
@@ -278,7 +296,7 @@ FailureOr<tgc::Plan> PlanBuilder::build() {
     return emitAttentionStep(op, targetSm,
                              [&](Value v) { return stridesOf(v); });
   };
-  FailureOr<SmallVector<KernelStep>> steps =
+  FailureOr<SmallVector<KernelStep, 0>> steps =
       emitGenericKernels(fn, emitAttention);
   if (failed(steps))
     return failure();

@@ -44,6 +44,15 @@ struct KernelStep {
   SmallVector<KernelArg> args;
   /// Tensors this step writes (each must also appear as a Buffer arg).
   SmallVector<Value> outputs;
+
+  /// Where the kernel runs: any compute capability >= `sm` (portable: cubin
+  /// or PTX), or, when `archSpecific`, exactly `sm` (e.g. sm_90a wgmma code).
+  int sm = 80;
+  bool archSpecific = false;
+  /// Faster versions of this launch (same arguments) for particular
+  /// devices, tried in order before this one; the runtime takes the first
+  /// the device can run.
+  std::vector<KernelStep> preferred;
 };
 
 /// Emits the launch for one tg.attention op (provided by the attention
@@ -57,7 +66,7 @@ using AttentionEmitter = function_ref<FailureOr<KernelStep>(AttentionOp)>;
 /// kernels, and each tg.attention is handed to `emitAttention`. tg.sdpa and
 /// tg.sdpa_grad must have been decomposed or fused before. Emits a located
 /// diagnostic and fails on anything it cannot generate.
-FailureOr<SmallVector<KernelStep>>
+FailureOr<SmallVector<KernelStep, 0>>
 emitGenericKernels(func::FuncOp fn, AttentionEmitter emitAttention);
 
 } // namespace mlir::tg
