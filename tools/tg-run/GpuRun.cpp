@@ -75,6 +75,20 @@ double decode(tgc::DType type, const uint8_t *byte) {
   }
 }
 
+/// The memory layout the graph as written declares for a value of `type`
+/// with `strides`: compilation may describe the same bytes with another
+/// logical shape (fusion folds layout ops around attention into strides),
+/// so inputs and outputs are encoded in the layout the user declared.
+tgc::Buffer declaredLayout(Type type, ArrayRef<int64_t> strides,
+                           tgc::DType dtype) {
+  auto tensor = cast<RankedTensorType>(type);
+  tgc::Buffer layout;
+  layout.dtype = dtype;
+  layout.shape.assign(tensor.getShape().begin(), tensor.getShape().end());
+  layout.strides.assign(strides.begin(), strides.end());
+  return layout;
+}
+
 /// Byte offset of each logical element (row-major order) in `buffer`.
 std::vector<uint64_t> elementOffsets(const tgc::Buffer &buffer) {
   std::vector<uint64_t> offsets(buffer.numElements());
@@ -194,8 +208,17 @@ int run::runOnGpu(ModuleOp module, func::FuncOp fn,
       return failStatus("allocating '" + buffer.name + "'", device.status());
     std::vector<uint8_t> host(buffer.byteSpan(), 0xff);
     if (buffer.role == tgc::BufferRole::Input) {
-      const ref::HostTensor &tensor = inputs[inputIndex++];
-      std::vector<uint64_t> offsets = elementOffsets(buffer);
+      unsigned index = inputIndex++;
+      const ref::HostTensor &tensor = inputs[index];
+      tgc::Buffer layout =
+          declaredLayout(fn.getArgumentTypes()[index],
+                         argumentStrides(fn, index), buffer.dtype);
+      if (layout.byteSpan() != buffer.byteSpan())
+        return fail("input '" + buffer.name + "' occupies " +
+                    llvm::Twine(layout.byteSpan()) + " bytes as declared "
+                    "but " + llvm::Twine(buffer.byteSpan()) +
+                    " bytes in the plan (a tgc bug)");
+      std::vector<uint64_t> offsets = elementOffsets(layout);
       for (size_t i = 0; i < offsets.size(); ++i)
         encode(buffer.dtype, tensor.values[i], host.data() + offsets[i]);
     } else {
@@ -225,7 +248,14 @@ int run::runOnGpu(ModuleOp module, func::FuncOp fn,
       return failStatus("downloading '" + buffer->name + "'", s);
     auto type = cast<RankedTensorType>(fn.getResultTypes()[i]);
     ref::HostTensor result = ref::HostTensor::zeros(type);
-    std::vector<uint64_t> offsets = elementOffsets(*buffer);
+    tgc::Buffer layout =
+        declaredLayout(type, resultStrides(fn, i), buffer->dtype);
+    if (layout.byteSpan() != buffer->byteSpan())
+      return fail("output '" + buffer->name + "' occupies " +
+                  llvm::Twine(layout.byteSpan()) + " bytes as declared but " +
+                  llvm::Twine(buffer->byteSpan()) +
+                  " bytes in the plan (a tgc bug)");
+    std::vector<uint64_t> offsets = elementOffsets(layout);
     for (size_t e = 0; e < offsets.size(); ++e)
       result.values[e] = decode(buffer->dtype, host.data() + offsets[e]);
     printTensor("output", buffer->name, result);
