@@ -5,12 +5,14 @@
 #include "mlir/Transforms/Passes.h"
 
 #include "tg/Dialect/TG/IR/TGDialect.h"
+#include "tg/Plan/Passes.h"
 #include "tg/Transforms/Passes.h"
 
 int main(int argc, char **argv) {
   mlir::DialectRegistry registry;
   registry.insert<mlir::tg::TGDialect, mlir::func::FuncDialect>();
   mlir::tg::registerTGPasses();
+  mlir::tg::registerTGPlanPasses();
   mlir::registerCanonicalizerPass();
   mlir::registerCSEPass();
   mlir::registerSymbolDCEPass();
