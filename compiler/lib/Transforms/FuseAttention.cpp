@@ -6,7 +6,7 @@
 // alone and, when reporting, a remark says why.
 //
 //===----------------------------------------------------------------------===//
-#include "AttentionMatch.h"
+#include "AttentionGradMatch.h"
 #include "LayoutAbsorption.h"
 #include "tg/Transforms/Passes.h"
 
@@ -42,10 +42,29 @@ struct FuseAttentionPass : tg::impl::FuseAttentionBase<FuseAttentionPass> {
   void runOnOperation() override {
     func::FuncOp fn = getOperation();
     bool emitRemarks = report || fusionReportFlag();
-    SmallVector<MatmulOp> candidates;
-    fn.walk([&](MatmulOp op) { candidates.push_back(op); });
     IRRewriter rewriter(&getContext());
     llvm::DenseSet<Operation *> erased;
+    // Backward chains first: their matmuls would otherwise be looked at as
+    // forward candidates.
+    if (backward) {
+      SmallVector<ExpOp> exps;
+      fn.walk([&](ExpOp op) { exps.push_back(op); });
+      for (ExpOp exp : exps) {
+        if (erased.contains(exp))
+          continue;
+        Refusal refusal;
+        FailureOr<AttentionGradMatch> match = matchAttentionGrad(exp, refusal);
+        if (failed(match)) {
+          if (emitRemarks && looksLikeAttentionGrad(exp))
+            (refusal.at ? refusal.at : exp.getOperation())->emitRemark()
+                << "not fused into tg.attention_grad: " << refusal.reason;
+          continue;
+        }
+        rewriteAttentionGrad(rewriter, *match, erased);
+      }
+    }
+    SmallVector<MatmulOp> candidates;
+    fn.walk([&](MatmulOp op) { candidates.push_back(op); });
     SmallVector<AttentionOp> fused;
     for (MatmulOp pv : candidates) {
       if (erased.contains(pv))
