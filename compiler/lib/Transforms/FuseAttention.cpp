@@ -36,6 +36,23 @@ struct FuseAttentionPattern : OpRewritePattern<MatmulOp> {
   }
 };
 
+/// The backward rewrite as a pattern, anchored on the recomputed
+/// probabilities.
+struct FuseAttentionGradPattern : OpRewritePattern<ExpOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(ExpOp exp,
+                                PatternRewriter &rewriter) const override {
+    Refusal refusal;
+    FailureOr<AttentionGradMatch> match = matchAttentionGrad(exp, refusal);
+    if (failed(match))
+      return rewriter.notifyMatchFailure(exp, refusal.reason);
+    llvm::DenseSet<Operation *> erased;
+    rewriteAttentionGrad(rewriter, *match, erased);
+    return success();
+  }
+};
+
 struct FuseAttentionPass : tg::impl::FuseAttentionBase<FuseAttentionPass> {
   using FuseAttentionBase::FuseAttentionBase;
 
@@ -87,4 +104,7 @@ struct FuseAttentionPass : tg::impl::FuseAttentionBase<FuseAttentionPass> {
 
 void mlir::tg::populateFuseAttentionPatterns(RewritePatternSet &patterns) {
   patterns.add<FuseAttentionPattern>(patterns.getContext());
+  // Backward chains first (their matmuls look like forward candidates).
+  patterns.add<FuseAttentionGradPattern>(patterns.getContext(),
+                                         /*benefit=*/2);
 }
