@@ -28,6 +28,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SPEC_SM = 90  # --sm: the tile table's target (90: wgmma kernels, sm_90a only)
 
 # ---------------------------------------------------------------------------
 # Kernel generation and NVRTC compilation
@@ -87,7 +88,9 @@ def spec_flags(spec):
     f = [f"--dtype={spec.get('dtype', 'bf16')}",
          f"--head-dim-qk={spec['dqk']}", f"--head-dim-v={spec.get('dv', spec['dqk'])}",
          f"--heads-q={spec.get('hq', 1)}", f"--heads-kv={spec.get('hkv', spec.get('hq', 1))}",
-         f"--causal={spec.get('causal', 'none')}", f"--sm={spec.get('sm', 90)}"]
+         f"--causal={spec.get('causal', 'none')}", f"--sm={spec.get('sm', SPEC_SM)}"]
+    if spec.get("sm", SPEC_SM) == 90:
+        f.append("--arch-specific")  # sm_90a kernels (wgmma) where the tile table has them
     if spec.get("wl") is not None:
         f.append(f"--window-left={spec['wl']}")
     if spec.get("wr") is not None:
@@ -377,8 +380,16 @@ def check_cases():
     # Tile variants used by the benchmark, on awkward shapes.
     for d, tiles in BENCH_TILES.items():
         for t in tiles:
+            if t.endswith(":wg") and SPEC_SM != 90:
+                continue
             add(dict(dqk=d, hq=4, hkv=4, causal="top_left", training=True, tile=t), 2, 333, 333)
             add(dict(dqk=d, hq=4, hkv=4, tile=t), 1, 77, 1000, "bshd")
+            if t.endswith(":wg"):  # the sm_90a path: every option once more
+                add(dict(dqk=d, hq=8, hkv=2, causal="bottom_right", pad_q=True, pad_kv=True,
+                         training=True, tile=t), 3, 200, 333)
+                add(dict(dqk=d, dtype="f16", hq=4, hkv=4, dropout=0.2, modifier="bias", wl=70,
+                         training=True, tile=t), 2, 130, 257, "bshd")
+                add(dict(dqk=d, hq=4, hkv=4, tile=t), 1, 1, 17)
     return cases
 
 
@@ -488,10 +499,9 @@ def run_check(args, torch):
 
 # Tile variants timed per head dim (M x N : warps : Q location : blocks/SM).
 BENCH_TILES = {
-    64: ["128x64:4:regs:2", "128x64:4:regs:2:p2"],
-    128: ["128x48:4:smem:2", "128x48:4:smem:2:p2", "128x48:4:smem:2:s1", "128x48:4:smem:2:s1:p2"],
-    256: ["128x64:8:smem:1", "128x64:8:smem:1:p2", "128x64:8:smem:1:p3",
-          "64x64:4:smem:2:s1", "64x64:4:smem:2:s1:p2", "64x64:4:smem:2:s1:p3"],
+    64: ["128x64:4:regs:2:p2", "128x64:8:smem:2:wg"],
+    128: ["128x48:4:smem:2", "128x48:4:smem:2:s1", "128x64:8:smem:1:wg", "128x128:8:smem:1:wg"],
+    256: ["128x64:8:smem:1:p3", "128x64:8:smem:1:wg", "128x64:8:smem:1:s1:wg"],
 }
 
 
@@ -553,6 +563,7 @@ def run_bench(args, torch):
     specs = []
     for hd in (64, 128, 256):
         tiles = BENCH_TILES[hd] if args.tiles == "all" else [None]
+        tiles = [t for t in tiles if not (t and t.endswith(":wg") and SPEC_SM != 90)]
         for causal in (False, True):
             for t in tiles:
                 spec = dict(dqk=hd, hq=2048 // hd, hkv=2048 // hd, causal="top_left" if causal else "none")
@@ -562,7 +573,10 @@ def run_bench(args, torch):
     t0 = time.time()
     kernels = build_kernels(specs, args.gen, args.arch, args.jobs)
     for kern in kernels:
-        kern.label = kern.spec.get("tile") or "default"
+        m = kern.meta
+        kern.label = kern.spec.get("tile") or (
+            f"{m['block_m']}x{m['block_n']}:{m['warps']}:{'regs' if m['q_in_registers'] else 'smem'}"
+            f":s{m['stages']}:p{m['prefetch']}" + (":wg" if m.get("wgmma") else ""))
     if args.gen_alt:  # the same kernels from another generator build (A/B)
         alt = build_kernels(specs, args.gen_alt, args.arch, args.jobs)
         for kern in alt:
@@ -680,6 +694,7 @@ def main():
     ap.add_argument("--gen", default=os.path.join(ROOT, "build/bin/tg-gen-attention"))
     ap.add_argument("--gen-alt", default="", help="second generator binary to compare (A/B)")
     ap.add_argument("--arch", default="sm_90a")
+    ap.add_argument("--sm", type=int, default=90, help="spec target for the tile table (80: portable L0)")
     ap.add_argument("--jobs", type=int, default=min(16, os.cpu_count() or 1))
     ap.add_argument("--seqlens", default="512,2048,8192,16384")
     ap.add_argument("--tiles", choices=["all", "default"], default="default")
@@ -687,6 +702,8 @@ def main():
     ap.add_argument("--out", default=os.environ.get("OUT") or os.path.join(ROOT, "bench/results"))
     ap.add_argument("--tag", default="")
     args = ap.parse_args()
+    global SPEC_SM
+    SPEC_SM = args.sm
 
     info = {"date": time.strftime("%Y-%m-%d %H:%M:%S"), "arch": args.arch, "mode": args.mode}
     try:

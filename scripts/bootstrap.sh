@@ -12,18 +12,20 @@ example=examples/attention.mlir
 out=${TGC_OUT_DIR:-build/example}
 mkdir -p "$out"
 
-echo "== compile: $example"
-"$bin/tg-opt" "$example" ${TGC_PIPELINE:---tg-decompose-sdpa --canonicalize --cse} \
-  -o "$out/attention.compiled.mlir"
-grep -c "tg\." "$out/attention.compiled.mlir" | xargs echo "   tg ops after the pipeline:"
+echo "== compile: $example (decompose, fuse, select backend, lower to a plan)"
+"$bin/tg-compile" "$example" --emit=mlir -o "$out/attention.compiled.mlir"
+"$bin/tg-compile" "$example" --emit=plan -o "$out/attention.plan"
+"$bin/tg-compile" "$example" --emit=cuda -o "$out/attention.cu"
+echo "   fused graph: $out/attention.compiled.mlir"
+echo "   plan:        $out/attention.plan ($(grep -c '^kernel ' "$out/attention.plan") kernel(s))"
+echo "   CUDA source: $out/attention.cu"
 
-if [ -x "$bin/tg-run" ]; then
-  echo "== run on the CPU reference (float64)"
-  "$bin/tg-run" --ref "$example" --seed=1 --output-dir="$out"
-  echo "== run the compiled graph on the CPU reference, same inputs"
-  "$bin/tg-run" --ref "$out/attention.compiled.mlir" --seed=1
-fi
-if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1 && "$bin/tg-run" --help 2>/dev/null | grep -q -- "--check"; then
-  echo "== run on the GPU, checked against the reference"
-  "$bin/tg-run" "$example" --check
+echo "== run on the CPU reference (float64)"
+"$bin/tg-run" --ref "$example" --seed=1 --output-dir="$out"
+
+if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1; then
+  echo "== run on the GPU (NVRTC backend), checked against the reference"
+  "$bin/tg-run" "$example" --seed=1 --check --bench=20
+else
+  echo "== no GPU here: skipping the GPU run (tg-run $example --check does it where there is one)"
 fi

@@ -22,3 +22,8 @@ tools = ["tg-opt", "tg-run", "tg-compile", "tg-emit-kernels"]
 llvm_config.add_tool_substitutions(
     [ToolSubst(t, unresolved="ignore") for t in tools], tool_dirs)
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
+
+# Tests that need (or must not see) a GPU: "gpu" is set where a driver answers.
+import shutil, subprocess
+if shutil.which("nvidia-smi") and subprocess.run(["nvidia-smi", "-L"], capture_output=True).returncode == 0:
+    config.available_features.add("gpu")

@@ -2,6 +2,7 @@
 
 #include "ExecutableImpl.h"
 #include "tgc/tgc.h"
+#include "tgc/CApiSupport.h"
 
 #include <new>
 
@@ -187,3 +188,17 @@ tgc_status_t tgc_cache_stats(tgc_cache_stats_t *stats) {
 }
 
 } // extern "C"
+
+tgc_status_t tgc::reportCApiStatus(const tgc::Status &status) {
+  return finish(status);
+}
+
+tgc_status_t tgc::wrapCApiExecutable(std::unique_ptr<tgc::Executable> executable,
+                                     tgc_executable_t **out) {
+  if (!out)
+    return invalid("the output pointer is null");
+  return guarded([&] {
+    *out = new tgc_executable{std::move(executable)};
+    return finish(tgc::Status());
+  });
+}

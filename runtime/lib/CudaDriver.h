@@ -47,8 +47,18 @@
   X(cuStreamIsCapturing)                                                       \
   X(cuPointerGetAttribute)
 
-// Used when present (newer drivers).
-#define TGC_CUDA_OPTIONAL_FUNCTIONS(X) X(cuFuncGetParamInfo)
+// Used when present (newer drivers), and the calls only tools make (device
+// memory for tg-run, timing); a mock driver may leave these out.
+#define TGC_CUDA_OPTIONAL_FUNCTIONS(X)                                         \
+  X(cuFuncGetParamInfo)                                                        \
+  X(cuDeviceGet)                                                               \
+  X(cuDevicePrimaryCtxRetain)                                                  \
+  X(cuCtxSetCurrent)                                                           \
+  X(cuMemcpyHtoD)                                                              \
+  X(cuMemcpyDtoH)                                                              \
+  X(cuCtxSynchronize)                                                          \
+  X(cuEventSynchronize)                                                        \
+  X(cuEventElapsedTime)
 
 namespace tgc {
 

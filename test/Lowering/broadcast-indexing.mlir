@@ -12,8 +12,8 @@
 // CHECK-NEXT: const float x1 = tg_load(in1, c2); // tensor<1x1x5xf32>
 // CHECK-NEXT: const float x2 = tg_load(in2, 0); // tensor<f32>
 // CHECK: const float t0 = x0 + x1;
-// CHECK: const float t1 = fmaxf(t0, (-TG_INF));
-// CHECK: const float t2 = fminf(t1, TG_INF);
+// CHECK: const float t1 = tg_fmax(t0, (-TG_INF));
+// CHECK: const float t2 = tg_fmin(t1, TG_INF);
 // CHECK: const float t3 = t2 * x2;
 // CHECK: const bool t4 = t3 != TG_NAN;
 // CHECK: const float t5 = t4 ? t3 : (-0.5f);

@@ -14,7 +14,7 @@
 // CHECK-NEXT: // tg.cast
 // CHECK-NEXT: const long long t3 = t2;
 // CHECK-NEXT: // tg.cast
-// CHECK-NEXT: const float t4 = tg_i2f_bf16(t3);
+// CHECK-NEXT: const float t4 = tg_dround_bf16((double)(t3));
 // CHECK-NEXT: // tg.cast
 // CHECK-NEXT: const long long t5 = tg_f2i_sat(t4, -2147483648LL, 2147483647LL);
 // CHECK-NEXT: // tg.cast

@@ -2,7 +2,7 @@
 
 // Dropout is pointwise: the keep bit comes from Philox on the element's own
 // row-major index with the runtime seed/offset; threshold = floor(p * 2^32)
-// and kept values are scaled by 1/(1-p) and rounded to the type.
+// and kept values are scaled by 1/(1-p) in double and rounded once.
 // CHECK-LABEL: // ===== @scaled: kernels: 1
 // CHECK: pointwise exp+dropout 2x3x17x33
 // CHECK: // args: %{{.*}} (in) %[[SEED:.*]] (in) %[[OFFSET:.*]] (in) %{{.*}} (out)
@@ -12,7 +12,7 @@
 // CHECK-NEXT: const long long x2 = tg_load(in2, 0); // tensor<i64>
 // CHECK: const float t0 = tg_round_bf16(expf(x0));
 // CHECK-NEXT: // tg.dropout
-// CHECK-NEXT: const float t1 = tg_dropout_keep(x1, x2, (unsigned long long)i, 429496729u) ? tg_round_bf16(t0 * 1.11111116f) : 0.0f;
+// CHECK-NEXT: const float t1 = tg_dropout_keep(x1, x2, (unsigned long long)i, 429496729u) ? tg_dround_bf16((double)t0 * 1.1111111111111112) : 0.0f;
 func.func @scaled(%p: tensor<2x3x17x33xbf16>, %seed: tensor<i64>, %offset: tensor<i64>) -> tensor<2x3x17x33xbf16> {
   %e = tg.exp %p : tensor<2x3x17x33xbf16>
   %d = tg.dropout %e, %seed, %offset prob = 1.000000e-01 : tensor<2x3x17x33xbf16>

@@ -21,7 +21,7 @@
 // CHECK-NEXT: float result;
 // CHECK-NEXT: {
 // CHECK-NEXT: const float result_0 = acc_elem + epi_cap0; // tg.add
-// CHECK-NEXT: const float result_1 = fmaxf(result_0, 0.0f); // tg.max
+// CHECK-NEXT: const float result_1 = tg_fmax(result_0, 0.0f); // tg.max
 // CHECK-NEXT: const float result_2 = tg_round_bf16(result_1); // tg.cast
 // CHECK-NEXT: result = result_2;
 // CHECK-NEXT: }

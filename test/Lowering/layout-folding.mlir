@@ -70,13 +70,10 @@ func.func @causal_mask(%s: tensor<2x4x17x33xf32>) -> tensor<2x4x17x33xf32> {
 }
 
 // Indices of a transposed gen_index follow the permutation; after a
-// reshape they are recovered from the linear position; an i8 index past 127
-// wraps.
+// reshape they are recovered from the linear position.
 // CHECK-LABEL: // ===== @index_views: kernels: 1
 // CHECK: const long long x0 = c0; // tensor<6x4xi32>
 // CHECK-NEXT: const long long x1 = ((i / 8) % 3); // tensor<6x4xi32>
-// CHECK-LABEL: // ===== @wide_i8_index: kernels: 1
-// CHECK: const long long x0 = tg_wrap_i8(c0); // tensor<300xi8>
 func.func @index_views() -> tensor<6x4xi32> {
   %i = tg.gen_index axis = 1 : tensor<4x6xi32>
   %t = tg.transpose %i perm = [1, 0] : tensor<4x6xi32> -> tensor<6x4xi32>
@@ -84,12 +81,6 @@ func.func @index_views() -> tensor<6x4xi32> {
   %r = tg.reshape %j : tensor<3x8xi32> -> tensor<6x4xi32>
   %s = tg.add %t, %r : tensor<6x4xi32>, tensor<6x4xi32>
   return %s : tensor<6x4xi32>
-}
-func.func @wide_i8_index() -> tensor<300xi8> {
-  %i = tg.gen_index axis = 0 : tensor<300xi8>
-  %one = tg.constant dense<1> : tensor<i8>
-  %r = tg.add %i, %one : tensor<300xi8>, tensor<i8>
-  return %r : tensor<300xi8>
 }
 
 // Returned views get their own buffer: a copy at the end.
@@ -109,4 +100,17 @@ func.func @returned_views(%x: tensor<3x4xf32>) -> (tensor<4x3xf32>, tensor<2x3x4
   %i = tg.gen_index axis = 1 : tensor<3x4xi32>
   %c = tg.constant dense<2.5> : tensor<3x4xf32>
   return %t, %b, %i, %c, %x : tensor<4x3xf32>, tensor<2x3x4xf32>, tensor<3x4xi32>, tensor<3x4xf32>, tensor<3x4xf32>
+}
+
+// Arguments with tg.strides are read through them (here a [B,S,H,D] buffer
+// seen as logical [B,H,S,D]); a strided argument that is returned as it is
+// gets no kernel (the plan copies it).
+// CHECK-LABEL: // ===== @strided_argument: kernels: 1
+// CHECK: pointwise exp 1x2x3x4
+// CHECK: const float x0 = tg_load(in0, c1 * 4 + c2 * 8 + c3);
+// CHECK-NOT: ----- kernel 1
+func.func @strided_argument(%q: tensor<1x2x3x4xf32> {tg.strides = array<i64: 24, 4, 8, 1>})
+    -> (tensor<1x2x3x4xf32>, tensor<1x2x3x4xf32>) {
+  %e = tg.exp %q : tensor<1x2x3x4xf32>
+  return %e, %q : tensor<1x2x3x4xf32>, tensor<1x2x3x4xf32>
 }

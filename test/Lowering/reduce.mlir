@@ -1,7 +1,8 @@
 // RUN: tg-emit-kernels %s | FileCheck %s
 
 // Short reductions: one warp per output, lanes stride the reduced elements,
-// shuffle combine; the kept and reduced coordinates index the input.
+// shuffle combine; the kept and reduced coordinates index the input. Float
+// sums accumulate in double and round once.
 // CHECK-LABEL: // ===== @sum_last: kernels: 1
 // CHECK: // tg.reduce sum over dims [2] of [2, 7, 33] bf16 -> [2, 7, 1]: 14 outputs of 33 elements, one warp per output
 // CHECK: constexpr long long kOutputs = 14LL;
@@ -10,14 +11,14 @@
 // CHECK: for (long long o = (long long)blockIdx.x * 8 + (threadIdx.x >> 5); o < kOutputs;
 // CHECK: const long long c0 = (o / 7);
 // CHECK-NEXT: const long long c1 = o % 7;
-// CHECK: float acc = 0.0f;
+// CHECK: double acc = 0.0;
 // CHECK-NEXT: for (long long r = tid; r < kExtent; r += 32) {
 // CHECK-NEXT: const long long c2 = r;
-// CHECK-NEXT: const float x = tg_load(in0, c0 * 231 + c1 * 33 + c2);
+// CHECK-NEXT: const double x = tg_load(in0, c0 * 231 + c1 * 33 + c2);
 // CHECK-NEXT: acc = tg_sum_op()(acc, x);
 // CHECK: acc = tg_warp_reduce(acc, tg_sum_op());
 // CHECK-NEXT: if (tid == 0)
-// CHECK-NEXT: tg_store(out0, o, tg_round_bf16(acc));
+// CHECK-NEXT: tg_store(out0, o, tg_dround_bf16(acc));
 func.func @sum_last(%x: tensor<2x7x33xbf16>) -> tensor<2x7x1xbf16> {
   %0 = tg.reduce sum %x dims = [2] keepdim : tensor<2x7x33xbf16> -> tensor<2x7x1xbf16>
   return %0 : tensor<2x7x1xbf16>

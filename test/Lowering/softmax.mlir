@@ -7,7 +7,7 @@
 // CHECK: const long long outBase = row * kLength;
 // CHECK: float rowMax = -TG_INF;
 // CHECK-NEXT: for (long long j = tid; j < kLength; j += 32)
-// CHECK-NEXT: rowMax = fmaxf(rowMax, tg_load(in0, c0 * 459 + c1 * 153 + c2 * 9 + j));
+// CHECK-NEXT: rowMax = tg_fmax(rowMax, tg_load(in0, c0 * 459 + c1 * 153 + c2 * 9 + j)); // NaN propagates
 // CHECK-NEXT: rowMax = tg_warp_reduce(rowMax, tg_max_op());
 // CHECK: const bool masked = rowMax == -TG_INF;
 // CHECK: rowSum += expf(tg_load(in0, c0 * 459 + c1 * 153 + c2 * 9 + j) - rowMax);

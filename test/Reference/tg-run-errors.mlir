@@ -2,7 +2,6 @@
 // non-zero exit status, never a crash.
 //
 // RUN: rm -rf %t && mkdir -p %t
-// RUN: not tg-run %s --entry=add 2>&1 | FileCheck %s --check-prefix=NO-MODE
 // RUN: not tg-run --ref %s 2>&1 | FileCheck %s --check-prefix=MANY
 // RUN: not tg-run --ref %s --entry=nope 2>&1 | FileCheck %s --check-prefix=NO-ENTRY
 // RUN: not tg-run --ref %t/missing.mlir 2>&1 | FileCheck %s --check-prefix=NO-FILE
@@ -36,7 +35,6 @@
 // RUN: python3 %S/Inputs/make_npy.py %t/good.npy '<f4' 2,2 1,2,3,4
 // RUN: not tg-run --ref %s --entry=add --input=x=%t/good.npy --input=x=%t/good.npy 2>&1 | FileCheck %s --check-prefix=TWICE
 
-// NO-MODE: tg-run: error: choose how to run the graph: --ref
 // MANY: error: '{{.*}}tg-run-errors.mlir' has 4 functions; choose one with --entry=<name>
 // NO-ENTRY: error: no function named 'nope'
 // NO-FILE: missing.mlir

@@ -11,9 +11,11 @@
 
 #include <cmath>
 #include <cstdint>
+#include <future>
 #include <map>
 #include <random>
 #include <string>
+#include <ostream>
 #include <vector>
 
 using namespace tg::codegen;
@@ -154,11 +156,15 @@ TEST(AttentionSpec, RejectsBadSpecs) {
   EXPECT_NE(errorOf(s).find("multiple of 16 * warps"), std::string::npos);
   s.tileOverride = AttentionTileConfig{128, 40, 4, true, 1};
   EXPECT_NE(errorOf(s).find("blockN 40"), std::string::npos);
+  s.tileOverride = AttentionTileConfig{128, 64, 4, true, 1, 3, 1};
+  EXPECT_NE(errorOf(s).find("3 K/V stages"), std::string::npos);
+  s.tileOverride = AttentionTileConfig{128, 32, 4, true, 1, 2, 3};
+  EXPECT_NE(errorOf(s).find("fragment prefetch 3"), std::string::npos);
 }
 
 TEST(AttentionSpec, LaunchConfiguration) {
   AttentionForwardSpec s = baseSpec(64);
-  s.tileOverride = AttentionTileConfig{128, 64, 4, true, 2};
+  s.tileOverride = AttentionTileConfig{128, 64, 4, true, 2, 2, 1};
   auto k = generateAttentionForward(s);
   ASSERT_TRUE(k);
   EXPECT_EQ(k->threads, 128u);
@@ -166,6 +172,9 @@ TEST(AttentionSpec, LaunchConfiguration) {
   // Q region 128 rows x 72 (64 + one 16-byte chunk), 2 stages of K and V
   // with 64 rows x 72.
   EXPECT_EQ(k->sharedBytes, 128u * 72 * 2 + 2 * 2 * 64u * 72 * 2);
+  s.tileOverride->stages = 1; // one K and one V buffer
+  EXPECT_EQ(generateAttentionForward(s)->sharedBytes, 128u * 72 * 2 + 2 * 64u * 72 * 2);
+  s.tileOverride->stages = 2;
   EXPECT_EQ(k->grid(2, 16, 1000), (std::array<unsigned, 3>{8, 16, 2}));
   EXPECT_EQ(k->grid(3, 4, 1), (std::array<unsigned, 3>{1, 4, 3}));
   EXPECT_EQ(k->grid(1, 1, 128), (std::array<unsigned, 3>{1, 1, 1}));
@@ -174,6 +183,8 @@ TEST(AttentionSpec, LaunchConfiguration) {
   s.scoreModifier = "s += bias * slope;";
   EXPECT_EQ(generateAttentionForward(s)->numParams, 35u);
 }
+
+bool contains(const std::string &s, const std::string &what);
 
 TEST(AttentionSpec, DefaultTilesFitSharedMemory) {
   for (int sm : {80, 86, 89, 90, 100, 120})
@@ -186,6 +197,65 @@ TEST(AttentionSpec, DefaultTilesFitSharedMemory) {
       EXPECT_LE(k->sharedBytes, limit) << "sm_" << sm << " head dim " << d;
       EXPECT_EQ(k->tile.blockM % (16 * k->tile.warps), 0);
     }
+}
+
+TEST(AttentionSpec, TileTable) {
+  // Portable (mma.sync) tiles: sm_80, and sm_90 head dims not a multiple of 64.
+  AttentionForwardSpec s = baseSpec(64);
+  AttentionTileConfig t = defaultAttentionTile(s);
+  EXPECT_FALSE(t.wgmma);
+  EXPECT_TRUE(t.qInRegisters);
+  EXPECT_EQ(t.warps, 4);
+  s = baseSpec(128);
+  EXPECT_EQ(defaultAttentionTile(s).blockN, 48);
+  EXPECT_EQ(defaultAttentionTile(s).stages, 2);
+  s.causal = AttentionCausalMode::TopLeft;
+  EXPECT_EQ(defaultAttentionTile(s).stages, 1); // masked: single K/V buffers
+  s = baseSpec(256);
+  EXPECT_EQ(defaultAttentionTile(s).blockN, 32); // 163 KB on sm_80: fewer keys per tile
+  s.targetSm = 86;
+  EXPECT_FALSE(defaultAttentionTile(s).wgmma);
+  s = baseSpec(96);
+  s.targetSm = 90;
+  s.archSpecific = true;
+  EXPECT_FALSE(defaultAttentionTile(s).wgmma); // 96 is not a multiple of 64
+  s = baseSpec(128);
+  s.targetSm = 90;
+  EXPECT_FALSE(defaultAttentionTile(s).wgmma); // portable unless asked
+  EXPECT_EQ(generateAttentionForward(s)->requiredTarget, "");
+  // sm_90 arch-specific: wgmma for head dims that are multiples of 64.
+  for (int d : {64, 128, 192, 256}) {
+    s = baseSpec(d);
+    s.targetSm = 90;
+    s.archSpecific = true;
+    t = defaultAttentionTile(s);
+    EXPECT_TRUE(t.wgmma) << d;
+    EXPECT_EQ(t.blockM, 16 * t.warps);
+    auto k = generateAttentionForward(s);
+    ASSERT_TRUE(k);
+    EXPECT_EQ(k->requiredTarget, "sm_90a");
+    EXPECT_TRUE(contains(k->source, "wgmma.mma_async.sync.aligned.m64n"));
+  }
+  s = baseSpec(128);
+  s.targetSm = 90;
+  s.archSpecific = true;
+  EXPECT_EQ(defaultAttentionTile(s).blockN, 128);
+  s.headDimV = 64; // Dqk != Dv
+  EXPECT_TRUE(defaultAttentionTile(s).wgmma);
+}
+
+TEST(AttentionSpec, RejectsBadWgmmaTiles) {
+  AttentionForwardSpec s = baseSpec(128);
+  s.tileOverride = AttentionTileConfig{128, 64, 8, false, 1, 2, 1, true};
+  EXPECT_NE(errorOf(s).find("needs target sm_90"), std::string::npos);
+  s.targetSm = 90;
+  EXPECT_NE(errorOf(s).find("without archSpecific"), std::string::npos);
+  s.archSpecific = true;
+  s.headDimQK = s.headDimV = 96;
+  EXPECT_NE(errorOf(s).find("multiples of 64"), std::string::npos);
+  s.headDimQK = s.headDimV = 128;
+  s.tileOverride = AttentionTileConfig{128, 64, 4, false, 1, 2, 1, true};
+  EXPECT_NE(errorOf(s).find("whole warpgroups"), std::string::npos);
 }
 
 //===----------------------------------------------------------------------===//
@@ -291,6 +361,7 @@ struct Variant {
   const char *name;
   AttentionForwardSpec spec;
   bool expectNoSpills; // default tiles of the plain fast paths
+  bool wgmmaOnly = false; // sm_90a kernels compile for sm_90a alone
 };
 
 /// A representative subset of the full product (7 head dims x 2 types x 4
@@ -307,7 +378,7 @@ std::vector<Variant> variants() {
     s.headDimV = dv;
     s.elementType = t;
     configure(s);
-    v.push_back({name, s, noSpills});
+    v.push_back({name, s, noSpills, s.archSpecific});
   };
   using T = AttentionElementType;
   using C = AttentionCausalMode;
@@ -369,11 +440,45 @@ std::vector<Variant> variants() {
   add("dqk192_dv128_bf16_negative_scale", 192, 128, T::BF16,
       [](auto &s) { s.scale = -0.05; });
   add("d64_bf16_q_in_registers_override", 64, 64, T::BF16, [](auto &s) {
-    s.tileOverride = AttentionTileConfig{64, 128, 4, true, 2};
+    s.tileOverride = AttentionTileConfig{64, 128, 4, true, 2, 2, 4};
     s.windowRight = 0;
   });
+  // sm_90a (wgmma) kernels: the default tiles of every head-dim class, and
+  // every option on that path.
+  add("wgmma_d64_bf16_plain", 64, 64, T::BF16, [](auto &s) {
+    s.targetSm = 90;
+    s.archSpecific = true;
+  }, true);
+  add("wgmma_d128_bf16_causal_training", 128, 128, T::BF16, [](auto &s) {
+    s.targetSm = 90;
+    s.archSpecific = true;
+    s.causal = C::BottomRight;
+    s.training = true;
+  }, true);
+  add("wgmma_d256_f16_plain", 256, 256, T::F16, [](auto &s) {
+    s.targetSm = 90;
+    s.archSpecific = true;
+  }, true);
+  add("wgmma_dqk192_dv128_bf16_everything", 192, 128, T::BF16, [](auto &s) {
+    s.targetSm = 90;
+    s.archSpecific = true;
+    s.causal = C::TopLeft;
+    s.windowLeft = 100;
+    s.hasSeqLenQ = s.hasSeqLenKv = true;
+    s.dropoutProbability = 0.1;
+    s.training = true;
+    s.numHeadsKV = 2;
+    s.scoreModifier = "s = 30.0f * tanhf(s / 30.0f);\ns += bias;";
+    s.captures = {{"bias", CaptureType::F16}};
+  });
+  add("d256_f16_single_buffer_override", 256, 256, T::F16, [](auto &s) {
+    s.tileOverride = AttentionTileConfig{64, 64, 4, false, 2, 1, 2};
+    s.causal = AttentionCausalMode::TopLeft;
+  }, true);
   return v;
 }
+
+void PrintTo(const Variant &v, std::ostream *os) { *os << v.name; }
 
 class AttentionNvrtc : public ::testing::TestWithParam<Variant> {};
 
@@ -382,15 +487,25 @@ TEST_P(AttentionNvrtc, CompilesForEveryTarget) {
   std::string error;
   auto k = generateAttentionForward(var.spec, &error);
   ASSERT_TRUE(k) << error;
-  for (const char *arch : {"sm_80", "sm_90a", "compute_80"}) {
-    Compiled c = compileWithNvrtc(*k, arch);
+  std::vector<const char *> archs = {"sm_80", "sm_90a", "compute_80"};
+  if (var.wgmmaOnly)
+    archs = {"sm_90a"};
+  EXPECT_EQ(k->requiredTarget, var.wgmmaOnly ? "sm_90a" : "");
+  // NVRTC programs are independent: compile the targets concurrently.
+  std::vector<std::future<Compiled>> jobs;
+  for (const char *arch : archs)
+    jobs.push_back(std::async(std::launch::async, [&k, arch] { return compileWithNvrtc(*k, arch); }));
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    const char *arch = archs[i];
+    Compiled c = jobs[i].get();
     ASSERT_TRUE(c.ok) << var.name << " for " << arch << ":\n" << c.log;
     EXPECT_GT(c.bytes, 0u);
     EXPECT_EQ(c.log.find("warning"), std::string::npos) << var.name << " for " << arch << ":\n"
                                                          << c.log;
     if (var.expectNoSpills && std::string(arch) != "compute_80") {
-      EXPECT_NE(c.log.find(" 0 bytes spill stores"), std::string::npos)
-          << var.name << " for " << arch << " spills:\n" << c.log;
+      // No spills and no local arrays (a register array indexed at run time).
+      EXPECT_NE(c.log.find(" 0 bytes stack frame, 0 bytes spill stores"), std::string::npos)
+          << var.name << " for " << arch << " uses local memory:\n" << c.log;
     }
   }
 }

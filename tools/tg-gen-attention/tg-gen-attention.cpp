@@ -35,9 +35,12 @@ const char *kUsage = R"(usage: tg-gen-attention [options]
   --score-file=PATH           the same, read from a file
   --capture=NAME:TYPE         captured tensor (TYPE f32|f16|bf16|i32|i64|i8|i1), repeatable
   --sm=N                      target compute capability for the tile table (default 80)
-  --tile=MxN:W[:smem|regs][:B][:s1|s2][:pN]  override the tile: M query rows, N keys,
+  --arch-specific             allow a kernel for the exact target only (with --sm=90 and
+                              head dims multiple of 64: wgmma, compile for sm_90a)
+  --tile=MxN:W[:smem|regs][:B][:s1|s2][:pN][:wg]  override the tile: M query rows, N keys,
                               W warps, Q in shared memory or registers, B blocks
-                              per SM, 1 or 2 K/V buffers, fragment prefetch N
+                              per SM, 1 or 2 K/V buffers, fragment prefetch N,
+                              wgmma (sm_90a)
   -o PATH                     write the source there (default: stdout)
   --meta=PATH                 write entry, block, shared memory, tile as JSON
 )";
@@ -97,6 +100,8 @@ AttentionTileConfig parseTile(const std::string &s) {
       t.qInRegisters = true;
     else if (part == "s1" || part == "s2")
       t.stages = part[1] - '0';
+    else if (part == "wg")
+      t.wgmma = true;
     else if (part.size() == 2 && part[0] == 'p')
       t.prefetch = part[1] - '0';
     else
@@ -198,6 +203,8 @@ int main(int argc, char **argv) {
           {value.substr(0, colon), parseCaptureType(value.substr(colon + 1))});
     } else if (flag == "--sm") {
       spec.targetSm = int(parseInt(flag, value));
+    } else if (flag == "--arch-specific") {
+      spec.archSpecific = true;
     } else if (flag == "--tile") {
       spec.tileOverride = parseTile(value);
     } else {
@@ -225,7 +232,9 @@ int main(int argc, char **argv) {
     meta << "{\"entry\": \"" << jsonEscape(kernel->entry) << "\", \"threads\": "
          << kernel->threads << ", \"shared_bytes\": " << kernel->sharedBytes
          << ", \"block_m\": " << kernel->tile.blockM << ", \"block_n\": " << kernel->tile.blockN
-         << ", \"warps\": " << kernel->tile.warps << ", \"stages\": " << kernel->tile.stages
+         << ", \"warps\": " << kernel->tile.warps << ", \"stages\": " << kernel->tile.stages << ", \"prefetch\": " << kernel->tile.prefetch
+         << ", \"wgmma\": " << (kernel->tile.wgmma ? "true" : "false")
+         << ", \"required_target\": \"" << kernel->requiredTarget << "\""
          << ", \"q_in_registers\": "
          << (kernel->tile.qInRegisters ? "true" : "false")
          << ", \"num_params\": " << kernel->numParams << "}\n";

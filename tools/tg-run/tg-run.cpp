@@ -4,9 +4,12 @@
 //          [--output-dir=DIR] [--save-inputs=DIR] [--print-values]
 //
 // --ref runs the CPU reference interpreter (float64, see docs/reference.md).
+// Without --ref the graph is compiled and run on the first GPU; --check
+// compares every output with the reference, --bench=N times N runs.
 // Inputs are seeded random values unless given as .npy files by name
 // (`tg.name` of the argument, else arg0, arg1, ...). Every failure is a
 // diagnostic and a non-zero exit status.
+#include "GpuRun.h"
 #include "Summary.h"
 
 #include "tg/Dialect/TG/IR/TGDialect.h"
@@ -36,6 +39,22 @@ cl::OptionCategory category("tg-run options");
 
 cl::opt<std::string> graphFile(cl::Positional, cl::desc("<graph.mlir>"),
                                cl::init("-"), cl::cat(category));
+cl::opt<bool> checkMode(
+    "check", cl::desc("GPU mode: compare every output with the CPU reference "
+                      "(float64) within per-dtype tolerances; exit 1 on a "
+                      "mismatch"),
+    cl::init(false), cl::cat(category));
+cl::opt<int> benchRuns("bench",
+                       cl::desc("GPU mode: time this many runs (after 3 "
+                                "warm-up runs); print the median and TFLOP/s"),
+                       cl::init(0), cl::cat(category));
+cl::opt<std::string> backendName(
+    "backend", cl::desc("GPU mode: auto, nvrtc or cudnn (default: "
+                        "TGC_BACKEND, else auto)"),
+    cl::init(""), cl::cat(category));
+cl::opt<bool> printPlan("print-plan",
+                        cl::desc("GPU mode: print the compiled plan"),
+                        cl::init(false), cl::cat(category));
 cl::opt<bool> refMode("ref",
                       cl::desc("Run on the CPU reference interpreter"),
                       cl::cat(category));
@@ -207,6 +226,30 @@ int runReference(func::FuncOp fn) {
   }
   return 0;
 }
+/// The GPU mode: the same inputs as --ref would use, run on the GPU.
+int runGpu(ModuleOp module, func::FuncOp fn) {
+  FailureOr<SmallVector<ref::HostTensor>> inputs = prepareInputs(fn);
+  if (failed(inputs))
+    return 1;
+  run::GpuRunOptions options;
+  options.check = checkMode;
+  options.benchRuns = benchRuns;
+  options.printPlan = printPlan;
+  options.backend = backendName;
+  if (options.backend.empty())
+    if (const char *env = std::getenv("TGC_BACKEND"))
+      options.backend = env;
+  run::SummaryOptions summary;
+  summary.printValues = printValues;
+  summary.maxValues = printLimit;
+  summary.precision = printPrecision;
+  return run::runOnGpu(module, fn, *inputs, options,
+                       [&](StringRef role, StringRef name,
+                           const ref::HostTensor &tensor) {
+                         run::printSummary(llvm::outs(), role, name, tensor,
+                                           summary);
+                       });
+}
 } // namespace
 
 int main(int argc, char **argv) {
@@ -214,11 +257,8 @@ int main(int argc, char **argv) {
   cl::HideUnrelatedOptions(category);
   cl::ParseCommandLineOptions(argc, argv, "tg-run: run a tg graph\n");
 
-  // Execution modes. Only the CPU reference exists so far; the GPU mode
-  // will be another branch here.
-  if (!refMode)
-    return fail("choose how to run the graph: --ref (the CPU reference "
-                "interpreter)");
+  if (refMode && (checkMode || benchRuns > 0))
+    return fail("--check and --bench apply to the GPU mode (leave out --ref)");
 
   DialectRegistry registry;
   registry.insert<TGDialect, func::FuncDialect>();
@@ -239,5 +279,7 @@ int main(int argc, char **argv) {
   func::FuncOp fn = selectEntry(*module);
   if (!fn)
     return 1;
-  return runReference(fn);
+  if (refMode)
+    return runReference(fn);
+  return runGpu(*module, fn);
 }

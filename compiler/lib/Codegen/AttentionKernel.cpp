@@ -171,6 +171,25 @@ std::string validateAttentionSpec(const AttentionForwardSpec &spec) {
       err << "tile blockN " << t.blockN << " must be a multiple of 16 in [16, 256]";
       return err.str();
     }
+    if (t.wgmma) {
+      if (spec.targetSm != 90 || !spec.archSpecific) {
+        err << "the wgmma tile needs target sm_90 with archSpecific (compiled for sm_90a only), "
+               "got sm_"
+            << spec.targetSm << (spec.archSpecific ? "" : " without archSpecific");
+        return err.str();
+      }
+      if (spec.headDimQK % 64 != 0 || spec.headDimV % 64 != 0) {
+        err << "the wgmma tile needs head dims that are multiples of 64 (128-byte swizzle), got "
+            << spec.headDimQK << " and " << spec.headDimV;
+        return err.str();
+      }
+      if (t.warps % 4 != 0 || t.blockM != 16 * t.warps) {
+        err << "the wgmma tile needs whole warpgroups of 64 rows: blockM = 16 * warps, warps a "
+               "multiple of 4 (got "
+            << t.blockM << " rows, " << t.warps << " warps)";
+        return err.str();
+      }
+    }
     if (t.prefetch < 1 || t.prefetch > 4 || t.prefetch > t.blockN / 16) {
       err << "fragment prefetch " << t.prefetch << " must be in [1, min(4, blockN / 16)]";
       return err.str();
@@ -227,6 +246,98 @@ CaptureInfo captureInfo(CaptureType type) {
   return {"float", "float", "raw"};
 }
 
+/// The wgmma wrappers for this kernel's shapes: S (m64 x blockN, A and B
+/// from shared memory) and O (m64 x Dv, A = P from registers, B = V
+/// MN-major). Their operand lists depend on N, so they are generated.
+std::string wgmmaHelpers(AttentionElementType type, int blockN, int headDimV) {
+  std::string t = type == AttentionElementType::BF16 ? "bf16" : "f16";
+  std::ostringstream os;
+  os << R"cuda(
+// ---------------------------------------------------------------------------
+// Device helpers: wgmma (sm_90a)
+// ---------------------------------------------------------------------------
+#if !defined(__CUDA_ARCH_FEAT_SM90_ALL)
+#error "this kernel uses wgmma: compile it for sm_90a"
+#endif
+
+__device__ __forceinline__ void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
+__device__ __forceinline__ void wgmma_commit() { asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory"); }
+template <int kPending>
+__device__ __forceinline__ void wgmma_wait() {
+  asm volatile("wgmma.wait_group.sync.aligned %0;\n" :: "n"(kPending) : "memory");
+}
+// Keeps the compiler from moving accumulator accesses across wgmma fences and waits.
+__device__ __forceinline__ void fence_operand(float (&r)[4]) {
+#pragma unroll
+  for (int e = 0; e < 4; ++e) asm volatile("" : "+f"(r[e]) :: "memory");
+}
+// cp.async writes shared memory through the generic proxy; wgmma reads it
+// through the async proxy.
+__device__ __forceinline__ void fence_proxy_async() {
+  asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+}
+
+// Shared-memory matrix descriptor: start address >> 4 (bits 0-13), leading
+// byte offset >> 4 (16-29), stride byte offset >> 4 (32-45), swizzle mode
+// (62-63; 1 = 128-byte).
+__device__ __forceinline__ unsigned long long make_descriptor(unsigned address, unsigned leading,
+                                                              unsigned stride) {
+  return static_cast<unsigned long long>((address & 0x3FFFF) >> 4) |
+         (static_cast<unsigned long long>(leading >> 4) << 16) |
+         (static_cast<unsigned long long>(stride >> 4) << 32) | (1ull << 62);
+}
+// K-major, 128-byte swizzle: 8-row groups of 128-byte rows are 1024 bytes
+// apart; the leading offset is unused (16 by convention).
+__device__ __forceinline__ unsigned long long k_major_descriptor(unsigned address) {
+  return make_descriptor(address, 16, 1024);
+}
+// MN-major (V, dims contiguous), 128-byte swizzle: 64-dim blocks are
+// kBlockN * 128 bytes apart (leading), 8-key groups 1024 bytes (stride).
+__device__ __forceinline__ unsigned long long mn_major_descriptor(unsigned address) {
+  return make_descriptor(address, kBlockN * 128, 1024);
+}
+)cuda";
+  auto regList = [](int first, int count) {
+    std::string r;
+    for (int i = 0; i < count; ++i)
+      r += (i ? ", %" : "%") + std::to_string(first + i);
+    return r;
+  };
+  auto accOperands = [](int tiles) {
+    std::string r;
+    for (int n = 0; n < tiles; ++n)
+      for (int e = 0; e < 4; ++e)
+        r += std::string(n || e ? ", " : "") + "\"+f\"(d[" + std::to_string(n) + "][" +
+             std::to_string(e) + "])";
+    return r;
+  };
+  int sRegs = blockN / 2, oRegs = headDimV / 2;
+  os << "\n// S (+)= Q K^T for one k16 step: m64n" << blockN << "k16, A and B from shared memory.\n"
+     << "__device__ __forceinline__ void wgmma_scores(float (&d)[" << blockN / 8
+     << "][4], unsigned long long desc_a,\n"
+     << "                                             unsigned long long desc_b, bool accumulate) {\n"
+     << "  asm volatile(\n"
+     << "      \"{\\n.reg .pred p;\\nsetp.ne.b32 p, %" << sRegs + 2 << ", 0;\\n\"\n"
+     << "      \"wgmma.mma_async.sync.aligned.m64n" << blockN << "k16.f32." << t << "." << t
+     << " {" << regList(0, sRegs) << "}, %" << sRegs << ", %" << sRegs + 1
+     << ", p, 1, 1, 0, 0;\\n}\\n\"\n"
+     << "      : " << accOperands(blockN / 8) << "\n"
+     << "      : \"l\"(desc_a), \"l\"(desc_b), \"r\"(static_cast<int>(accumulate)));\n}\n";
+  os << "\n// O += P V for one k16 step: m64n" << headDimV
+     << "k16, A = P from registers, B = V (MN-major).\n"
+     << "__device__ __forceinline__ void wgmma_output(float (&d)[" << headDimV / 8
+     << "][4], const unsigned (&a)[4],\n"
+     << "                                             unsigned long long desc_b) {\n"
+     << "  asm volatile(\n"
+     << "      \"{\\n.reg .pred p;\\nsetp.ne.b32 p, %" << oRegs + 5 << ", 0;\\n\"\n"
+     << "      \"wgmma.mma_async.sync.aligned.m64n" << headDimV << "k16.f32." << t << "." << t
+     << " {" << regList(0, oRegs) << "}, {" << regList(oRegs, 4) << "}, %" << oRegs + 4
+     << ", p, 1, 1, 1;\\n}\\n\"\n"
+     << "      : " << accOperands(headDimV / 8) << "\n"
+     << "      : \"r\"(a[0]), \"r\"(a[1]), \"r\"(a[2]), \"r\"(a[3]), \"l\"(desc_b), \"r\"(1));\n}\n";
+  return os.str();
+}
+
 class AttentionEmitter {
 public:
   AttentionEmitter(const AttentionForwardSpec &spec, AttentionTileConfig tile)
@@ -280,6 +391,7 @@ std::string AttentionEmitter::headerComment() const {
      << tile.warps << " warps of " << tile.blockM / tile.warps << " rows, Q in "
      << (tile.qInRegisters ? "registers" : "shared memory") << ", "
      << (tile.stages > 1 ? "K/V double-buffered" : "single K and V buffers (split loads)") << ", "
+     << (tile.wgmma ? "wgmma (sm_90a), " : "mma.sync, ")
      << layout.totalBytes << " bytes of shared memory\n";
   os << "//\n// Stages per CTA: load Q -> for each visible K/V tile (the next one in flight):\n"
      << "// S = Q K^T -> "
@@ -305,8 +417,12 @@ std::string AttentionEmitter::configuration() const {
       .set("Q_REGION_BYTES", layout.qRegionBytes)
       .set("K_STAGE_BYTES", layout.kStageBytes)
       .set("V_STAGE_BYTES", layout.vStageBytes)
+      .set("SMEM_BYTES", layout.totalBytes - layout.alignSlack)
       .set("STAGES", tile.stages)
-      .set("PREFETCH", tile.prefetch)
+      .set("PREFETCH_DECL",
+           tile.wgmma ? std::string()
+                      : "constexpr int kFragmentPrefetch = " + std::to_string(tile.prefetch) +
+                            ";  // ldmatrix this many mma steps ahead\n")
       .set("GROUP", spec.numHeadsQ / spec.numHeadsKV)
       .set("SCORE_SCALE_DECL",
            foldScale ? std::string()
@@ -336,11 +452,12 @@ constexpr int kQKSteps = kHeadDimQKPadded / 16; // k16 steps of S = Q K^T
 constexpr int kPVSteps = kBlockN / 16;          // k16 steps of O += P V
 constexpr int kOTiles = kHeadDimV / 8;          // n8 output tiles
 constexpr int kStages = $(STAGES);              // K and V buffers in shared memory
-constexpr int kFragmentPrefetch = $(PREFETCH);  // ldmatrix this many mma steps ahead
+$(PREFETCH_DECL)
 
 // Shared memory: [Q tile (later O staging) | K stages | V stages]. Row pitches
 // are an odd number of 16-byte chunks: the 8 rows one ldmatrix reads then
-// fall in 8 different groups of 4 banks (no bank conflicts).
+// fall in 8 different groups of 4 banks (no bank conflicts). Pitch 0 means the
+// 128-byte-swizzled layout that wgmma reads (tile_offset).
 constexpr int kQKPitch = $(QK_PITCH);
 constexpr int kVPitch = $(V_PITCH);
 constexpr int kOPitch = $(O_PITCH);
@@ -348,6 +465,8 @@ constexpr int kQRegionPitch = $(Q_REGION_PITCH);
 constexpr unsigned kQRegionBytes = $(Q_REGION_BYTES);
 constexpr unsigned kKStageBytes = $(K_STAGE_BYTES);
 constexpr unsigned kVStageBytes = $(V_STAGE_BYTES);
+static_assert(kQRegionBytes + kStages * (kKStageBytes + kVStageBytes) == $(SMEM_BYTES),
+              "the layout fills exactly the launch's dynamic shared memory");
 
 constexpr long long kQueryHeadsPerKvHead = $(GROUP);  // GQA: kv head = h / this
 
@@ -630,8 +749,14 @@ extern "C" __global__ void __launch_bounds__(kThreads, kMinBlocksPerSM)
        << "_stride_h, long long " << c.name << "_stride_q, long long " << c.name
        << "_stride_kv";
   os << ") {\n";
-  os << R"cuda(  extern __shared__ __align__(16) unsigned char smem[];
-  const int tid = threadIdx.x;
+  if (tile.wgmma)
+    os << R"cuda(  extern __shared__ __align__(1024) unsigned char smem_raw[];
+  // The swizzled tiles need 1024-byte alignment (the launch reserves the slack).
+  unsigned char *smem = smem_raw + ((1024 - (shared_address(smem_raw) & 1023)) & 1023);
+)cuda";
+  else
+    os << "  extern __shared__ __align__(16) unsigned char smem[];\n";
+  os << R"cuda(  const int tid = threadIdx.x;
   const int warp = tid / 32;
   const int lane = tid % 32;
 
@@ -787,7 +912,9 @@ extern "C" __global__ void __launch_bounds__(kThreads, kMinBlocksPerSM)
 
     float s[kMTiles][kNTiles][4];
 )cuda";
-  if (tile.qInRegisters)
+  if (tile.wgmma)
+    os << "    compute_scores(s, smem_q, warp, smem_k_tile);\n";
+  else if (tile.qInRegisters)
     os << "    compute_scores(s, q_frag, smem_k_tile, lane);\n";
   else
     os << "    compute_scores(s, smem_q, warp * kWarpRows, smem_k_tile, lane);\n";
@@ -814,7 +941,8 @@ extern "C" __global__ void __launch_bounds__(kThreads, kMinBlocksPerSM)
   if (dropout)
     os << "    apply_dropout(s, philox_key, philox_offset, b, h, num_heads_q, warp_row0, n0, lane, seq_len_q, "
           "seq_len_kv);\n";
-  os << "    accumulate_pv(o_acc, s, smem_v_tile, lane);\n";
+  os << (tile.wgmma ? "    accumulate_pv(o_acc, s, smem_v_tile);\n"
+                    : "    accumulate_pv(o_acc, s, smem_v_tile, lane);\n");
   os << "  }\n";
 
   os << R"cuda(
@@ -830,7 +958,17 @@ extern "C" __global__ void __launch_bounds__(kThreads, kMinBlocksPerSM)
   os << "  store_output(o_acc, row_max, row_sum, smem, o_tile, o_stride_s, lse_tile, m0, warp, "
         "lane, len_q,\n               seq_len_q);\n";
   os << "}\n";
-  return os.str();
+  std::string text = os.str();
+  if (tile.wgmma) {
+    // Copies that wgmma reads next: the generic-to-async proxy fence goes
+    // between the wait and the barrier.
+    const std::string wait = "    cp_async_wait<0>();\n    __syncthreads();\n";
+    const std::string fenced = "    cp_async_wait<0>();\n    fence_proxy_async();  // wgmma reads these copies\n"
+                               "    __syncthreads();\n";
+    for (size_t at = text.find(wait); at != std::string::npos; at = text.find(wait, at + fenced.size()))
+      text.replace(at, wait.size(), fenced);
+  }
+  return text;
 }
 
 AttentionKernel AttentionEmitter::emit() {
@@ -839,16 +977,20 @@ AttentionKernel AttentionEmitter::emit() {
   src += cudaPrelude(spec.elementType);
   if (dropout)
     src += cudaPhiloxSource();
+  if (tile.wgmma)
+    src += wgmmaHelpers(spec.elementType, tile.blockN, spec.headDimV);
   src += templates::kTileLoads;
-  src += templates::kQFragments;
-  src += tile.qInRegisters ? templates::kScoresQInRegisters : templates::kScoresQInShared;
+  if (!tile.wgmma) {
+    src += templates::kQFragments;
+    src += tile.qInRegisters ? templates::kScoresQInRegisters : templates::kScoresQInShared;
+  }
   if (modifier)
     src += captureSupport();
   src += masks();
   src += templates::kOnlineSoftmax;
   if (dropout)
     src += dropoutStage();
-  src += templates::kAccumulatePV;
+  src += tile.wgmma ? templates::kWgmmaStages : templates::kAccumulatePV;
   src += epilogue();
   src += kernel();
 
@@ -859,6 +1001,7 @@ AttentionKernel AttentionEmitter::emit() {
   k.threads = unsigned(tile.warps) * 32;
   k.sharedBytes = layout.totalBytes;
   k.numParams = 25 + 5 * unsigned(spec.captures.size());
+  k.requiredTarget = tile.wgmma ? "sm_90a" : "";
   return k;
 }
 

@@ -14,9 +14,23 @@ inline const char *kTileLoads = R"cuda(
 // Stage: global -> shared tile copies (cp.async, 16 bytes per copy)
 // ---------------------------------------------------------------------------
 // Copies rows [0, kRows) x columns [0, kCols) of a global tile whose rows are
-// `row_stride` elements apart into shared memory rows of kPitch elements.
+// `row_stride` elements apart into a shared tile (layout: tile_offset).
 // With kCheckRows, rows >= valid_rows are zero-filled without reading global
 // memory (partial tiles at the end of a sequence).
+// Byte offset of element (row, col) in a shared tile: padded rows of kPitch
+// elements, or (kPitch == 0) the 128-byte-swizzled K-major layout wgmma reads:
+// 64-column blocks of kRows rows x 128 bytes, 16-byte chunk c of row r stored
+// at chunk c ^ (r % 8) (tiles are 1024-byte aligned).
+template <int kRows, int kPitch>
+__device__ __forceinline__ unsigned tile_offset(int row, int col) {
+  if constexpr (kPitch > 0) {
+    return (row * kPitch + col) * 2;
+  } else {
+    const int chunk = col / 8;
+    return (chunk / 8) * (kRows * 128) + row * 128 + (((chunk % 8) ^ (row % 8)) * 16) + (col % 8) * 2;
+  }
+}
+
 template <int kRows, int kCols, int kPitch, bool kCheckRows>
 __device__ __forceinline__ void load_tile_async(unsigned smem_tile, const elem_t *gmem_tile,
                                                 long long row_stride, int valid_rows, int tid) {
@@ -33,7 +47,7 @@ __device__ __forceinline__ void load_tile_async(unsigned smem_tile, const elem_t
       const int col = (chunk % kChunksPerRow) * 8;
       const bool valid = !kCheckRows || row < valid_rows;
       const elem_t *src = valid ? gmem_tile + row * row_stride + col : gmem_tile;
-      cp_async_16(smem_tile + (row * kPitch + col) * 2, src, valid);
+      cp_async_16(smem_tile + tile_offset<kRows, kPitch>(row, col), src, valid);
     }
   }
 }
@@ -348,6 +362,66 @@ __device__ __forceinline__ void accumulate_pv(float (&o_acc)[kMTiles][kOTiles][4
       for (int m = 0; m < kMTiles; ++m) mma_16x8x16(o_acc[m][kOTiles - 1], p_frag[m], b0, b1);
     }
   }
+}
+)cuda";
+
+// sm_90a: S = Q Kᵀ and O += P V with wgmma, operands from shared memory.
+inline const char *kWgmmaStages = R"cuda(
+// ---------------------------------------------------------------------------
+// Stage: S = Q K^T with wgmma (sm_90a)
+// ---------------------------------------------------------------------------
+// Each warpgroup (4 warps) owns 64 query rows; wgmma reads Q and K from
+// shared memory through descriptors (both K-major, 128-byte swizzle), so a
+// K tile is read once per warpgroup instead of once per warp. The f32
+// accumulators have the mma.sync layout per 16-row warp slice, so the softmax
+// stages are shared with the mma.sync kernels.
+__device__ __forceinline__ void compute_scores(float (&s)[kMTiles][kNTiles][4], unsigned smem_q,
+                                               int warp, unsigned smem_k_stage) {
+  const unsigned q_rows = smem_q + (warp / 4) * 64 * 128;  // this warpgroup's 64 rows
+#pragma unroll
+  for (int n = 0; n < kNTiles; ++n) fence_operand(s[0][n]);
+  wgmma_fence();
+#pragma unroll
+  for (int ks = 0; ks < kQKSteps; ++ks) {
+    // k16 step: 64-column block ks / 4, 32 bytes per step inside the swizzled row.
+    const unsigned a = q_rows + (ks / 4) * (kBlockM * 128) + (ks % 4) * 32;
+    const unsigned b = smem_k_stage + (ks / 4) * (kBlockN * 128) + (ks % 4) * 32;
+    wgmma_scores(s[0], k_major_descriptor(a), k_major_descriptor(b), ks > 0);
+  }
+  wgmma_commit();
+  wgmma_wait<0>();
+#pragma unroll
+  for (int n = 0; n < kNTiles; ++n) fence_operand(s[0][n]);
+}
+
+// ---------------------------------------------------------------------------
+// Stage: O += P V with wgmma (sm_90a)
+// ---------------------------------------------------------------------------
+// P (rounded to the element type) is the register A operand: its layout is the
+// accumulator layout of S. V [keys x dims] is the MN-major B operand (dims
+// contiguous, 128-byte swizzle): 64-dim blocks kBlockN * 128 bytes apart,
+// 8-key groups 1024 bytes apart.
+__device__ __forceinline__ void accumulate_pv(float (&o_acc)[kMTiles][kOTiles][4],
+                                              const float (&p)[kMTiles][kNTiles][4],
+                                              unsigned smem_v_stage) {
+  unsigned p_frag[kPVSteps][4];
+#pragma unroll
+  for (int kk = 0; kk < kPVSteps; ++kk) {
+    p_frag[kk][0] = pack_elem_x2(p[0][2 * kk][0], p[0][2 * kk][1]);
+    p_frag[kk][1] = pack_elem_x2(p[0][2 * kk][2], p[0][2 * kk][3]);
+    p_frag[kk][2] = pack_elem_x2(p[0][2 * kk + 1][0], p[0][2 * kk + 1][1]);
+    p_frag[kk][3] = pack_elem_x2(p[0][2 * kk + 1][2], p[0][2 * kk + 1][3]);
+  }
+#pragma unroll
+  for (int d = 0; d < kOTiles; ++d) fence_operand(o_acc[0][d]);
+  wgmma_fence();
+#pragma unroll
+  for (int kk = 0; kk < kPVSteps; ++kk)
+    wgmma_output(o_acc[0], p_frag[kk], mn_major_descriptor(smem_v_stage + kk * 16 * 128));
+  wgmma_commit();
+  wgmma_wait<0>();
+#pragma unroll
+  for (int d = 0; d < kOTiles; ++d) fence_operand(o_acc[0][d]);
 }
 )cuda";
 

@@ -31,6 +31,7 @@ struct AttentionSmemLayout {
   unsigned qRegionBytes = 0;
   unsigned kStageBytes = 0;
   unsigned vStageBytes = 0;
+  unsigned alignSlack = 0; // wgmma: room to align the base to 1024 bytes
   unsigned totalBytes = 0;
 };
 
@@ -38,14 +39,26 @@ inline AttentionSmemLayout attentionLayout(const AttentionForwardSpec &spec,
                                            const AttentionTileConfig &tile) {
   AttentionSmemLayout l;
   l.headDimQKPadded = roundUp(spec.headDimQK, 16);
-  l.qkPitch = conflictFreePitch(l.headDimQKPadded);
-  l.vPitch = conflictFreePitch(spec.headDimV);
   l.oPitch = conflictFreePitch(spec.headDimV);
-  l.qRegionPitch = l.qkPitch > l.oPitch ? l.qkPitch : l.oPitch;
-  l.qRegionBytes = unsigned(tile.blockM) * l.qRegionPitch * 2;
-  l.kStageBytes = unsigned(tile.blockN) * l.qkPitch * 2;
-  l.vStageBytes = unsigned(tile.blockN) * l.vPitch * 2;
-  l.totalBytes = l.qRegionBytes + unsigned(tile.stages) * (l.kStageBytes + l.vStageBytes);
+  if (tile.wgmma) {
+    // 128-byte-swizzled K-major tiles (pitch 0 in the kernel's terms), each
+    // 1024-byte aligned; the Q region also holds the padded O staging rows.
+    unsigned qBytes = unsigned(tile.blockM) * spec.headDimQK * 2;
+    unsigned oBytes = unsigned(tile.blockM) * l.oPitch * 2;
+    l.qRegionBytes = unsigned(roundUp(int(qBytes > oBytes ? qBytes : oBytes), 1024));
+    l.kStageBytes = unsigned(tile.blockN) * spec.headDimQK * 2;
+    l.vStageBytes = unsigned(tile.blockN) * spec.headDimV * 2;
+    l.alignSlack = 1024;
+  } else {
+    l.qkPitch = conflictFreePitch(l.headDimQKPadded);
+    l.vPitch = conflictFreePitch(spec.headDimV);
+    l.qRegionPitch = l.qkPitch > l.oPitch ? l.qkPitch : l.oPitch;
+    l.qRegionBytes = unsigned(tile.blockM) * l.qRegionPitch * 2;
+    l.kStageBytes = unsigned(tile.blockN) * l.qkPitch * 2;
+    l.vStageBytes = unsigned(tile.blockN) * l.vPitch * 2;
+  }
+  l.totalBytes = l.qRegionBytes + unsigned(tile.stages) * (l.kStageBytes + l.vStageBytes) +
+                 l.alignSlack;
   return l;
 }
 

@@ -1,6 +1,6 @@
 // The tile table of the attention forward kernel: one row per head-dim
-// class, then shrunk to fit the target's shared memory. Figures behind the
-// choices are in docs/kernels.md.
+// class (and mask kind), measured on the H200, then shrunk to fit the
+// target's shared memory. The measurements are in docs/kernels.md.
 
 #include "AttentionLayout.h"
 #include "tg/Codegen/AttentionKernel.h"
@@ -27,23 +27,43 @@ unsigned maxSharedBytesPerBlock(int sm) {
 
 AttentionTileConfig defaultAttentionTile(const AttentionForwardSpec &spec) {
   int headDim = std::max(roundUp(spec.headDimQK, 16), spec.headDimV);
+  bool masked = spec.causal != AttentionCausalMode::None || spec.windowLeft || spec.windowRight;
   AttentionTileConfig tile;
-  if (headDim <= 64) {
-    // 32 rows per warp halves K/V shared-memory reads per flop; Q (32
-    // registers) stays in registers.
-    tile = {128, 64, 4, /*qInRegisters=*/true, /*minBlocksPerSM=*/2};
-  } else if (headDim <= 128) {
-    // 128 O + 64 S accumulators leave no room for Q fragments: Q is re-read
-    // from shared memory for each K/V tile.
-    tile = {128, 64, 4, /*qInRegisters=*/false, /*minBlocksPerSM=*/2};
-  } else {
-    // Up to 128 O accumulators per row block: 8 warps of 16 rows.
-    tile = {128, 64, 8, /*qInRegisters=*/false, /*minBlocksPerSM=*/1};
+  if (spec.archSpecific && spec.targetSm == 90 && spec.headDimQK % 64 == 0 &&
+      spec.headDimV % 64 == 0) {
+    // sm_90a: wgmma reads K and V from shared memory once per warpgroup
+    // (not once per warp as ldmatrix does), 2 warpgroups of 64 rows.
+    if (headDim <= 64) // 102 registers: 2 CTAs per SM
+      tile = {128, 64, 8, false, /*minBlocksPerSM=*/2, /*stages=*/2, 1, /*wgmma=*/true};
+    else if (headDim <= 128) // S of 128 keys: 64 registers, 213 in all
+      tile = {128, 128, 8, false, /*minBlocksPerSM=*/1, /*stages=*/2, 1, /*wgmma=*/true};
+    else
+      tile = {128, 64, 8, false, /*minBlocksPerSM=*/1, /*stages=*/2, 1, /*wgmma=*/true};
+    return tile; // 198 KB at most: fits sm_90's 227 KB
   }
+  if (headDim <= 64) {
+    // 32 rows per warp halve the K/V shared-memory reads per flop; Q (32
+    // registers) stays in registers; 2 CTAs per SM.
+    tile = {128, 64, 4, /*qInRegisters=*/true, /*minBlocksPerSM=*/2, /*stages=*/2, /*prefetch=*/2};
+  } else if (headDim <= 128) {
+    // 128 O accumulators per thread: 48 keys per tile keep S within the
+    // register budget (64 spill), Q is re-read from shared memory. Masked
+    // (causal/window) kernels do best with single K/V buffers, the others
+    // with double buffering (H200, docs/kernels.md).
+    tile = {128, 48, 4, /*qInRegisters=*/false, /*minBlocksPerSM=*/2, /*stages=*/masked ? 1 : 2,
+            /*prefetch=*/1};
+  } else {
+    // Up to 128 O accumulators per row block: 8 warps of 16 rows, one CTA
+    // per SM; K fragments 3 mma steps ahead.
+    tile = {128, 64, 8, /*qInRegisters=*/false, /*minBlocksPerSM=*/1, /*stages=*/2, /*prefetch=*/3};
+  }
+  // Shrink to the target's shared memory: fewer keys per tile, then fewer
+  // query rows with the same rows per warp.
   unsigned limit = maxSharedBytesPerBlock(spec.targetSm);
-  while (attentionSharedBytes(spec, tile) > limit && tile.blockN > 16)
-    tile.blockN /= 2;
-  // Still too large: fewer query rows, same rows per warp.
+  while (attentionSharedBytes(spec, tile) > limit && tile.blockN > 16) {
+    tile.blockN = tile.blockN > 32 && tile.blockN % 32 != 0 ? 32 : tile.blockN / 2;
+    tile.prefetch = std::min(tile.prefetch, tile.blockN / 16);
+  }
   while (attentionSharedBytes(spec, tile) > limit && tile.warps > 1) {
     tile.blockM /= 2;
     tile.warps /= 2;

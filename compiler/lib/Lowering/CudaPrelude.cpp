@@ -108,28 +108,48 @@ TG_FN long long tg_f2i_sat(float x, long long lo, long long hi) {
     return hi;
   return (long long)x;
 }
-// Integer -> float through double, so that i32/i64 round once.
-TG_FN float tg_i2f_bf16(long long x) { return __bfloat162float(__double2bfloat16((double)x)); }
-TG_FN float tg_i2f_f16(long long x) { return __half2float(__double2half((double)x)); }
-TG_FN float tg_i2f_f8e4m3(long long x) {
-  return tg_fp8_to_float(__nv_cvt_double_to_fp8((double)x, __NV_SATFINITE, __NV_E4M3), __NV_E4M3);
+// Rounding a double once to a float type (integer -> float casts of i32/i64,
+// sums accumulated in double, dropout's x / (1 - p)).
+TG_FN float tg_dround_f32(double x) { return (float)x; }
+TG_FN float tg_dround_bf16(double x) { return __bfloat162float(__double2bfloat16(x)); }
+TG_FN float tg_dround_f16(double x) { return __half2float(__double2half(x)); }
+TG_FN float tg_dround_f8e4m3(double x) {
+  return tg_fp8_to_float(__nv_cvt_double_to_fp8(x, __NV_SATFINITE, __NV_E4M3), __NV_E4M3);
 }
-TG_FN float tg_i2f_f8e5m2(long long x) {
-  return tg_fp8_to_float(__nv_cvt_double_to_fp8((double)x, __NV_SATFINITE, __NV_E5M2), __NV_E5M2);
+TG_FN float tg_dround_f8e5m2(double x) {
+  return tg_fp8_to_float(__nv_cvt_double_to_fp8(x, __NV_SATFINITE, __NV_E5M2), __NV_E5M2);
+}
+
+// max/min propagate NaN and order -0 below +0, as the reference does
+// (fmaxf/fminf would drop the NaN).
+TG_FN float tg_fmax(float a, float b) {
+  if (a != a || b != b)
+    return TG_NAN;
+  if (a == b)
+    return signbit(a) ? b : a;
+  return a > b ? a : b;
+}
+TG_FN float tg_fmin(float a, float b) {
+  if (a != a || b != b)
+    return TG_NAN;
+  if (a == b)
+    return signbit(a) ? a : b;
+  return a < b ? a : b;
 }
 
 // Reductions across the 32 lanes of a warp and across a block.
 #define TG_METHOD __device__ __forceinline__
 struct tg_sum_op {
   TG_METHOD float operator()(float a, float b) const { return a + b; }
+  TG_METHOD double operator()(double a, double b) const { return a + b; }
   TG_METHOD long long operator()(long long a, long long b) const { return tg_iadd(a, b); }
 };
 struct tg_max_op {
-  TG_METHOD float operator()(float a, float b) const { return fmaxf(a, b); }
+  TG_METHOD float operator()(float a, float b) const { return tg_fmax(a, b); }
   TG_METHOD long long operator()(long long a, long long b) const { return tg_imax(a, b); }
 };
 struct tg_min_op {
-  TG_METHOD float operator()(float a, float b) const { return fminf(a, b); }
+  TG_METHOD float operator()(float a, float b) const { return tg_fmin(a, b); }
   TG_METHOD long long operator()(long long a, long long b) const { return tg_imin(a, b); }
 };
 template <typename T, typename Op>

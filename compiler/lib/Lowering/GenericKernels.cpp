@@ -1,7 +1,8 @@
 //===- GenericKernels.cpp - Splitting a tg function into kernel launches --===//
 //
 // Walks the function once, in order:
-//  - graph arguments, and every result a kernel writes, are dense buffers;
+//  - every result a kernel writes is a dense buffer; graph arguments are
+//    buffers read through their tg.strides (row-major without);
 //  - splat constants and tg.gen_index are never materialised: their readers
 //    inline a literal or the coordinate;
 //  - transpose/broadcast (and reshapes expressible by strides) only change
@@ -72,10 +73,12 @@ static LogicalResult checkStaticTypes(Operation *op) {
   return success();
 }
 
-/// Gives `value` a buffer of its own unless it already is one.
+/// Gives `value` a dense buffer of its own unless it already is one. Graph
+/// arguments are left as they are: their buffers belong to the caller, and
+/// their layout (tg.strides) is known to whoever reads them.
 static void materialize(Value value, StringRef reason, LoweringState &state) {
   const TensorView &view = state.view(value);
-  if (view.isDenseBufferOf(value))
+  if (view.isDenseBufferOf(value) || isa<BlockArgument>(value))
     return;
   TensorView source = view; // emitCopyKernel replaces the map entry
   emitCopyKernel(value, source, reason, state);
@@ -114,7 +117,14 @@ tg::emitGenericKernels(func::FuncOp fn, AttentionEmitter emitAttention) {
       return fn.emitOpError("cannot be lowered to CUDA: argument ")
              << arg.getArgNumber() << " has type " << arg.getType()
              << "; expected a statically shaped tensor";
-    state.views[arg] = TensorView::ofBuffer(arg);
+    // An argument's buffer may have a layout of its own (tg.strides, in
+    // elements): kernels read it through those strides.
+    TensorView view = TensorView::ofBuffer(arg);
+    if (auto strides = fn.getArgAttrOfType<DenseI64ArrayAttr>(
+            arg.getArgNumber(), "tg.strides"))
+      view.strides.assign(strides.asArrayRef().begin(),
+                          strides.asArrayRef().end());
+    state.views[arg] = view;
   }
 
   llvm::DenseMap<Operation *, Operation *> rootOf = groupPointwise(block);
@@ -174,7 +184,8 @@ tg::emitGenericKernels(func::FuncOp fn, AttentionEmitter emitAttention) {
               return emitMatmulKernel(matmul, state);
             })
             .Case([&](AttentionOp attention) -> LogicalResult {
-              // The attention generator reads dense buffers.
+              // The attention generator reads buffers (graph arguments
+              // with their tg.strides), not folded views.
               for (Value operand : attention->getOperands())
                 materialize(operand, "attention operand", state);
               FailureOr<KernelStep> step = emitAttention(attention);

@@ -202,7 +202,7 @@ static FailureOr<std::string> epilogueCode(const MatmulDesc &desc,
     code += "// epilogue\n" + *region;
     value = "result";
   } else {
-    value = cudaConvertResult(accVar, desc.accType, resultType);
+    value = cudaCast(accVar, desc.accType, resultType);
   }
   code += "tg_store(" + out.str() + ", " +
           (batched ? "(batch * kM + m) * kN + n" : "m * kN + n") + ", " +

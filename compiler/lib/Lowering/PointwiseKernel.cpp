@@ -14,6 +14,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <cmath>
+#include <cstdio>
 
 using namespace mlir;
 using namespace mlir::tg;
@@ -56,9 +57,11 @@ static std::string dropoutExpr(DropoutOp op, ArrayRef<std::string> operands) {
       static_cast<uint64_t>(std::floor(std::ldexp(prob, 32)));
   std::string kept = operands[0];
   if (!op.getUnscaled()) {
-    APFloat scale(1.0 / (1.0 - prob));
-    kept = cudaRoundTo(operands[0] + " * " + cudaLiteral(scale),
-                       elementTypeOf(op.getResult()));
+    // x * (1 / (1 - p)) in double, rounded once, as the reference does.
+    char scale[32];
+    std::snprintf(scale, sizeof(scale), "%.17g", 1.0 / (1.0 - prob));
+    kept = cudaRoundFromDouble("(double)" + operands[0] + " * " + scale,
+                               elementTypeOf(op.getResult()));
   }
   return "tg_dropout_keep(" + operands[1] + ", " + operands[2] +
          ", (unsigned long long)i, " + std::to_string(threshold) + "u) ? " +

@@ -3,8 +3,10 @@
 // One warp per output element (eight per block), or one block per output
 // when the reduced extent is long. Each thread folds a strided part of the
 // reduced elements, then the partial results are combined with shuffles
-// (and shared memory across warps). Floats accumulate in f32, integers in
-// 64 bits with wrap-around; the result is rounded to the element type.
+// (and shared memory across warps). Float sums accumulate in double and
+// round once (as the reference does; the kernel is bound by memory, not by
+// the adds), max/min in f32 propagating NaN, integers in 64 bits with
+// wrap-around; the result is rounded to the element type.
 //
 //===----------------------------------------------------------------------===//
 
@@ -34,7 +36,7 @@ struct ReduceOps {
 static ReduceOps reduceOps(ReduceKind kind, bool isFloat) {
   switch (kind) {
   case ReduceKind::sum:
-    return {isFloat ? "0.0f" : "0LL", "tg_sum_op()"};
+    return {isFloat ? "0.0" : "0LL", "tg_sum_op()"};
   case ReduceKind::max:
     return {isFloat ? "(-TG_INF)" : "TG_I64_MIN", "tg_max_op()"};
   case ReduceKind::min:
@@ -81,7 +83,8 @@ LogicalResult lowering::emitReduceKernel(ReduceOp op, LoweringState &state) {
 
   KernelParams params;
   ReduceOps ops = reduceOps(op.getKind(), isFloat);
-  StringRef accType = cudaComputeType(type);
+  bool doubleSum = isFloat && op.getKind() == ReduceKind::sum;
+  StringRef accType = doubleSum ? "double" : cudaComputeType(type);
   std::string load = emitLoad(state.view(input), coords, params);
   std::string out = params.output(result);
   bool blockPerOutput = extent >= kBlockPerOutputFrom;
@@ -131,7 +134,8 @@ LogicalResult lowering::emitReduceKernel(ReduceOp op, LoweringState &state) {
     os << "    // Combine the warp's partial results\n"
        << "    acc = tg_warp_reduce(acc, " << ops.functor << ");\n";
   os << "    if (tid == 0)\n"
-     << "      tg_store(" << out << ", o, " << cudaRoundTo("acc", type)
+     << "      tg_store(" << out << ", o, "
+     << (doubleSum ? cudaRoundFromDouble("acc", type) : cudaRoundTo("acc", type))
      << ");\n"
      << "  }\n}\n";
 

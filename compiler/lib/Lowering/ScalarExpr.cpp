@@ -108,21 +108,27 @@ static std::string intBounds(Type type) {
   return "TG_I64_MIN, TG_I64_MAX";
 }
 
+std::string tg::cudaRoundFromDouble(StringRef expr, Type type) {
+  auto call = [&](StringRef fn) { return (fn + "(" + expr + ")").str(); };
+  if (type.isBF16())
+    return call("tg_dround_bf16");
+  if (type.isF16())
+    return call("tg_dround_f16");
+  if (isa<Float8E4M3FNType>(type))
+    return call("tg_dround_f8e4m3");
+  if (isa<Float8E5M2Type>(type))
+    return call("tg_dround_f8e5m2");
+  return call("tg_dround_f32");
+}
+
 /// An integer (compute type long long) converted to a float type, rounding
 /// once to nearest even.
 static std::string intToFloat(StringRef expr, Type from, Type to) {
-  std::string asFloat = ("(float)(" + expr + ")").str();
-  // i8 values are exact in f32, so one rounding from f32 is exact rounding.
+  // i8 values are exact in f32, so one rounding from f32 is exact rounding;
+  // i32/i64 -> f32 rounds once in the conversion itself.
   if (from.isInteger(8) || to.isF32())
-    return cudaRoundTo(asFloat, to);
-  auto call = [&](StringRef fn) { return (fn + "(" + expr + ")").str(); };
-  if (to.isBF16())
-    return call("tg_i2f_bf16");
-  if (to.isF16())
-    return call("tg_i2f_f16");
-  if (isa<Float8E4M3FNType>(to))
-    return call("tg_i2f_f8e4m3");
-  return call("tg_i2f_f8e5m2");
+    return cudaRoundTo(("(float)(" + expr + ")").str(), to);
+  return cudaRoundFromDouble(("(double)(" + expr + ")").str(), to);
 }
 
 std::string tg::cudaCast(StringRef expr, Type from, Type to) {
@@ -142,14 +148,6 @@ std::string tg::cudaCast(StringRef expr, Type from, Type to) {
   if (to.getIntOrFloatBitWidth() >= from.getIntOrFloatBitWidth())
     return expr.str(); // widening integers is exact
   return cudaRoundTo(expr, to); // narrowing integers wrap
-}
-
-std::string tg::cudaConvertResult(StringRef expr, Type from, Type to) {
-  if (from != to && isFloat(from) && isa<IntegerType>(to) && !isBool(to))
-    return cudaRoundTo(("tg_f2i_sat(" + expr + ", TG_I64_MIN, TG_I64_MAX)")
-                           .str(),
-                       to);
-  return cudaCast(expr, from, to);
 }
 
 static Type resultElementType(Operation *op) {
@@ -193,23 +191,15 @@ FailureOr<std::string> tg::emitScalarOp(Operation *op,
   auto call2 = [&](StringRef fn) {
     return (fn + "(" + operands[0] + ", " + operands[1] + ")").str();
   };
-  // Results that are always one of the inputs or exact need no rounding
-  // for floats; integers still wrap (e.g. -(-128) in i8).
-  auto exactFloat = [&](std::string expr) {
-    return fp ? expr : cudaRoundTo(expr, type);
-  };
   std::optional<std::string> expr =
       llvm::TypeSwitch<Operation *, std::optional<std::string>>(op)
           .Case([&](AddOp) { return binary("+", "tg_iadd"); })
           .Case([&](SubOp) { return binary("-", "tg_isub"); })
           .Case([&](MulOp) { return binary("*", "tg_imul"); })
           .Case([&](DivOp) { return binary("/", "tg_idiv"); })
-          .Case([&](MaxOp) {
-            return exactFloat(call2(fp ? "fmaxf" : "tg_imax"));
-          })
-          .Case([&](MinOp) {
-            return exactFloat(call2(fp ? "fminf" : "tg_imin"));
-          })
+          // max/min return one of their operands: nothing to round.
+          .Case([&](MaxOp) { return call2(fp ? "tg_fmax" : "tg_imax"); })
+          .Case([&](MinOp) { return call2(fp ? "tg_fmin" : "tg_imin"); })
           .Case([&](PowOp) { return cudaRoundTo(call2("powf"), type); })
           .Case([&](ExpOp) { return call("expf"); })
           .Case([&](LogOp) { return call("logf"); })
@@ -225,6 +215,7 @@ FailureOr<std::string> tg::emitScalarOp(Operation *op,
             return cudaRoundTo("1.0f / (1.0f + expf(-" + operands[0] + "))",
                                type);
           })
+          // Float neg/abs are exact; integers wrap (-(-128) in i8).
           .Case([&](NegOp) {
             return fp ? "-" + operands[0] : call("tg_ineg");
           })

@@ -3,7 +3,8 @@
 // One warp per row (a slice along the axis), or one block per row for long
 // rows. Three passes over the row in f32: maximum, sum of exp(x - max),
 // then exp(x - max) / sum rounded to the element type. A row whose maximum
-// is -inf (all entries masked) gives zeros and log-sum-exp -inf.
+// is -inf (all entries masked) gives zeros and log-sum-exp -inf; a NaN
+// makes the maximum, hence the whole row and its stats, NaN.
 //
 //===----------------------------------------------------------------------===//
 
@@ -88,7 +89,8 @@ LogicalResult lowering::emitSoftmaxKernel(SoftmaxOp op, LoweringState &state) {
      << "; // dense output offset of element 0\n"
      << "    // Pass 1: row maximum\n"
      << "    float rowMax = -TG_INF;\n"
-     << rowLoop << "\n      rowMax = fmaxf(rowMax, " << load << ");\n"
+     << rowLoop << "\n      rowMax = tg_fmax(rowMax, " << load
+     << "); // NaN propagates\n"
      << combine("rowMax", "tg_max_op()")
      << "    // Pass 2: sum of exp(x - max); a fully masked row sums to 0\n"
      << "    const bool masked = rowMax == -TG_INF;\n"

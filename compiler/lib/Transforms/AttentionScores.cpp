@@ -159,6 +159,8 @@ MaskedScores mlir::tg::detail::buildMaskedScores(OpBuilder &b, Location loc,
   Value s = MatmulOp::create(b, loc, RankedTensorType::get(c.scoreShape(), f32),
                              c.q, kT, /*acc=*/TypeAttr());
   s = e.mul(s, e.scalar(f32, c.scale));
+  if (c.afterScale)
+    s = c.afterScale(s);
 
   // 2. softcap * tanh(s / softcap).
   if (c.softcap) {

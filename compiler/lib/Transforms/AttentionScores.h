@@ -9,6 +9,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/PatternMatch.h"
 
+#include <functional>
 #include <optional>
 
 namespace mlir::tg::detail {
@@ -23,6 +24,9 @@ struct AttentionConfig {
   CausalMode causal = CausalMode::none;
   std::optional<int64_t> windowLeft, windowRight;
   double dropout = 0.0;
+  /// Applied to the scaled f32 scores before softcap, bias, ALiBi and masks
+  /// (tg.attention's score region); null for tg.sdpa.
+  std::function<Value(Value)> afterScale;
 
   static AttentionConfig from(SdpaOp op);
   static AttentionConfig from(SdpaGradOp op);

@@ -5,12 +5,13 @@
 // compiled at run time by NVRTC. Plain C++17: no LLVM or MLIR, so the runtime
 // and the tools can both use it.
 //
-// The kernel is FlashAttention-2 class (docs/kernels.md, level L0): each CTA
-// owns a tile of query rows, streams K/V tiles through double-buffered shared
-// memory with cp.async, computes S = Q Kᵀ and O += P V with
-// mma.sync.m16n8k16 fed by ldmatrix, and keeps an online softmax in exp2 with
-// the scale folded in. It needs sm_80 or newer and compiles unchanged for any
-// arch from sm_80 on (cubin or PTX).
+// Each CTA owns a tile of query rows, streams K/V tiles through shared memory
+// with cp.async and keeps an online softmax in exp2 with the scale folded in
+// (docs/kernels.md). S = Q Kᵀ and O += P V use mma.sync.m16n8k16 fed by
+// ldmatrix (level L0: any arch from sm_80 on, cubin or PTX) or, for
+// targetSm 90 and head dims that are multiples of 64, wgmma reading
+// 128-byte-swizzled shared memory (level L1: sm_90a only; see
+// AttentionKernel::requiredTarget).
 //
 // ## Kernel parameters (in this order; the runtime binds arguments by it)
 //
@@ -85,6 +86,10 @@ struct AttentionTileConfig {
   int stages = 2;
   /// ldmatrix fragments loaded this many mma steps ahead (1..4).
   int prefetch = 1;
+  /// sm_90a only: S = Q Kᵀ and O += P V with wgmma, operands read from
+  /// 128-byte-swizzled shared memory (head dims multiples of 64, 16 rows per
+  /// warp, warps a multiple of 4). The source then compiles for sm_90a only.
+  bool wgmma = false;
 };
 
 struct AttentionForwardSpec {
@@ -114,6 +119,13 @@ struct AttentionForwardSpec {
 
   /// Target compute capability (80, 86, 89, 90, ...): selects the tile table.
   int targetSm = 80;
+  /// Allow a kernel that compiles for the exact target only: with targetSm 90
+  /// and head dims that are multiples of 64, the wgmma kernel (sm_90a cubin,
+  /// see AttentionKernel::requiredTarget). Off: the portable mma.sync kernel
+  /// (any arch from sm_80, cubin or PTX). A runtime offers both: the sm_90a
+  /// variant for compute capability 9.0, the portable one otherwise and for
+  /// the PTX path.
+  bool archSpecific = false;
   std::optional<AttentionTileConfig> tileOverride;
 };
 
@@ -125,6 +137,9 @@ struct AttentionKernel {
   unsigned threads = 0;     // block = (threads, 1, 1)
   unsigned sharedBytes = 0; // dynamic shared memory per CTA
   unsigned numParams = 0;   // 25 + 5 per capture
+  /// "sm_90a" when the kernel uses wgmma (compile it for exactly that
+  /// target); empty when any target from sm_80 / compute_80 on will do.
+  std::string requiredTarget;
 
   /// Grid for a batch of B sequences with Hq query heads and Sq query rows:
   /// x = query tiles, y = heads, z = batch.

@@ -20,7 +20,9 @@ struct KernelArg {
   Kind kind = Kind::Buffer;
   /// For Kind::Buffer: the tensor whose device buffer is passed (a graph
   /// argument, a graph result, or an intermediate in the workspace). The
-  /// kernel sees a pointer to its logical, row-major, densely packed data.
+  /// kernel sees a pointer to its logical, row-major, densely packed data,
+  /// except for graph arguments with `tg.strides`, which it reads through
+  /// those element strides.
   Value value;
   int64_t i64 = 0;
   float f32 = 0.0f;

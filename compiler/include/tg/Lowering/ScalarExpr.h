@@ -29,9 +29,9 @@ StringRef cudaComputeType(Type elementType);
 /// `long long`, and `unsigned char` (0 or 1) for i1.
 StringRef cudaStorageType(Type elementType);
 
-/// A compute-type literal for an element of a constant of `elementType`
-/// (`attr` is a FloatAttr/IntegerAttr/BoolAttr-like value as returned by
-/// ElementsAttr iteration). Infinities and NaN use TG_INF/TG_NAN.
+/// A compute-type literal for one element of a constant (of `elementType`
+/// for integers and i1). Infinities and NaN use TG_INF/TG_NAN, which are
+/// not constant expressions.
 std::string cudaLiteral(const APFloat &value);
 std::string cudaLiteral(const APInt &value, Type elementType);
 
@@ -39,13 +39,14 @@ std::string cudaLiteral(const APInt &value, Type elementType);
 /// result of float arithmetic, a 64-bit integer result) to `type`.
 std::string cudaRoundTo(StringRef expr, Type type);
 
-/// tg.cast of a compute-type expression from `from` to `to`.
+/// tg.cast of a compute-type expression from `from` to `to`; also converts
+/// a matmul accumulator to the result type (the reference does it with cast
+/// semantics).
 std::string cudaCast(StringRef expr, Type from, Type to);
 
-/// Converts an accumulator value to a matmul result type ("round once to the
-/// result type"): floats round to nearest even, f32 to integers truncates
-/// and wraps, integers wrap.
-std::string cudaConvertResult(StringRef expr, Type from, Type to);
+/// Rounds a `double` expression once to the float type `type` (compute
+/// type float).
+std::string cudaRoundFromDouble(StringRef expr, Type type);
 
 /// The compute-type expression of one pointwise op (any op with
 /// PointwiseTrait except tg.constant) applied to operand expressions given

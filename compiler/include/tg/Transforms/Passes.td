@@ -123,6 +123,25 @@ def FuseMatmul : Pass<"tg-fuse-matmul", "func::FuncOp"> {
   let dependentDialects = ["::mlir::tg::TGDialect"];
 }
 
+def ExpandAttention : Pass<"tg-expand-attention", "func::FuncOp"> {
+  let summary = "Expand tg.attention ops the fused kernel cannot run into primitive ops";
+  let description = [{
+    Rewrites a tg.attention into matmul, the score region applied to whole
+    score tensors (its index arguments become tg.gen_index tensors, its
+    captures the captured tensors), the attribute masks, safe softmax,
+    dropout and matmul, with the same semantics. By default only ops outside
+    the NVRTC attention kernel's range are expanded (q/k/v and output not
+    bf16/f16 of one type, head dims not multiples of 8 up to 256, fp8
+    captures), so that every verified graph still runs, on the generic
+    kernels; with `all` every tg.attention is expanded.
+  }];
+  let options = [
+    Option<"all", "all", "bool", /*default=*/"false",
+           "Expand every tg.attention, not only unsupported ones">,
+  ];
+  let dependentDialects = ["::mlir::tg::TGDialect"];
+}
+
 def SelectBackend : Pass<"tg-select-backend", "func::FuncOp"> {
   let summary = "Choose the backend (cudnn or nvrtc) of every op that launches work";
   let description = [{

@@ -1,0 +1,159 @@
+#!/usr/bin/env python3
+"""Benchmark (not a test): tgc forward attention side by side with PyTorch's
+SDPA backends (flash = FlashAttention-2, cudnn) in one process, on the shape
+grid of the anchors (hd 64/128/256, causal and not, S 512..16384, B*S = 16k
+tokens, H = 2048/hd, bf16).
+
+tgc is called through its C API (libtgc.so: tgc_compile_string, tgc_run) on
+torch tensors' device pointers, on torch's current stream. Each tgc output
+is compared with flash's (max abs error) so that a fast wrong kernel cannot
+pass unnoticed; the output is poisoned with NaN before tgc runs.
+
+Usage (GPU machine): python3 bench/bench_attention.py --lib build/lib/libtgc.so --out $OUT
+Writes bench.json, bench.md and bench.png under --out."""
+import argparse, ctypes, json, os, subprocess, sys, time
+import torch
+import torch.nn.functional as F
+from torch.nn.attention import sdpa_kernel, SDPBackend
+
+
+class Binding(ctypes.Structure):
+    _fields_ = [("name", ctypes.c_char_p), ("data", ctypes.c_void_p), ("dtype", ctypes.c_int),
+                ("rank", ctypes.c_int32), ("shape", ctypes.POINTER(ctypes.c_int64)),
+                ("strides", ctypes.POINTER(ctypes.c_int64))]
+
+
+class Tgc:
+    def __init__(self, path):
+        self.lib = ctypes.CDLL(path)
+        self.lib.tgc_last_error.restype = ctypes.c_char_p
+        self.lib.tgc_compile_string.argtypes = [ctypes.c_char_p, ctypes.c_size_t, ctypes.c_char_p,
+                                                ctypes.POINTER(ctypes.c_void_p)]
+        self.lib.tgc_run.argtypes = [ctypes.c_void_p, ctypes.POINTER(Binding), ctypes.c_size_t, ctypes.c_void_p]
+        self.lib.tgc_executable_prepare.argtypes = [ctypes.c_void_p, ctypes.c_void_p]
+        self.lib.tgc_executable_destroy.argtypes = [ctypes.c_void_p]
+
+    def check(self, status, what):
+        if status != 0:
+            raise RuntimeError("%s failed (%d): %s" % (what, status, self.lib.tgc_last_error().decode()))
+
+    def compile(self, mlir, options="--arch=sm_90a"):
+        exe = ctypes.c_void_p()
+        src = mlir.encode()
+        self.check(self.lib.tgc_compile_string(src, len(src), options.encode(), ctypes.byref(exe)), "tgc_compile_string")
+        return exe
+
+    def bindings(self, tensors):
+        arr = (Binding * len(tensors))()
+        for i, (name, t) in enumerate(tensors.items()):
+            arr[i].name = name.encode(); arr[i].data = t.data_ptr(); arr[i].dtype = 0
+        return arr
+
+    def run(self, exe, arr, stream):
+        self.check(self.lib.tgc_run(exe, arr, len(arr), stream), "tgc_run")
+
+
+def graph(B, H, S, D, causal):
+    t = "tensor<%dx%dx%dx%dxbf16>" % (B, H, S, D)
+    attrs = "{causal = #tg<causal top_left>}" if causal else ""
+    return ('func.func @attention(%%q: %s {tg.name = "q"}, %%k: %s {tg.name = "k"}, %%v: %s {tg.name = "v"})'
+            ' -> (%s {tg.name = "o"}) {\n  %%o = tg.sdpa %%q, %%k, %%v %s : %s, %s, %s -> %s\n  return %%o : %s\n}\n'
+            % (t, t, t, t, attrs, t, t, t, t, t))
+
+
+def bench(fn, reps=20, warm=3):
+    for _ in range(warm):
+        fn()
+    torch.cuda.synchronize()
+    times = []
+    for _ in range(reps):
+        s = torch.cuda.Event(enable_timing=True); e = torch.cuda.Event(enable_timing=True)
+        s.record(); fn(); e.record(); torch.cuda.synchronize()
+        times.append(s.elapsed_time(e))
+    times.sort()
+    return times[len(times) // 2]
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--lib", default="build/lib/libtgc.so")
+    ap.add_argument("--out", default=os.environ.get("OUT", "bench/results"))
+    ap.add_argument("--seqlens", default="512,2048,8192,16384")
+    ap.add_argument("--hds", default="64,128,256")
+    args = ap.parse_args()
+    tgc = Tgc(args.lib)
+    dev = "cuda"
+    commit = os.environ.get("TGC_COMMIT", "unknown")
+    env = {"torch": torch.__version__, "cudnn": torch.backends.cudnn.version(), "gpu": torch.cuda.get_device_name(),
+           "commit": commit, "date": time.strftime("%Y-%m-%d %H:%M:%S")}
+    print(env, flush=True)
+    rows = []
+    for hd in map(int, args.hds.split(",")):
+        for causal in (False, True):
+            for S in map(int, args.seqlens.split(",")):
+                B = max(1, 16384 // S); H = 2048 // hd
+                torch.manual_seed(0)
+                q, k, v = (torch.randn(B, H, S, hd, device=dev, dtype=torch.bfloat16) for _ in range(3))
+                o = torch.full_like(q, float("nan"))
+                flops = 4 * B * H * S * S * hd * (0.5 if causal else 1.0)
+                row = {"hd": hd, "causal": causal, "S": S, "B": B, "H": H}
+                t0 = time.time()
+                exe = tgc.compile(graph(B, H, S, hd, causal))
+                arr = tgc.bindings({"q": q, "k": k, "v": v, "o": o})
+                stream = torch.cuda.current_stream().cuda_stream
+                tgc.run(exe, arr, stream); torch.cuda.synchronize()
+                row["tgc_compile_s"] = round(time.time() - t0, 2)
+                with sdpa_kernel([SDPBackend.FLASH_ATTENTION]):
+                    ref = F.scaled_dot_product_attention(q, k, v, is_causal=causal)
+                err = (o.float() - ref.float()).abs().max().item()
+                row["tgc_max_abs_err_vs_flash"] = err
+                row["tgc_ok"] = bool(err == err and err < 3e-2)  # NaN fails
+                row["tgc_fwd"] = round(flops / bench(lambda: tgc.run(exe, arr, stream)) / 1e9, 1)
+                for name, be in (("flash", SDPBackend.FLASH_ATTENTION), ("cudnn", SDPBackend.CUDNN_ATTENTION)):
+                    try:
+                        with sdpa_kernel([be]):
+                            row[name + "_fwd"] = round(flops / bench(
+                                lambda: F.scaled_dot_product_attention(q, k, v, is_causal=causal)) / 1e9, 1)
+                    except Exception as ex:
+                        row[name + "_fwd"] = None; row[name + "_err"] = str(ex)[:100]
+                for name in ("flash", "cudnn"):
+                    if row.get(name + "_fwd"):
+                        row["ratio_" + name] = round(row["tgc_fwd"] / row[name + "_fwd"], 3)
+                rows.append(row)
+                print(row, flush=True)
+                tgc.lib.tgc_executable_destroy(exe)
+                del q, k, v, o
+    os.makedirs(args.out, exist_ok=True)
+    with open(os.path.join(args.out, "bench.json"), "w") as f:
+        json.dump({"env": env, "rows": rows}, f, indent=1)
+    lines = ["# tgc forward attention vs PyTorch SDPA (%s, %s, commit %s)" % (env["gpu"], env["date"], commit), "",
+             "tgc called through the C API (tgc_compile_string + tgc_run) on torch tensors; bf16; TFLOP/s = 4*B*H*S^2*hd (x0.5 causal) / median time.", "",
+             "| hd | causal | S | BxH | tgc | flash (FA2) | cudnn | tgc/flash | tgc/cudnn | max abs err vs flash |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        lines.append("| %d | %s | %d | %dx%d | %s | %s | %s | %s | %s | %.2e |" % (
+            r["hd"], "yes" if r["causal"] else "no", r["S"], r["B"], r["H"], r["tgc_fwd"], r.get("flash_fwd"),
+            r.get("cudnn_fwd"), r.get("ratio_flash"), r.get("ratio_cudnn"), r["tgc_max_abs_err_vs_flash"]))
+    with open(os.path.join(args.out, "bench.md"), "w") as f:
+        f.write("\n".join(lines) + "\n")
+    print("\n".join(lines))
+    try:
+        import matplotlib; matplotlib.use("Agg"); import matplotlib.pyplot as plt
+        fig, axes = plt.subplots(1, 3, figsize=(15, 4), sharey=True)
+        for ax, hd in zip(axes, sorted({r["hd"] for r in rows})):
+            sub = [r for r in rows if r["hd"] == hd]
+            labels = ["%s%d" % ("c" if r["causal"] else "", r["S"]) for r in sub]
+            x = range(len(sub))
+            for i, (key, name) in enumerate((("tgc_fwd", "tgc"), ("flash_fwd", "flash (FA2)"), ("cudnn_fwd", "cudnn"))):
+                ax.bar([xi + (i - 1) * 0.27 for xi in x], [r.get(key) or 0 for r in sub], 0.27, label=name)
+            ax.set_xticks(list(x)); ax.set_xticklabels(labels, rotation=45); ax.set_title("hd %d (bf16 fwd)" % hd)
+        axes[0].set_ylabel("TFLOP/s"); axes[0].legend()
+        fig.tight_layout(); fig.savefig(os.path.join(args.out, "bench.png"), dpi=90)
+    except Exception as ex:
+        print("chart failed:", ex)
+    bad = [r for r in rows if not r["tgc_ok"]]
+    sys.exit(1 if bad else 0)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,42 @@
+#ifndef TG_DRIVER_COMPILE_H
+#define TG_DRIVER_COMPILE_H
+
+// Shared by tg-compile, tg-run and the library API: find the entry function,
+// run the compile pipeline, lower to a Plan.
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "tgc/tgc.hpp"
+
+#include <optional>
+#include <string>
+
+namespace mlir::tg {
+
+struct CompileSettings {
+  std::string entry; // empty: the module's only function
+  int targetSm = 90;
+  std::string backend = "auto"; // auto | nvrtc | cudnn (tg-select-backend)
+  bool explainBackend = false;
+};
+
+/// "sm_90a", "sm_80", "compute_90", "90" -> 90, 80, ...
+std::optional<int> parseArch(StringRef arch);
+
+void registerCompilerDialects(DialectRegistry &registry);
+
+/// The function named `entry`, or the only function when `entry` is empty.
+FailureOr<func::FuncOp> findEntry(ModuleOp module, StringRef entry);
+
+/// Runs the compile pipeline (decomposition, fusion, backend selection).
+LogicalResult runCompilePipeline(ModuleOp module,
+                                 const CompileSettings &settings);
+
+/// Runs the compile pipeline on `module` and lowers the entry to a Plan.
+FailureOr<tgc::Plan> compileModule(ModuleOp module,
+                                   const CompileSettings &settings);
+
+} // namespace mlir::tg
+
+#endif // TG_DRIVER_COMPILE_H

@@ -1,0 +1,47 @@
+#ifndef TG_PLAN_LOWERTOPLAN_H
+#define TG_PLAN_LOWERTOPLAN_H
+
+// Lowering of a compiled tg graph (after decomposition, fusion and backend
+// selection) into the runtime's Plan: buffers for graph arguments and
+// results, intermediates packed into one workspace, and kernel launches.
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Pass/PassManager.h"
+#include "tgc/Plan.h"
+
+#include <string>
+
+namespace mlir::tg {
+
+struct PlanOptions {
+  /// Compute capability the kernels are tuned for (80, 90, ...). Kernels stay
+  /// portable (sm_80 and newer, PTX fallback) whatever this is.
+  int targetSm = 90;
+};
+
+/// The passes that prepare a graph for lowering: sdpa decomposition,
+/// canonicalisation, attention and matmul fusion, backend selection
+/// (`backend`: auto, nvrtc or cudnn; `explain`: remarks with the reasons).
+void buildCompilePipeline(OpPassManager &pm, StringRef backend = "auto",
+                          bool explain = false);
+
+/// Lowers `fn` to a Plan. Emits located diagnostics and fails on anything
+/// it cannot lower.
+FailureOr<tgc::Plan> lowerToPlan(func::FuncOp fn, const PlanOptions &options);
+
+/// The binding name of argument `index` of `fn`: its `tg.name`, else
+/// "arg<index>". Results likewise ("result<index>").
+std::string argumentName(func::FuncOp fn, unsigned index);
+std::string resultName(func::FuncOp fn, unsigned index);
+
+/// Physical strides of a graph argument or result (`tg.strides`, else
+/// row-major).
+SmallVector<int64_t> argumentStrides(func::FuncOp fn, unsigned index);
+SmallVector<int64_t> resultStrides(func::FuncOp fn, unsigned index);
+
+/// The runtime dtype of a tg element type.
+std::optional<tgc::DType> toRuntimeDType(Type elementType);
+
+} // namespace mlir::tg
+
+#endif // TG_PLAN_LOWERTOPLAN_H

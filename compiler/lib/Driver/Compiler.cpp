@@ -1,0 +1,147 @@
+// tgc::Compiler and the C API's compile entry points: parse a tg graph, run
+// the compile pipeline, lower the entry function to a Plan.
+#include "tg/Driver/Compile.h"
+
+#include "tg/Dialect/TG/IR/TGDialect.h"
+#include "tg/Plan/LowerToPlan.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace mlir;
+
+std::optional<int> tg::parseArch(StringRef arch) {
+  // sm_90a, sm_90, compute_90, 90
+  arch.consume_front("sm_") || arch.consume_front("compute_");
+  arch.consume_back("a");
+  int value = 0;
+  if (arch.getAsInteger(10, value) || value < 50 || value > 200)
+    return std::nullopt;
+  return value;
+}
+
+void tg::registerCompilerDialects(DialectRegistry &registry) {
+  registry.insert<TGDialect, func::FuncDialect>();
+}
+
+FailureOr<func::FuncOp> tg::findEntry(ModuleOp module, StringRef entry) {
+  func::FuncOp found;
+  for (auto fn : module.getOps<func::FuncOp>()) {
+    if (fn.isDeclaration())
+      continue;
+    if (!entry.empty() ? fn.getSymName() == entry : !found) {
+      found = fn;
+      if (!entry.empty())
+        break;
+      continue;
+    }
+    if (entry.empty())
+      return module.emitError("the module has several functions; choose one "
+                              "with --entry=NAME (found '")
+             << found.getSymName() << "' and '" << fn.getSymName() << "')";
+  }
+  if (!found)
+    return module.emitError(entry.empty()
+                                ? "the module has no function to compile"
+                                : "no function named '")
+           << entry << (entry.empty() ? "" : "'");
+  return found;
+}
+
+LogicalResult tg::runCompilePipeline(ModuleOp module,
+                                    const CompileSettings &settings) {
+  PassManager pm(module.getContext());
+  buildCompilePipeline(pm, settings.backend, settings.explainBackend);
+  return pm.run(module);
+}
+
+FailureOr<tgc::Plan> tg::compileModule(ModuleOp module,
+                                       const CompileSettings &settings) {
+  FailureOr<func::FuncOp> fn = findEntry(module, settings.entry);
+  if (failed(fn) || failed(runCompilePipeline(module, settings)))
+    return failure();
+  PlanOptions options;
+  options.targetSm = settings.targetSm;
+  return lowerToPlan(*fn, options);
+}
+
+namespace {
+/// Collects diagnostics as text ("file:line:col: error: ...").
+struct DiagnosticCollector {
+  explicit DiagnosticCollector(MLIRContext &context)
+      : handler(&context, [this](Diagnostic &diag) {
+          llvm::raw_string_ostream os(text);
+          os << diag.getLocation() << ": "
+             << (diag.getSeverity() == DiagnosticSeverity::Error ? "error: "
+                                                                 : "note: ")
+             << diag << "\n";
+          return success();
+        }) {}
+  std::string text;
+  ScopedDiagnosticHandler handler;
+};
+} // namespace
+
+static tgc::Expected<tgc::Plan>
+compileBuffer(std::unique_ptr<llvm::MemoryBuffer> buffer,
+              const tgc::CompileOptions &options) {
+  tg::CompileSettings settings;
+  for (const std::string &opt : options.extra) {
+    StringRef text(opt);
+    if (text.consume_front("--entry="))
+      settings.entry = text.str();
+    else if (text.consume_front("--backend="))
+      settings.backend = text.str();
+    else
+      return tgc::Status(tgc::StatusCode::InvalidArgument,
+                         "unknown compile option '" + opt +
+                             "' (expected --entry=NAME or --backend=NAME)");
+  }
+  if (!options.arch.empty()) {
+    std::optional<int> sm = tg::parseArch(options.arch);
+    if (!sm)
+      return tgc::Status(tgc::StatusCode::InvalidArgument,
+                         "unknown arch '" + options.arch +
+                             "' (expected e.g. sm_80, sm_90a)");
+    settings.targetSm = *sm;
+  }
+  DialectRegistry registry;
+  tg::registerCompilerDialects(registry);
+  MLIRContext context(registry);
+  context.disableMultithreading();
+  DiagnosticCollector diagnostics(context);
+  llvm::SourceMgr sourceMgr;
+  sourceMgr.AddNewSourceBuffer(std::move(buffer), llvm::SMLoc());
+  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
+  if (!module)
+    return tgc::Status(tgc::StatusCode::CompileError, diagnostics.text);
+  FailureOr<tgc::Plan> plan = tg::compileModule(*module, settings);
+  if (failed(plan))
+    return tgc::Status(tgc::StatusCode::CompileError, diagnostics.text);
+  return std::move(*plan);
+}
+
+tgc::Compiler::Compiler(CompileOptions options) : options_(std::move(options)) {}
+
+tgc::Expected<tgc::Plan>
+tgc::Compiler::compileFile(const std::string &path) const {
+  auto buffer = llvm::MemoryBuffer::getFileOrSTDIN(path);
+  if (!buffer)
+    return Status(StatusCode::IoError, "cannot read '" + path +
+                                           "': " + buffer.getError().message());
+  return compileBuffer(std::move(*buffer), options_);
+}
+
+tgc::Expected<tgc::Plan>
+tgc::Compiler::compileString(const std::string &mlir,
+                             const std::string &bufferName) const {
+  return compileBuffer(llvm::MemoryBuffer::getMemBufferCopy(mlir, bufferName),
+                       options_);
+}

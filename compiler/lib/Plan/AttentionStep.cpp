@@ -1,0 +1,196 @@
+// tg.attention -> one launch of the generated FlashAttention-style kernel
+// (compiler/include/tg/Codegen/AttentionKernel.h documents its parameters).
+#include "AttentionStep.h"
+
+#include "tg/Codegen/AttentionKernel.h"
+#include "tg/Dialect/TG/IR/TGOps.h"
+#include "tg/Lowering/CudaPrelude.h"
+#include "tg/Lowering/ScalarExpr.h"
+
+#include "mlir/IR/Diagnostics.h"
+
+using namespace mlir;
+using namespace mlir::tg;
+namespace cg = ::tg::codegen;
+
+static std::optional<cg::CaptureType> captureTypeOf(Type type) {
+  if (type.isF32())
+    return cg::CaptureType::F32;
+  if (type.isF16())
+    return cg::CaptureType::F16;
+  if (type.isBF16())
+    return cg::CaptureType::BF16;
+  if (type.isInteger(1))
+    return cg::CaptureType::Bool;
+  if (type.isInteger(8))
+    return cg::CaptureType::I8;
+  if (type.isInteger(32))
+    return cg::CaptureType::I32;
+  if (type.isInteger(64))
+    return cg::CaptureType::I64;
+  return std::nullopt;
+}
+
+static cg::AttentionCausalMode causalModeOf(CausalMode mode) {
+  switch (mode) {
+  case CausalMode::none:
+    return cg::AttentionCausalMode::None;
+  case CausalMode::top_left:
+    return cg::AttentionCausalMode::TopLeft;
+  case CausalMode::bottom_right:
+    return cg::AttentionCausalMode::BottomRight;
+  }
+  return cg::AttentionCausalMode::None;
+}
+
+FailureOr<KernelStep>
+mlir::tg::emitAttentionStep(AttentionOp op, int targetSm,
+                      function_ref<SmallVector<int64_t>(Value)> stridesOf) {
+  auto qType = cast<RankedTensorType>(op.getQ().getType());
+  auto kType = cast<RankedTensorType>(op.getK().getType());
+  auto vType = cast<RankedTensorType>(op.getV().getType());
+  Type elem = qType.getElementType();
+
+  cg::AttentionForwardSpec spec;
+  if (elem.isBF16())
+    spec.elementType = cg::AttentionElementType::BF16;
+  else if (elem.isF16())
+    spec.elementType = cg::AttentionElementType::F16;
+  else
+    return op.emitOpError("the NVRTC attention kernel takes bf16 or f16 "
+                          "q/k/v, got ")
+           << elem;
+  if (cast<RankedTensorType>(op.getOutput().getType()).getElementType() !=
+      elem)
+    return op.emitOpError("the NVRTC attention kernel writes the output in "
+                          "the element type of q/k/v");
+  spec.headDimQK = qType.getDimSize(3);
+  spec.headDimV = vType.getDimSize(3);
+  spec.numHeadsQ = qType.getDimSize(1);
+  spec.numHeadsKV = kType.getDimSize(1);
+  spec.causal = causalModeOf(op.getCausal());
+  if (auto left = op.getWindowLeft())
+    spec.windowLeft = static_cast<int64_t>(*left);
+  if (auto right = op.getWindowRight())
+    spec.windowRight = static_cast<int64_t>(*right);
+  for (Value len : {op.getSeqLenQ(), op.getSeqLenKv()})
+    if (len && !cast<RankedTensorType>(len.getType())
+                    .getElementType()
+                    .isInteger(32))
+      return op.emitOpError("the NVRTC attention kernel reads i32 sequence "
+                            "lengths (cast i64 lengths first)");
+  spec.hasSeqLenQ = static_cast<bool>(op.getSeqLenQ());
+  spec.hasSeqLenKv = static_cast<bool>(op.getSeqLenKv());
+  spec.dropoutProbability = op.getDropout().convertToDouble();
+  spec.training = op.getTraining();
+  spec.scale = op.getScale().convertToDouble();
+  spec.targetSm = targetSm;
+
+  // The score region becomes C++ statements that rewrite `s`.
+  SmallVector<std::string> argNames{"s", "b", "h", "q_idx", "kv_idx"};
+  for (auto [i, capture] : llvm::enumerate(op.getCaptures())) {
+    Type captureElem =
+        cast<RankedTensorType>(capture.getType()).getElementType();
+    std::optional<cg::CaptureType> type = captureTypeOf(captureElem);
+    if (!type)
+      return op.emitOpError("the NVRTC attention kernel cannot capture ")
+             << captureElem << " tensors";
+    std::string name = "capture" + std::to_string(i);
+    spec.captures.push_back({name, *type});
+    argNames.push_back(name);
+  }
+  Block &block = op.getScoreBlock();
+  auto yield = cast<YieldOp>(block.getTerminator());
+  bool identity = yield.getValues().size() == 1 &&
+                  yield.getValues()[0] == block.getArgument(0);
+  if (!identity) {
+    FailureOr<std::string> body =
+        emitScalarRegion(op.getScore(), argNames, "s");
+    if (failed(body))
+      return failure();
+    spec.scoreModifier = *body;
+  }
+
+  std::string error;
+  std::optional<cg::AttentionKernel> kernel =
+      cg::generateAttentionForward(spec, &error);
+  if (!kernel)
+    return op.emitOpError("the NVRTC attention kernel does not support this "
+                          "configuration: ")
+           << error;
+
+  // The layout strides (b, h, s) of q, k, v and o; the head dim must be
+  // contiguous.
+  SmallVector<SmallVector<int64_t>> layouts;
+  for (Value value : {op.getQ(), op.getK(), op.getV(), op.getOutput()}) {
+    SmallVector<int64_t> strides = stridesOf(value);
+    if (strides[3] != 1)
+      return op.emitOpError("the NVRTC attention kernel needs a contiguous "
+                            "head dimension (stride 1), got stride ")
+             << strides[3];
+    for (int d = 0; d < 3; ++d)
+      if (strides[d] % 8 != 0 &&
+          cast<RankedTensorType>(value.getType()).getDimSize(d) > 1)
+        return op.emitOpError("the NVRTC attention kernel needs 16-byte "
+                              "aligned rows (strides that are multiples of "
+                              "8 elements), got stride ")
+               << strides[d] << " in dimension " << d;
+    layouts.push_back(strides);
+  }
+  if (Value stats = op.getStats()) {
+    SmallVector<int64_t> strides = stridesOf(stats);
+    SmallVector<int64_t> dense = rowMajorStrides(
+        cast<RankedTensorType>(stats.getType()).getShape());
+    if (strides != dense)
+      return op.emitOpError("the NVRTC attention kernel writes the stats "
+                            "densely packed");
+  }
+
+  KernelStep step;
+  step.name = "attention " + std::string(cg::toString(spec.elementType)) +
+              " hd" + std::to_string(spec.headDimQK);
+  // A score region is C++ over the generic kernels' helpers (tg_isub,
+  // rounding, casts), so their prelude comes first.
+  step.source = spec.scoreModifier.empty()
+                    ? kernel->source
+                    : cudaPrelude().str() + "\n" + kernel->source;
+  step.entry = kernel->entry;
+  std::array<unsigned, 3> grid = kernel->grid(
+      qType.getDimSize(0), qType.getDimSize(1), qType.getDimSize(2));
+  step.grid = grid;
+  step.block = {kernel->threads, 1, 1};
+  step.sharedBytes = kernel->sharedBytes;
+
+  // An unused pointer parameter is passed as a 64-bit zero (a null pointer).
+  auto optionalBuffer = [&](Value value) {
+    return value ? KernelArg::buffer(value) : KernelArg::int64(0);
+  };
+  step.args = {KernelArg::buffer(op.getQ()),
+               KernelArg::buffer(op.getK()),
+               KernelArg::buffer(op.getV()),
+               KernelArg::buffer(op.getOutput()),
+               optionalBuffer(op.getStats()),
+               optionalBuffer(op.getSeqLenQ()),
+               optionalBuffer(op.getSeqLenKv()),
+               optionalBuffer(op.getSeed()),
+               optionalBuffer(op.getOffset()),
+               KernelArg::int64(qType.getDimSize(0)),
+               KernelArg::int64(qType.getDimSize(1)),
+               KernelArg::int64(qType.getDimSize(2)),
+               KernelArg::int64(kType.getDimSize(2))};
+  for (const SmallVector<int64_t> &strides : layouts)
+    for (int d = 0; d < 3; ++d)
+      step.args.push_back(KernelArg::int64(strides[d]));
+  for (Value capture : op.getCaptures()) {
+    auto type = cast<RankedTensorType>(capture.getType());
+    SmallVector<int64_t> strides = stridesOf(capture);
+    step.args.push_back(KernelArg::buffer(capture));
+    for (int d = 0; d < 4; ++d)
+      step.args.push_back(
+          KernelArg::int64(type.getDimSize(d) == 1 ? 0 : strides[d]));
+  }
+  step.outputs.push_back(op.getOutput());
+  if (Value stats = op.getStats())
+    step.outputs.push_back(stats);
+  return step;
+}

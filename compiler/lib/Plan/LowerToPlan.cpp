@@ -1,0 +1,302 @@
+// Lowering of a compiled tg graph into the runtime's Plan.
+#include "tg/Plan/LowerToPlan.h"
+
+#include "AttentionStep.h"
+#include "RelayoutKernel.h"
+
+#include "tg/Dialect/TG/IR/TGOps.h"
+#include "tg/Lowering/KernelStep.h"
+
+#include "mlir/IR/Diagnostics.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/StringMap.h"
+
+using namespace mlir;
+using namespace mlir::tg;
+
+static constexpr uint32_t kWorkspaceAlignment = 256;
+static constexpr uint32_t kBufferAlignment = 16;
+
+std::optional<tgc::DType> tg::toRuntimeDType(Type type) {
+  if (type.isBF16())
+    return tgc::DType::BF16;
+  if (type.isF16())
+    return tgc::DType::F16;
+  if (type.isF32())
+    return tgc::DType::F32;
+  if (isa<Float8E4M3FNType>(type))
+    return tgc::DType::F8E4M3FN;
+  if (isa<Float8E5M2Type>(type))
+    return tgc::DType::F8E5M2;
+  if (type.isInteger(1))
+    return tgc::DType::I1;
+  if (type.isInteger(8))
+    return tgc::DType::I8;
+  if (type.isInteger(32))
+    return tgc::DType::I32;
+  if (type.isInteger(64))
+    return tgc::DType::I64;
+  return std::nullopt;
+}
+
+static std::string nameAttrOr(DictionaryAttr attrs, StringRef fallback,
+                              unsigned index) {
+  if (attrs)
+    if (auto name = attrs.getAs<StringAttr>("tg.name"))
+      return name.str();
+  return fallback.str() + std::to_string(index);
+}
+
+std::string tg::argumentName(func::FuncOp fn, unsigned index) {
+  return nameAttrOr(fn.getArgAttrDict(index), "arg", index);
+}
+std::string tg::resultName(func::FuncOp fn, unsigned index) {
+  return nameAttrOr(fn.getResultAttrDict(index), "result", index);
+}
+
+static SmallVector<int64_t> stridesOr(DictionaryAttr attrs, Type type) {
+  if (attrs)
+    if (auto strides = attrs.getAs<DenseI64ArrayAttr>("tg.strides"))
+      return SmallVector<int64_t>(strides.asArrayRef());
+  return rowMajorStrides(cast<RankedTensorType>(type).getShape());
+}
+
+SmallVector<int64_t> tg::argumentStrides(func::FuncOp fn, unsigned index) {
+  return stridesOr(fn.getArgAttrDict(index), fn.getArgumentTypes()[index]);
+}
+SmallVector<int64_t> tg::resultStrides(func::FuncOp fn, unsigned index) {
+  return stridesOr(fn.getResultAttrDict(index), fn.getResultTypes()[index]);
+}
+
+static uint64_t alignUp(uint64_t value, uint64_t alignment) {
+  return (value + alignment - 1) / alignment * alignment;
+}
+
+namespace {
+/// Builds the Plan: names every tensor's buffer and places intermediates.
+class PlanBuilder {
+public:
+  PlanBuilder(func::FuncOp fn, const PlanOptions &options)
+      : fn(fn), options(options) {}
+
+  FailureOr<tgc::Plan> build();
+
+private:
+  /// Results whose producer writes straight into the output buffer: op
+  /// results returned once, in a layout the producer can write.
+  void chooseDirectResults();
+  SmallVector<int64_t> stridesOf(Value value);
+  FailureOr<std::string> bufferFor(Value value);
+  LogicalResult addLaunch(const KernelStep &step);
+  LogicalResult addResultCopies();
+
+  func::FuncOp fn;
+  PlanOptions options;
+  tgc::Plan plan;
+  llvm::DenseMap<Value, unsigned> directResult;
+  llvm::DenseMap<Value, std::string> bufferNames;
+  llvm::StringMap<std::string> kernelIds; // source + entry -> id
+  unsigned intermediates = 0;
+};
+} // namespace
+
+void PlanBuilder::chooseDirectResults() {
+  auto ret = cast<func::ReturnOp>(fn.front().getTerminator());
+  for (auto [index, value] : llvm::enumerate(ret.getOperands())) {
+    if (isa<BlockArgument>(value) || directResult.count(value))
+      continue;
+    bool rowMajor =
+        resultStrides(fn, index) ==
+        rowMajorStrides(cast<RankedTensorType>(value.getType()).getShape());
+    // The attention kernel writes its output through strides, so a
+    // [B,S,H,D] result needs no copy.
+    bool stridedWriter = false;
+    if (auto attention = value.getDefiningOp<AttentionOp>())
+      stridedWriter = value == attention.getOutput();
+    if (rowMajor || stridedWriter)
+      directResult[value] = index;
+  }
+}
+
+SmallVector<int64_t> PlanBuilder::stridesOf(Value value) {
+  if (auto arg = dyn_cast<BlockArgument>(value))
+    if (arg.getOwner() == &fn.front())
+      return argumentStrides(fn, arg.getArgNumber());
+  auto it = directResult.find(value);
+  if (it != directResult.end())
+    return resultStrides(fn, it->second);
+  return rowMajorStrides(cast<RankedTensorType>(value.getType()).getShape());
+}
+
+FailureOr<std::string> PlanBuilder::bufferFor(Value value) {
+  auto it = bufferNames.find(value);
+  if (it != bufferNames.end())
+    return it->second;
+  auto type = cast<RankedTensorType>(value.getType());
+  std::optional<tgc::DType> dtype = toRuntimeDType(type.getElementType());
+  if (!dtype)
+    return emitError(value.getLoc()) << "no runtime type for " << type;
+  tgc::Buffer buffer;
+  buffer.name = "t" + std::to_string(intermediates++);
+  buffer.role = tgc::BufferRole::Intermediate;
+  buffer.dtype = *dtype;
+  buffer.shape.assign(type.getShape().begin(), type.getShape().end());
+  SmallVector<int64_t> dense = rowMajorStrides(type.getShape());
+  buffer.strides.assign(dense.begin(), dense.end());
+  buffer.alignment = kBufferAlignment;
+  // Intermediates are packed one after another; every one stays live for
+  // the whole plan (no reuse yet).
+  buffer.offset = alignUp(plan.workspaceBytes, kWorkspaceAlignment);
+  plan.workspaceBytes = buffer.offset + std::max<uint64_t>(buffer.byteSpan(), 1);
+  bufferNames[value] = buffer.name;
+  plan.buffers.push_back(buffer);
+  return buffer.name;
+}
+
+LogicalResult PlanBuilder::addLaunch(const KernelStep &step) {
+  std::string key = step.entry + '\0' + step.source;
+  auto [it, inserted] =
+      kernelIds.try_emplace(key, "k" + std::to_string(kernelIds.size()));
+  if (inserted) {
+    tgc::Kernel kernel;
+    kernel.id = it->second;
+    kernel.entry = step.entry;
+    kernel.source = step.source;
+    kernel.target = tgc::KernelTarget::portable(80);
+    plan.kernels.push_back(std::move(kernel));
+  }
+  tgc::LaunchVariant variant;
+  variant.kernel = it->second;
+  variant.grid = {step.grid[0], step.grid[1], step.grid[2]};
+  variant.block = {step.block[0], step.block[1], step.block[2]};
+  variant.sharedBytes = step.sharedBytes;
+  for (const KernelArg &arg : step.args) {
+    switch (arg.kind) {
+    case KernelArg::Kind::Buffer: {
+      FailureOr<std::string> name = bufferFor(arg.value);
+      if (failed(name))
+        return failure();
+      variant.args.push_back(tgc::KernelArg::buf(*name));
+      break;
+    }
+    case KernelArg::Kind::Int64:
+      variant.args.push_back(tgc::KernelArg::i64(arg.i64));
+      break;
+    case KernelArg::Kind::Float32:
+      variant.args.push_back(tgc::KernelArg::f32(arg.f32));
+      break;
+    }
+  }
+  tgc::LaunchStep launch;
+  launch.variants.push_back(std::move(variant));
+  plan.steps.push_back(std::move(launch));
+  return success();
+}
+
+LogicalResult PlanBuilder::addResultCopies() {
+  auto ret = cast<func::ReturnOp>(fn.front().getTerminator());
+  for (auto [index, value] : llvm::enumerate(ret.getOperands())) {
+    auto it = directResult.find(value);
+    if (it != directResult.end() && it->second == index)
+      continue;
+    FailureOr<std::string> source = bufferFor(value);
+    if (failed(source))
+      return failure();
+    const tgc::Buffer *from = plan.findBuffer(*source);
+    const tgc::Buffer *to = plan.findBuffer(resultName(fn, index));
+    if (from->strides == to->strides) {
+      plan.steps.push_back(tgc::CopyStep{from->name, to->name});
+      continue;
+    }
+    KernelStep step = emitRelayoutKernel(*from, *to);
+    tgc::Kernel kernel;
+    kernel.id = "k" + std::to_string(kernelIds.size());
+    kernelIds[kernel.id] = kernel.id;
+    kernel.entry = step.entry;
+    kernel.source = step.source;
+    kernel.target = tgc::KernelTarget::portable(80);
+    tgc::LaunchVariant variant;
+    variant.kernel = kernel.id;
+    variant.grid = {step.grid[0], step.grid[1], step.grid[2]};
+    variant.block = {step.block[0], step.block[1], step.block[2]};
+    variant.args = {tgc::KernelArg::buf(from->name),
+                    tgc::KernelArg::buf(to->name)};
+    plan.kernels.push_back(std::move(kernel));
+    tgc::LaunchStep launch;
+    launch.variants.push_back(std::move(variant));
+    plan.steps.push_back(std::move(launch));
+  }
+  return success();
+}
+
+FailureOr<tgc::Plan> PlanBuilder::build() {
+  if (!fn.getBody().hasOneBlock())
+    return fn.emitOpError("must have a single block to be lowered to a plan");
+  plan.name = fn.getSymName().str();
+  plan.workspaceAlignment = kWorkspaceAlignment;
+
+  // Graph arguments and results are the buffers the caller binds.
+  llvm::StringMap<bool> seenNames;
+  auto addBound = [&](std::string name, tgc::BufferRole role, Type type,
+                      SmallVector<int64_t> strides,
+                      Location loc) -> LogicalResult {
+    if (!seenNames.try_emplace(name, true).second)
+      return emitError(loc) << "binding name '" << name << "' is used twice";
+    auto tensor = cast<RankedTensorType>(type);
+    std::optional<tgc::DType> dtype = toRuntimeDType(tensor.getElementType());
+    if (!dtype)
+      return emitError(loc) << "no runtime type for " << tensor;
+    tgc::Buffer buffer;
+    buffer.name = std::move(name);
+    buffer.role = role;
+    buffer.dtype = *dtype;
+    buffer.shape.assign(tensor.getShape().begin(), tensor.getShape().end());
+    buffer.strides.assign(strides.begin(), strides.end());
+    buffer.alignment = kBufferAlignment;
+    plan.buffers.push_back(buffer);
+    return success();
+  };
+  for (unsigned i = 0; i < fn.getNumArguments(); ++i) {
+    if (failed(addBound(argumentName(fn, i), tgc::BufferRole::Input,
+                        fn.getArgumentTypes()[i], argumentStrides(fn, i),
+                        fn.getArgument(i).getLoc())))
+      return failure();
+    bufferNames[fn.getArgument(i)] = argumentName(fn, i);
+  }
+  for (unsigned i = 0; i < fn.getNumResults(); ++i)
+    if (failed(addBound(resultName(fn, i), tgc::BufferRole::Output,
+                        fn.getResultTypes()[i], resultStrides(fn, i),
+                        fn.getLoc())))
+      return failure();
+
+  chooseDirectResults();
+  for (auto [value, index] : directResult)
+    bufferNames[value] = resultName(fn, index);
+
+  int targetSm = options.targetSm;
+  auto emitAttention = [&](AttentionOp op) -> FailureOr<KernelStep> {
+    return emitAttentionStep(op, targetSm,
+                             [&](Value v) { return stridesOf(v); });
+  };
+  FailureOr<SmallVector<KernelStep>> steps =
+      emitGenericKernels(fn, emitAttention);
+  if (failed(steps))
+    return failure();
+  for (const KernelStep &step : *steps)
+    if (failed(addLaunch(step)))
+      return failure();
+  if (failed(addResultCopies()))
+    return failure();
+  plan.workspaceBytes = alignUp(plan.workspaceBytes, kWorkspaceAlignment);
+
+  tgc::Status status = plan.validate();
+  if (!status.isOk())
+    return fn.emitOpError("produced an invalid plan (a tgc bug): ")
+           << status.message();
+  return plan;
+}
+
+FailureOr<tgc::Plan> tg::lowerToPlan(func::FuncOp fn,
+                                     const PlanOptions &options) {
+  return PlanBuilder(fn, options).build();
+}

@@ -1,0 +1,166 @@
+// tg-compile: compiles a tg graph and prints or writes what a stage produced:
+// the compiled IR, the generated CUDA, PTX/cubin from NVRTC, or the plan.
+#include "tg/Driver/Compile.h"
+#include "tg/Plan/LowerToPlan.h"
+#include "tg/Transforms/Passes.h"
+
+#include "tgc/Nvrtc.h"
+#include "tgc/Plan.h"
+#include "tgc/Target.h"
+
+#include "mlir/IR/AsmState.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Support/FileUtilities.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/ToolOutputFile.h"
+
+using namespace mlir;
+namespace cl = llvm::cl;
+
+namespace {
+enum class Emit { Mlir, Cuda, Ptx, Plan };
+
+cl::OptionCategory category("tg-compile options");
+cl::opt<std::string> inputFile(cl::Positional, cl::desc("<graph.mlir>"),
+                               cl::init("-"), cl::cat(category));
+cl::opt<std::string> outputFile("o", cl::desc("Output file (default stdout)"),
+                                cl::value_desc("file"), cl::init("-"),
+                                cl::cat(category));
+cl::opt<Emit> emit(
+    "emit", cl::desc("What to produce"), cl::init(Emit::Plan),
+    cl::values(clEnumValN(Emit::Mlir, "mlir", "the graph after the compile "
+                                              "pipeline (fused, backend "
+                                              "chosen)"),
+               clEnumValN(Emit::Cuda, "cuda", "the generated CUDA C++ of "
+                                              "every kernel"),
+               clEnumValN(Emit::Ptx, "ptx", "PTX of every kernel from NVRTC "
+                                            "for --arch"),
+               clEnumValN(Emit::Plan, "plan", "the serialised plan (default)")),
+    cl::cat(category));
+cl::opt<std::string> arch("arch",
+                          cl::desc("Target: sm_80, sm_90, sm_90a, ... "
+                                   "(tuning, and the arch of --emit=ptx)"),
+                          cl::init("sm_90a"), cl::cat(category));
+cl::opt<std::string> entry("entry",
+                           cl::desc("Function to compile (default: the only "
+                                    "one)"),
+                           cl::cat(category));
+cl::opt<std::string> backend(
+    "backend", cl::desc("auto, nvrtc or cudnn (overrides TGC_BACKEND)"),
+    cl::init(""), cl::cat(category));
+cl::opt<bool> explainBackend("explain-backend",
+                             cl::desc("Report why each op got its backend"),
+                             cl::init(false), cl::cat(category));
+} // namespace
+
+static void printKernels(const tgc::Plan &plan, llvm::raw_ostream &os) {
+  for (const tgc::Kernel &kernel : plan.kernels) {
+    os << "// ===== kernel " << kernel.id << ": " << kernel.entry << " ("
+       << kernel.target.str() << ")\n";
+    os << kernel.source;
+    if (!kernel.source.empty() && kernel.source.back() != '\n')
+      os << "\n";
+  }
+}
+
+static LogicalResult printPtx(const tgc::Plan &plan, llvm::raw_ostream &os) {
+  std::string targetName = arch;
+  // PTX is emitted for the virtual arch of the requested target.
+  if (StringRef(targetName).starts_with("sm_"))
+    targetName = "compute_" + targetName.substr(3);
+  tgc::Expected<tgc::CompileTarget> target =
+      tgc::parseCompileTarget(targetName);
+  if (!target.hasValue()) {
+    llvm::errs() << "tg-compile: " << target.status().message() << "\n";
+    return failure();
+  }
+  for (const tgc::Kernel &kernel : plan.kernels) {
+    tgc::Expected<tgc::CompiledKernel> compiled =
+        tgc::compileKernel(kernel, *target);
+    if (!compiled.hasValue()) {
+      llvm::errs() << "tg-compile: kernel " << kernel.id << ": "
+                   << compiled.status().message() << "\n";
+      return failure();
+    }
+    os << "// ===== kernel " << kernel.id << ": " << kernel.entry << " ("
+       << compiled->targetName << ")\n";
+    os << StringRef(compiled->image.c_str());
+  }
+  return success();
+}
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM init(argc, argv);
+  registerAsmPrinterCLOptions();
+  registerMLIRContextCLOptions();
+  cl::HideUnrelatedOptions(category);
+  cl::ParseCommandLineOptions(argc, argv, "tg-compile: tg graph -> plan\n");
+
+  std::optional<int> sm = tg::parseArch(arch);
+  if (!sm) {
+    llvm::errs() << "tg-compile: unknown --arch '" << arch
+                 << "' (expected e.g. sm_80, sm_90a)\n";
+    return 1;
+  }
+  std::string backendChoice = backend;
+  if (backendChoice.empty())
+    if (const char *env = std::getenv("TGC_BACKEND"))
+      backendChoice = env;
+
+  DialectRegistry registry;
+  tg::registerCompilerDialects(registry);
+  MLIRContext context(registry);
+  std::string error;
+  auto input = openInputFile(inputFile, &error);
+  if (!input) {
+    llvm::errs() << "tg-compile: " << error << "\n";
+    return 1;
+  }
+  llvm::SourceMgr sourceMgr;
+  sourceMgr.AddNewSourceBuffer(std::move(input), llvm::SMLoc());
+  SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
+  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
+  if (!module)
+    return 1;
+
+  tg::CompileSettings settings;
+  settings.entry = entry;
+  settings.targetSm = *sm;
+  settings.backend = backendChoice.empty() ? "auto" : backendChoice;
+  settings.explainBackend = explainBackend;
+  auto output = openOutputFile(outputFile, &error);
+  if (!output) {
+    llvm::errs() << "tg-compile: " << error << "\n";
+    return 1;
+  }
+  if (emit == Emit::Mlir) {
+    if (failed(tg::runCompilePipeline(*module, settings)))
+      return 1;
+    module->print(output->os());
+    output->keep();
+    return 0;
+  }
+  FailureOr<tgc::Plan> plan = tg::compileModule(*module, settings);
+  if (failed(plan))
+    return 1;
+  switch (emit) {
+  case Emit::Cuda:
+    printKernels(*plan, output->os());
+    break;
+  case Emit::Ptx:
+    if (failed(printPtx(*plan, output->os())))
+      return 1;
+    break;
+  case Emit::Plan:
+    output->os() << tgc::serializePlan(*plan);
+    break;
+  case Emit::Mlir:
+    break;
+  }
+  output->keep();
+  return 0;
+}

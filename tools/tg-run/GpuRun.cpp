@@ -1,0 +1,272 @@
+// tg-run's GPU mode (see GpuRun.h).
+#include "GpuRun.h"
+
+#include "tg/Dialect/TG/IR/TGOps.h"
+#include "tg/Driver/Compile.h"
+#include "tg/Plan/LowerToPlan.h"
+
+#include "tgc/Device.h"
+#include "tgc/Numerics.h"
+#include "tgc/tgc.hpp"
+
+#include "llvm/Support/WithColor.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
+#include <cstring>
+
+using namespace mlir;
+using namespace mlir::tg;
+
+namespace {
+int fail(const llvm::Twine &message) {
+  llvm::WithColor::error(llvm::errs(), "tg-run") << message << "\n";
+  return 1;
+}
+
+int failStatus(const llvm::Twine &what, const tgc::Status &status) {
+  return fail(what + ": " + status.message());
+}
+
+std::optional<tgc::Format> floatFormat(tgc::DType type) {
+  using tgc::Format;
+  switch (type) {
+  case tgc::DType::F32:
+    return Format::F32;
+  case tgc::DType::BF16:
+    return Format::BF16;
+  case tgc::DType::F16:
+    return Format::F16;
+  case tgc::DType::F8E4M3FN:
+    return Format::F8E4M3FN;
+  case tgc::DType::F8E5M2:
+    return Format::F8E5M2;
+  default:
+    return std::nullopt;
+  }
+}
+
+/// Writes one logical value into device layout at `byte` (little endian).
+void encode(tgc::DType type, double value, uint8_t *byte) {
+  unsigned size = tgc::dtypeSize(type);
+  uint64_t bits = 0;
+  if (auto format = floatFormat(type))
+    bits = tgc::toBits(*format, value);
+  else
+    bits = static_cast<uint64_t>(static_cast<int64_t>(value));
+  std::memcpy(byte, &bits, size);
+}
+
+double decode(tgc::DType type, const uint8_t *byte) {
+  unsigned size = tgc::dtypeSize(type);
+  uint64_t bits = 0;
+  std::memcpy(&bits, byte, size);
+  if (auto format = floatFormat(type))
+    return tgc::fromBits(*format, static_cast<uint32_t>(bits));
+  switch (type) {
+  case tgc::DType::I8:
+    return static_cast<int8_t>(bits);
+  case tgc::DType::I32:
+    return static_cast<int32_t>(bits);
+  case tgc::DType::I1:
+    return bits & 1;
+  default:
+    return static_cast<double>(static_cast<int64_t>(bits));
+  }
+}
+
+/// Byte offset of each logical element (row-major order) in `buffer`.
+std::vector<uint64_t> elementOffsets(const tgc::Buffer &buffer) {
+  std::vector<uint64_t> offsets(buffer.numElements());
+  unsigned size = tgc::dtypeSize(buffer.dtype);
+  std::vector<int64_t> index(buffer.shape.size(), 0);
+  for (uint64_t &offset : offsets) {
+    int64_t elements = 0;
+    for (size_t d = 0; d < index.size(); ++d)
+      elements += index[d] * buffer.strides[d];
+    offset = static_cast<uint64_t>(elements) * size;
+    for (int64_t d = static_cast<int64_t>(index.size()) - 1; d >= 0; --d) {
+      if (++index[d] < buffer.shape[d])
+        break;
+      index[d] = 0;
+    }
+  }
+  return offsets;
+}
+
+/// Operations of one attention: QKᵀ and PV, halved for causal masks of a
+/// square score matrix (the convention of the attention benchmarks).
+double attentionFlops(ArrayRef<int64_t> q, ArrayRef<int64_t> k,
+                      ArrayRef<int64_t> v, bool causal) {
+  double flops = 2.0 * q[0] * q[1] * q[2] * k[2] * (q[3] + v[3]);
+  return causal && q[2] == k[2] ? flops / 2 : flops;
+}
+} // namespace
+
+std::pair<double, double> run::checkTolerances(Type type) {
+  // bf16 keeps 8 significant bits (relative step 2^-8 = 0.4%); the kernels
+  // also round P to the input type before P.V, so allow a few steps.
+  if (type.isBF16())
+    return {2e-2, 2e-2};
+  if (type.isF16())
+    return {4e-3, 4e-3};
+  if (type.isF32())
+    return {1e-3, 1e-3};
+  if (isa<FloatType>(type)) // fp8: 3 or 2 mantissa bits
+    return {0.125, 0.125};
+  return {0.0, 0.0}; // integers and i1 must match exactly
+}
+
+double run::countFlops(func::FuncOp fn) {
+  double flops = 0;
+  auto shape = [](Value v) {
+    return cast<RankedTensorType>(v.getType()).getShape();
+  };
+  fn.walk([&](Operation *op) {
+    if (auto sdpa = dyn_cast<SdpaOp>(op))
+      flops += attentionFlops(shape(sdpa.getQ()), shape(sdpa.getK()),
+                              shape(sdpa.getV()),
+                              sdpa.getCausal() != CausalMode::none);
+    else if (auto attention = dyn_cast<AttentionOp>(op))
+      flops += attentionFlops(shape(attention.getQ()), shape(attention.getK()),
+                              shape(attention.getV()),
+                              attention.getCausal() != CausalMode::none);
+    else if (isa<MatmulOp, FusedMatmulOp>(op)) {
+      ArrayRef<int64_t> a = shape(op->getOperand(0));
+      ArrayRef<int64_t> result = shape(op->getResult(0));
+      double outputs = 1;
+      for (int64_t d : result)
+        outputs *= d;
+      flops += 2.0 * outputs * a.back();
+    }
+  });
+  return flops;
+}
+
+int run::runOnGpu(ModuleOp module, func::FuncOp fn,
+                  ArrayRef<ref::HostTensor> inputs,
+                  const GpuRunOptions &options,
+                  llvm::function_ref<void(StringRef, StringRef,
+                                          const ref::HostTensor &)>
+                      printTensor) {
+  llvm::raw_ostream &os = llvm::outs();
+  if (tgc::Status s = tgc::useDevice(0); !s)
+    return failStatus("cannot use the GPU", s);
+  tgc::Expected<int> arch = tgc::currentDeviceArch();
+  if (!arch)
+    return failStatus("cannot query the GPU", arch.status());
+
+  // The reference runs on the graph as written; the compiler works on a copy.
+  FailureOr<SmallVector<ref::HostTensor>> expected;
+  if (options.check) {
+    expected = ref::interpret(fn, inputs);
+    if (failed(expected))
+      return 1;
+  }
+  OwningOpRef<ModuleOp> compiled = module.clone();
+  CompileSettings settings;
+  settings.entry = fn.getName().str();
+  settings.targetSm = *arch;
+  if (!options.backend.empty())
+    settings.backend = options.backend;
+  FailureOr<tgc::Plan> plan = compileModule(*compiled, settings);
+  if (failed(plan))
+    return 1;
+  if (options.printPlan)
+    os << tgc::serializePlan(*plan);
+  tgc::Expected<std::unique_ptr<tgc::Executable>> executable =
+      tgc::Executable::create(*plan);
+  if (!executable)
+    return failStatus("invalid plan", executable.status());
+
+  // Device buffers: inputs uploaded in their plan layout, outputs poisoned
+  // with 0xff bytes (NaN in every float format) so that an element the plan
+  // never writes cannot pass the check.
+  std::vector<tgc::DeviceBuffer> memory;
+  std::vector<tgc::Binding> bindings;
+  SmallVector<const tgc::Buffer *> outputs;
+  unsigned inputIndex = 0;
+  for (const tgc::Buffer &buffer : plan->buffers) {
+    if (buffer.role == tgc::BufferRole::Intermediate)
+      continue;
+    auto device = tgc::DeviceBuffer::allocate(buffer.byteSpan());
+    if (!device)
+      return failStatus("allocating '" + buffer.name + "'", device.status());
+    std::vector<uint8_t> host(buffer.byteSpan(), 0xff);
+    if (buffer.role == tgc::BufferRole::Input) {
+      const ref::HostTensor &tensor = inputs[inputIndex++];
+      std::vector<uint64_t> offsets = elementOffsets(buffer);
+      for (size_t i = 0; i < offsets.size(); ++i)
+        encode(buffer.dtype, tensor.values[i], host.data() + offsets[i]);
+    } else {
+      outputs.push_back(&buffer);
+    }
+    if (tgc::Status s = device->upload(host.data(), host.size()); !s)
+      return failStatus("uploading '" + buffer.name + "'", s);
+    bindings.emplace_back(buffer.name, device->data());
+    memory.push_back(device.take());
+  }
+
+  tgc::Executable &exe = **executable;
+  if (tgc::Status s = exe.run(bindings, nullptr); !s)
+    return failStatus("running the plan", s);
+  if (tgc::Status s = tgc::synchronizeDevice(); !s)
+    return failStatus("running the plan", s);
+
+  os << "tg-run: @" << fn.getName() << " on the GPU (sm_" << *arch << ", "
+     << plan->kernels.size() << " kernels, " << plan->steps.size()
+     << " steps, workspace " << plan->workspaceBytes << " bytes)\n";
+  bool allPassed = true;
+  size_t memoryIndex = inputs.size();
+  for (auto [i, buffer] : llvm::enumerate(outputs)) {
+    std::vector<uint8_t> host(buffer->byteSpan());
+    if (tgc::Status s = memory[memoryIndex + i].download(host.data(), host.size());
+        !s)
+      return failStatus("downloading '" + buffer->name + "'", s);
+    auto type = cast<RankedTensorType>(fn.getResultTypes()[i]);
+    ref::HostTensor result = ref::HostTensor::zeros(type);
+    std::vector<uint64_t> offsets = elementOffsets(*buffer);
+    for (size_t e = 0; e < offsets.size(); ++e)
+      result.values[e] = decode(buffer->dtype, host.data() + offsets[e]);
+    printTensor("output", buffer->name, result);
+    if (!options.check)
+      continue;
+    auto [atol, rtol] = checkTolerances(type.getElementType());
+    ref::Comparison cmp = ref::compare(result, (*expected)[i], atol, rtol);
+    allPassed &= cmp.ok();
+    os << "check " << buffer->name << ": " << (cmp.ok() ? "PASS" : "FAIL")
+       << " max_abs " << cmp.maxAbsError << " max_rel " << cmp.maxRelError
+       << " mismatches " << cmp.mismatches << "/" << result.numElements()
+       << (cmp.nanOrShapeMismatch ? " (NaN or shape mismatch)" : "")
+       << " (atol " << atol << ", rtol " << rtol << ")\n";
+  }
+
+  if (options.benchRuns > 0) {
+    auto timer = tgc::StreamTimer::create();
+    if (!timer)
+      return failStatus("timing", timer.status());
+    for (int warm = 0; warm < 3; ++warm)
+      if (tgc::Status s = exe.run(bindings, nullptr); !s)
+        return failStatus("running the plan", s);
+    std::vector<float> times;
+    for (int r = 0; r < options.benchRuns; ++r) {
+      timer->start(nullptr);
+      if (tgc::Status s = exe.run(bindings, nullptr); !s)
+        return failStatus("running the plan", s);
+      timer->stop(nullptr);
+      tgc::Expected<float> ms = timer->elapsedMs();
+      if (!ms)
+        return failStatus("timing", ms.status());
+      times.push_back(*ms);
+    }
+    std::sort(times.begin(), times.end());
+    double median = times[times.size() / 2];
+    double flops = countFlops(fn);
+    os << "bench: median " << median << " ms over " << options.benchRuns
+       << " runs";
+    if (flops > 0)
+      os << ", " << flops / (median * 1e-3) / 1e12 << " TFLOP/s";
+    os << "\n";
+  }
+  return allPassed ? 0 : 1;
+}

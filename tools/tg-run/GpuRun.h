@@ -1,0 +1,42 @@
+#ifndef TG_TOOLS_TG_RUN_GPURUN_H
+#define TG_TOOLS_TG_RUN_GPURUN_H
+
+// tg-run's GPU mode: compile the graph to a plan, run it on the first GPU,
+// and optionally check it against the CPU reference and time it.
+
+#include "tg/Reference/Interpreter.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinOps.h"
+
+#include <string>
+
+namespace mlir::tg::run {
+
+struct GpuRunOptions {
+  bool check = false;  // compare every output with the CPU reference
+  int benchRuns = 0;   // > 0: time this many runs after warm-up
+  std::string backend; // auto | nvrtc | cudnn
+  bool printPlan = false;
+};
+
+/// Tolerances of --check for an output of element type `type`:
+/// |gpu - ref| <= atol + rtol * |ref| for every element, NaN never passes.
+std::pair<double, double> checkTolerances(Type type);
+
+/// Floating-point operations of one run of `fn` (matmuls and attention),
+/// the figure behind the reported TFLOP/s.
+double countFlops(func::FuncOp fn);
+
+/// Runs `fn` (of `module`, which is left as it is) on the GPU with `inputs`;
+/// prints a summary per output and, as asked, the check and the timing.
+/// Returns the process exit status.
+int runOnGpu(ModuleOp module, func::FuncOp fn,
+             ArrayRef<ref::HostTensor> inputs, const GpuRunOptions &options,
+             llvm::function_ref<void(StringRef, StringRef,
+                                     const ref::HostTensor &)>
+                 printTensor);
+
+} // namespace mlir::tg::run
+
+#endif // TG_TOOLS_TG_RUN_GPURUN_H
