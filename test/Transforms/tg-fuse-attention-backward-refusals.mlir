@@ -1,4 +1,5 @@
-// RUN: tg-opt %s --tg-fuse-attention=report=true -verify-diagnostics | FileCheck %s
+// RUN: tg-opt %s --tg-fuse-attention="report=true backward=true" -verify-diagnostics | FileCheck %s
+// EQUIV-PIPELINE: tg-fuse-attention{backward=true}
 //
 // Hand-written attention backward graphs (the form tg-decompose-sdpa writes)
 // that must not fuse into tg.attention_grad.

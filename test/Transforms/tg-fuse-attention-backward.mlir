@@ -1,6 +1,6 @@
-// RUN: tg-opt %s --tg-decompose-sdpa --tg-fuse-attention=report=true -verify-diagnostics | FileCheck %s
-// RUN: tg-opt %s --tg-decompose-sdpa --tg-fuse-attention="backward=false" | FileCheck %s --check-prefix=NOBWD
-// EQUIV-PIPELINE: tg-decompose-sdpa,tg-fuse-attention
+// RUN: tg-opt %s --tg-decompose-sdpa --tg-fuse-attention="report=true backward=true" -verify-diagnostics | FileCheck %s
+// RUN: tg-opt %s --tg-decompose-sdpa --tg-fuse-attention | FileCheck %s --check-prefix=NOBWD
+// EQUIV-PIPELINE: tg-decompose-sdpa,tg-fuse-attention{backward=true}
 //
 // The textbook backward that tg-decompose-sdpa writes for tg.sdpa_grad fuses
 // into one tg.attention_grad (same score region as the forward, plus the
