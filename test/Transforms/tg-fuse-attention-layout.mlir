@@ -78,3 +78,4 @@ func.func @shared_argument_keeps_copy(%q: tensor<1x16x2x8xf32>, %k: tensor<1x2x1
   %q2 = tg.add %q, %q : tensor<1x16x2x8xf32>, tensor<1x16x2x8xf32>
   return %o, %q2 : tensor<1x2x16x8xf32>, tensor<1x16x2x8xf32>
 }
+

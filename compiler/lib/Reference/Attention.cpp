@@ -248,25 +248,37 @@ Results mlir::tg::ref::evalSdpa(SdpaOp op, ValueLookup lookup) {
   return forward(p, op.getOutput(), op.getStats());
 }
 
-Results mlir::tg::ref::evalAttention(AttentionOp op, ValueLookup lookup) {
-  AttentionProblem p = makeProblem(op, lookup);
-  p.scale = op.getScale().convertToDouble();
-  FailureOr<ScalarProgram> program = ScalarProgram::compile(op.getScoreBlock());
-  if (failed(program))
-    return failure();
-  // Region arguments: score, b, h, q_idx, kv_idx, then one element of each
-  // capture, broadcast over [B, Hq, Sq, Skv].
+namespace {
+/// Evaluates a per-score region (tg.attention's `score`, tg.attention_grad's
+/// `score` and `score_grad`) with arguments score, b, h, q_idx, kv_idx, the
+/// captured elements and any `extra` trailing values.
+struct ScoreRegionEvaluator {
+  std::shared_ptr<ScalarProgram> program;
   SmallVector<const HostTensor *> captures;
   SmallVector<SmallVector<int64_t>> captureStrides;
-  SmallVector<int64_t> scores{p.batch, p.heads, p.seqQ, p.seqKv};
-  for (Value capture : op.getCaptures()) {
-    captures.push_back(&lookup(capture));
-    captureStrides.push_back(broadcastStrides(captures.back()->shape, scores));
+  std::shared_ptr<SmallVector<double>> args;
+
+  static FailureOr<ScoreRegionEvaluator>
+  create(Block &block, ValueRange captureValues, const AttentionProblem &p,
+         ValueLookup lookup, unsigned extra) {
+    FailureOr<ScalarProgram> program = ScalarProgram::compile(block);
+    if (failed(program))
+      return failure();
+    ScoreRegionEvaluator e;
+    e.program = std::make_shared<ScalarProgram>(std::move(*program));
+    SmallVector<int64_t> scores{p.batch, p.heads, p.seqQ, p.seqKv};
+    for (Value capture : captureValues) {
+      e.captures.push_back(&lookup(capture));
+      e.captureStrides.push_back(
+          broadcastStrides(e.captures.back()->shape, scores));
+    }
+    e.args = std::make_shared<SmallVector<double>>(
+        AttentionOp::kNumIndexArgs + e.captures.size() + extra);
+    return e;
   }
-  auto args = std::make_shared<SmallVector<double>>(
-      AttentionOp::kNumIndexArgs + captures.size());
-  const ScalarProgram *region = &*program;
-  p.modify = [=](int64_t b, int64_t h, int64_t i, int64_t j, double s) {
+
+  double operator()(int64_t b, int64_t h, int64_t i, int64_t j, double s,
+                    ArrayRef<double> extra = {}) const {
     SmallVector<double> &a = *args;
     a[0] = s;
     a[1] = static_cast<double>(b);
@@ -278,8 +290,24 @@ Results mlir::tg::ref::evalAttention(AttentionOp op, ValueLookup lookup) {
       a[AttentionOp::kNumIndexArgs + c] =
           captures[c]->values[b * st[0] + h * st[1] + i * st[2] + j * st[3]];
     }
-    return region->run(a);
-  };
+    for (auto [n, value] : llvm::enumerate(extra))
+      a[AttentionOp::kNumIndexArgs + captures.size() + n] = value;
+    return program->run(a);
+  }
+};
+} // namespace
+
+Results mlir::tg::ref::evalAttention(AttentionOp op, ValueLookup lookup) {
+  AttentionProblem p = makeProblem(op, lookup);
+  p.scale = op.getScale().convertToDouble();
+  // Region arguments: score, b, h, q_idx, kv_idx, then one element of each
+  // capture, broadcast over [B, Hq, Sq, Skv].
+  FailureOr<ScoreRegionEvaluator> region = ScoreRegionEvaluator::create(
+      op.getScoreBlock(), op.getCaptures(), p, lookup, /*extra=*/0);
+  if (failed(region))
+    return failure();
+  p.modify = [region = *region](int64_t b, int64_t h, int64_t i, int64_t j,
+                                double s) { return region(b, h, i, j, s); };
   return forward(p, op.getOutput(), op.getStats());
 }
 
@@ -287,16 +315,17 @@ Results mlir::tg::ref::evalAttention(AttentionOp op, ValueLookup lookup) {
 // sdpa_grad: the direct analytic backward
 //===----------------------------------------------------------------------===//
 
-Results mlir::tg::ref::evalSdpaGrad(SdpaGradOp op, ValueLookup lookup) {
-  AttentionProblem p = makeProblem(op, lookup);
-  p.scale = op.getScaleOrDefault();
-  setSdpaModifier(p, op, lookup);
-  std::optional<double> softcap;
-  if (auto cap = op.getSoftcap())
-    softcap = cap->convertToDouble();
-  const HostTensor &o = lookup(op.getO());
-  const HostTensor &dO = lookup(op.getDO());
-  const HostTensor &stats = lookup(op.getStats());
+namespace {
+/// Maps the gradient of a modified score (dS) at (b, h, i, j) with raw score
+/// `raw` to the gradient of the raw score.
+using GradThrough =
+    std::function<double(int64_t, int64_t, int64_t, int64_t, double, double)>;
+
+/// The analytic backward shared by tg.sdpa_grad and tg.attention_grad.
+SmallVector<HostTensor> backward(const AttentionProblem &p, const HostTensor &o,
+                                 const HostTensor &dO, const HostTensor &stats,
+                                 const GradThrough &through, Value dqLike,
+                                 Value dkLike, Value dvLike) {
   std::vector<double> dq(p.q->values.size()), dk(p.k->values.size()),
       dv(p.v->values.size());
   uint32_t threshold = tgc::dropoutThreshold(p.dropout);
@@ -337,12 +366,7 @@ Results mlir::tg::ref::evalSdpaGrad(SdpaGradOp op, ValueLookup lookup) {
             dvRow[d] += weight * dORow[d];
           }
           double dS = prob * (factor * dPd - rowDot);
-          // Through the soft-cap: d(c tanh(x / c))/dx = 1 - tanh^2(x / c).
-          // Bias and ALiBi are additive and pass the gradient unchanged.
-          if (softcap) {
-            double t = std::tanh(row.raw[j] / *softcap);
-            dS *= 1.0 - t * t;
-          }
+          dS = through ? through(b, h, i, j, row.raw[j], dS) : dS;
           double dRaw = dS * p.scale;
           double *dkRow = dk.data() + kvOffset * p.dim;
           for (int64_t d = 0; d < p.dim; ++d) {
@@ -361,8 +385,56 @@ Results mlir::tg::ref::evalSdpaGrad(SdpaGradOp op, ValueLookup lookup) {
     return t;
   };
   SmallVector<HostTensor> results;
-  results.push_back(finish(dq, op.getDq()));
-  results.push_back(finish(dk, op.getDk()));
-  results.push_back(finish(dv, op.getDv()));
+  results.push_back(finish(dq, dqLike));
+  results.push_back(finish(dk, dkLike));
+  results.push_back(finish(dv, dvLike));
   return results;
+}
+} // namespace
+
+Results mlir::tg::ref::evalSdpaGrad(SdpaGradOp op, ValueLookup lookup) {
+  AttentionProblem p = makeProblem(op, lookup);
+  p.scale = op.getScaleOrDefault();
+  setSdpaModifier(p, op, lookup);
+  GradThrough through;
+  // Through the soft-cap: d(c tanh(x / c))/dx = 1 - tanh^2(x / c). Bias and
+  // ALiBi are additive and pass the gradient unchanged.
+  if (auto cap = op.getSoftcap()) {
+    double softcap = cap->convertToDouble();
+    through = [softcap](int64_t, int64_t, int64_t, int64_t, double raw,
+                        double dS) {
+      double t = std::tanh(raw / softcap);
+      return dS * (1.0 - t * t);
+    };
+  }
+  return backward(p, lookup(op.getO()), lookup(op.getDO()),
+                  lookup(op.getStats()), through, op.getDq(), op.getDk(),
+                  op.getDv());
+}
+
+Results mlir::tg::ref::evalAttentionGrad(AttentionGradOp op,
+                                         ValueLookup lookup) {
+  AttentionProblem p = makeProblem(op, lookup);
+  p.scale = op.getScale().convertToDouble();
+  FailureOr<ScoreRegionEvaluator> region = ScoreRegionEvaluator::create(
+      op.getScoreBlock(), op.getCaptures(), p, lookup, /*extra=*/0);
+  if (failed(region))
+    return failure();
+  p.modify = [region = *region](int64_t b, int64_t h, int64_t i, int64_t j,
+                                double s) { return region(b, h, i, j, s); };
+  // score_grad gets the region's arguments and the gradient of its result.
+  GradThrough through;
+  if (!op.getScoreGrad().empty()) {
+    FailureOr<ScoreRegionEvaluator> grad = ScoreRegionEvaluator::create(
+        op.getScoreGrad().front(), op.getCaptures(), p, lookup, /*extra=*/1);
+    if (failed(grad))
+      return failure();
+    through = [grad = *grad](int64_t b, int64_t h, int64_t i, int64_t j,
+                             double raw, double dS) {
+      return grad(b, h, i, j, raw, {dS});
+    };
+  }
+  return backward(p, lookup(op.getO()), lookup(op.getDO()),
+                  lookup(op.getStats()), through, op.getDq(), op.getDk(),
+                  op.getDv());
 }

@@ -85,7 +85,8 @@ bool mlir::tg::ref::canInterpret(StringRef name) {
       // Everything else; tg.yield is evaluated as part of its region.
       "tg.reduce", "tg.gen_index", "tg.transpose", "tg.reshape",
       "tg.broadcast", "tg.matmul", "tg.fused_matmul", "tg.softmax",
-      "tg.dropout", "tg.sdpa", "tg.sdpa_grad", "tg.attention", "tg.yield",
+      "tg.dropout", "tg.sdpa", "tg.sdpa_grad", "tg.attention",
+      "tg.attention_grad", "tg.yield",
       "func.return"};
   return names.contains(name);
 }
@@ -112,6 +113,7 @@ static Results evalOp(Operation *op, ValueLookup lookup) {
       .Case([&](SdpaOp o) { return evalSdpa(o, lookup); })
       .Case([&](SdpaGradOp o) { return evalSdpaGrad(o, lookup); })
       .Case([&](AttentionOp o) { return evalAttention(o, lookup); })
+      .Case([&](AttentionGradOp o) { return evalAttentionGrad(o, lookup); })
       .Default([&](Operation *) -> Results {
         if (!op->hasTrait<PointwiseTrait>())
           return op->emitOpError("is not supported by the reference "

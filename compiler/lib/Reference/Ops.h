@@ -26,6 +26,7 @@ Results evalFusedMatmul(FusedMatmulOp op, ValueLookup lookup);
 Results evalSdpa(SdpaOp op, ValueLookup lookup);
 Results evalSdpaGrad(SdpaGradOp op, ValueLookup lookup);
 Results evalAttention(AttentionOp op, ValueLookup lookup);
+Results evalAttentionGrad(AttentionGradOp op, ValueLookup lookup);
 
 /// The i64 bit pattern of a rank-0 seed or offset tensor.
 uint64_t rngScalar(const HostTensor &tensor);

@@ -82,6 +82,8 @@ void noteAttentionUse(OpOperand &use, ArgPlan &plan) {
     visit(op);
   else if (auto op = dyn_cast<AttentionOp>(user))
     visit(op);
+  else if (auto op = dyn_cast<AttentionGradOp>(user))
+    visit(op);
   else if (auto op = dyn_cast<DropoutOp>(user))
     if (op.getSeed() == use.get() || op.getOffset() == use.get())
       plan.role = ArgRole::RngScalar;

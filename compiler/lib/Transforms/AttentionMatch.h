@@ -102,12 +102,25 @@ FailureOr<ScoreChain> matchScoreChain(Value z, ArrayRef<Value> vValues,
 FailureOr<OperandsMatch> matchOperands(MatmulOp qk, MatmulOp pv,
                                        Refusal &refusal);
 
+/// Undoes a GQA/MQA head expansion of the rank-4 `x` along dim 1 (a
+/// broadcast of one head, or reshape-broadcast-reshape mapping head h to
+/// h / G); nullopt when `x` is not such an expansion.
+std::optional<OperandPlan> stripHeadExpansion(Value x);
+
 /// The whole chain anchored at `pv`.
 FailureOr<AttentionMatch> matchAttention(MatmulOp pv, Refusal &refusal);
 
 /// Cheap test used for reporting: does `pv` look like the output matmul of
 /// an attention (a softmax-like op and another matmul behind its lhs)?
 bool looksLikeAttention(MatmulOp pv);
+
+/// Creates the ops that `plan` describes, at the rewriter's insertion point.
+Value materializeOperand(RewriterBase &rewriter, Location loc,
+                         const OperandPlan &plan);
+
+/// True when `value` is computed from one of `targets` (memoised).
+bool dependsOn(Value value, const llvm::DenseSet<Value> &targets,
+               llvm::DenseMap<Value, bool> &memo);
 
 /// Replaces the matched chain by one tg.attention; returns it.
 AttentionOp rewriteAttention(RewriterBase &rewriter,

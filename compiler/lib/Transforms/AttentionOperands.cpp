@@ -49,8 +49,7 @@ static bool stripScale(Value &x, double &scale) {
   return false;
 }
 
-/// Undoes a GQA/MQA head expansion of the rank-4 `x` along dim 1.
-static std::optional<OperandPlan> stripHeadExpansion(Value x) {
+std::optional<OperandPlan> mlir::tg::fusion::stripHeadExpansion(Value x) {
   ArrayRef<int64_t> xs = shapeOf(x);
   if (xs.size() != 4)
     return std::nullopt;

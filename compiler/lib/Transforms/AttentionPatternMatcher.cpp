@@ -108,7 +108,14 @@ bool mlir::tg::fusion::looksLikeAttention(MatmulOp pv) {
     Operation *def = v.getDefiningOp();
     if (!def)
       continue;
-    softmaxLike |= isa<SoftmaxOp, ExpOp, PowOp>(def);
+    // An exponential counts when it is normalised by a sum (a decomposed
+    // softmax), not the recomputed probabilities of a backward graph.
+    softmaxLike |= isa<SoftmaxOp>(def) ||
+                   (isa<ExpOp, PowOp>(def) &&
+                    llvm::any_of(def->getUsers(), [](Operation *user) {
+                      auto reduce = dyn_cast<ReduceOp>(user);
+                      return reduce && reduce.getKind() == ReduceKind::sum;
+                    }));
     matmul |= isa<MatmulOp>(def);
     for (Value operand : def->getOperands())
       worklist.push_back(operand);

@@ -5,8 +5,9 @@ using namespace mlir;
 using namespace mlir::tg;
 using namespace mlir::tg::fusion;
 
-static Value materialize(RewriterBase &rewriter, Location loc,
-                         const OperandPlan &plan) {
+Value mlir::tg::fusion::materializeOperand(RewriterBase &rewriter,
+                                          Location loc,
+                                          const OperandPlan &plan) {
   Value value = plan.source;
   Type element = elementTypeOf(value);
   if (plan.reshapeTo)
@@ -26,9 +27,9 @@ AttentionOp mlir::tg::fusion::rewriteAttention(
   MLIRContext *ctx = pv.getContext();
   Location loc = rewriter.getFusedLoc({match.chain.qk.getLoc(), pv.getLoc()});
   rewriter.setInsertionPoint(pv);
-  Value q = materialize(rewriter, loc, match.operands.q);
-  Value k = materialize(rewriter, loc, match.operands.k);
-  Value v = materialize(rewriter, loc, match.operands.v);
+  Value q = materializeOperand(rewriter, loc, match.operands.q);
+  Value k = materializeOperand(rewriter, loc, match.operands.k);
+  Value v = materializeOperand(rewriter, loc, match.operands.v);
 
   double scale = match.operands.scale * match.chain.scale;
   double factor = match.probs.inputFactor;

@@ -6,7 +6,7 @@
 // alone and, when reporting, a remark says why.
 //
 //===----------------------------------------------------------------------===//
-#include "AttentionMatch.h"
+#include "AttentionGradMatch.h"
 #include "LayoutAbsorption.h"
 #include "tg/Transforms/Passes.h"
 
@@ -36,16 +36,52 @@ struct FuseAttentionPattern : OpRewritePattern<MatmulOp> {
   }
 };
 
+/// The backward rewrite as a pattern, anchored on the recomputed
+/// probabilities.
+struct FuseAttentionGradPattern : OpRewritePattern<ExpOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(ExpOp exp,
+                                PatternRewriter &rewriter) const override {
+    Refusal refusal;
+    FailureOr<AttentionGradMatch> match = matchAttentionGrad(exp, refusal);
+    if (failed(match))
+      return rewriter.notifyMatchFailure(exp, refusal.reason);
+    llvm::DenseSet<Operation *> erased;
+    rewriteAttentionGrad(rewriter, *match, erased);
+    return success();
+  }
+};
+
 struct FuseAttentionPass : tg::impl::FuseAttentionBase<FuseAttentionPass> {
   using FuseAttentionBase::FuseAttentionBase;
 
   void runOnOperation() override {
     func::FuncOp fn = getOperation();
     bool emitRemarks = report || fusionReportFlag();
-    SmallVector<MatmulOp> candidates;
-    fn.walk([&](MatmulOp op) { candidates.push_back(op); });
     IRRewriter rewriter(&getContext());
     llvm::DenseSet<Operation *> erased;
+    // Backward chains first: their matmuls would otherwise be looked at as
+    // forward candidates.
+    if (backward) {
+      SmallVector<ExpOp> exps;
+      fn.walk([&](ExpOp op) { exps.push_back(op); });
+      for (ExpOp exp : exps) {
+        if (erased.contains(exp))
+          continue;
+        Refusal refusal;
+        FailureOr<AttentionGradMatch> match = matchAttentionGrad(exp, refusal);
+        if (failed(match)) {
+          if (emitRemarks && looksLikeAttentionGrad(exp))
+            (refusal.at ? refusal.at : exp.getOperation())->emitRemark()
+                << "not fused into tg.attention_grad: " << refusal.reason;
+          continue;
+        }
+        rewriteAttentionGrad(rewriter, *match, erased);
+      }
+    }
+    SmallVector<MatmulOp> candidates;
+    fn.walk([&](MatmulOp op) { candidates.push_back(op); });
     SmallVector<AttentionOp> fused;
     for (MatmulOp pv : candidates) {
       if (erased.contains(pv))
@@ -68,4 +104,7 @@ struct FuseAttentionPass : tg::impl::FuseAttentionBase<FuseAttentionPass> {
 
 void mlir::tg::populateFuseAttentionPatterns(RewritePatternSet &patterns) {
   patterns.add<FuseAttentionPattern>(patterns.getContext());
+  // Backward chains first (their matmuls look like forward candidates).
+  patterns.add<FuseAttentionGradPattern>(patterns.getContext(),
+                                         /*benefit=*/2);
 }

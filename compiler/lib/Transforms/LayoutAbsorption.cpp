@@ -10,7 +10,9 @@
 // A transpose permutes the strides; a reshape is absorbed only while the
 // buffer is row-major contiguous (then the new shape is contiguous too). A
 // value is absorbed only when the layout op is its single use, so no other
-// reader sees a different shape.
+// reader sees a different shape. The function is taken to be a graph entry
+// point (tg graphs do not call each other): a function pass may not look at
+// its callers, so a called function needs absorb-layout=false.
 //
 //===----------------------------------------------------------------------===//
 #include "LayoutAbsorption.h"

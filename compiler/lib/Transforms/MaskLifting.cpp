@@ -621,8 +621,9 @@ LiftedMasks MaskLifter::run() {
 }
 
 LiftedMasks mlir::tg::fusion::liftMasks(ScoreRegion &region,
-                                        ArrayRef<int64_t> scoreShape) {
+                                        ArrayRef<int64_t> scoreShape,
+                                        Block *grad) {
   LiftedMasks lifted = MaskLifter(region, scoreShape).run();
-  pruneScoreRegion(region);
+  pruneScoreRegion(region, grad);
   return lifted;
 }

@@ -27,8 +27,9 @@ static bool isChainCandidate(Operation *op, ArrayRef<int64_t> scoreShape) {
 
 /// True when `value` is computed from one of `targets`; `memo` caches
 /// answers (the graph is acyclic).
-static bool dependsOn(Value value, const llvm::DenseSet<Value> &targets,
-                      llvm::DenseMap<Value, bool> &memo) {
+bool mlir::tg::fusion::dependsOn(Value value,
+                                 const llvm::DenseSet<Value> &targets,
+                                 llvm::DenseMap<Value, bool> &memo) {
   if (targets.contains(value))
     return true;
   auto it = memo.find(value);

@@ -40,10 +40,23 @@ struct LiftedMasks {
 /// tg.attention's causal / sliding-window / padding masks and returns the
 /// attributes that replace them. Unused captures are dropped afterwards.
 /// `scoreShape` is [B, Hq, Sq, Skv].
-LiftedMasks liftMasks(ScoreRegion &region, ArrayRef<int64_t> scoreShape);
+/// A `grad` region sharing the captures (tg.attention_grad) is pruned along.
+LiftedMasks liftMasks(ScoreRegion &region, ArrayRef<int64_t> scoreShape,
+                      Block *grad = nullptr);
 
-/// Erases unused pure ops and unused capture arguments of the region.
-void pruneScoreRegion(ScoreRegion &region);
+/// Builds tg.attention_grad's `score_grad` region: `gradChain` holds the
+/// forward chain's ops followed by the ops that turn `dz` (the gradient of
+/// the score region's result) into `gradient`; it yields `gradient * factor`
+/// (the gradient of the scaled score). Captures are shared with `score`; new
+/// ones are added to both.
+std::unique_ptr<Block> buildScoreGradRegion(MLIRContext *ctx, Location loc,
+                                            const ScoreChain &gradChain,
+                                            Value dz, Value gradient,
+                                            double factor, ScoreRegion &score);
+
+/// Erases unused pure ops, then captures used by neither the region nor the
+/// optional `grad` region (whose arguments mirror the region's).
+void pruneScoreRegion(ScoreRegion &region, Block *grad = nullptr);
 
 } // namespace mlir::tg::fusion
 

@@ -19,11 +19,20 @@ using namespace mlir::tg::fusion;
 namespace {
 class RegionBuilder {
 public:
+  /// `trailingArgs` block arguments follow the captures (score_grad's dz);
+  /// captures already in `region` keep their arguments.
   RegionBuilder(MLIRContext *ctx, Location loc, const ScoreChain &chain,
-                ScoreRegion &region)
-      : inside(ctx), loc(loc),
-        chain(chain), region(region) {
+                ScoreRegion &region, unsigned trailingArgs = 0)
+      : inside(ctx), loc(loc), chain(chain), region(region),
+        trailingArgs(trailingArgs) {
     inside.setInsertionPointToEnd(region.block.get());
+    for (auto [i, capture] : llvm::enumerate(region.captures))
+      captureArgs[capture] = kFirstCaptureArg + i;
+  }
+
+  /// Makes `value` (a chain value) stand for `regionValue` in the region.
+  void mapDerived(Value value, Value regionValue) {
+    derived.map(value, regionValue);
   }
 
   /// Emits the region for the chain ending at `z` and yields it.
@@ -47,6 +56,7 @@ private:
   IRMapping derived; // chain values -> region values
   llvm::DenseMap<Value, Value> leaves;
   llvm::DenseMap<Value, unsigned> captureArgs;
+  unsigned trailingArgs;
 };
 } // namespace
 
@@ -67,8 +77,9 @@ Value RegionBuilder::capture(Value value) {
   if (it != captureArgs.end())
     return region.block->getArgument(it->second);
   region.captures.push_back(value);
-  BlockArgument arg =
-      region.block->addArgument(scalarType(elementTypeOf(value)), loc);
+  BlockArgument arg = region.block->insertArgument(
+      region.block->getNumArguments() - trailingArgs,
+      scalarType(elementTypeOf(value)), loc);
   captureArgs[value] = arg.getArgNumber();
   return arg;
 }
@@ -173,8 +184,7 @@ ScoreRegion mlir::tg::fusion::buildScoreRegion(MLIRContext *ctx, Location loc,
   return region;
 }
 
-void mlir::tg::fusion::pruneScoreRegion(ScoreRegion &region) {
-  Block &block = *region.block;
+static void eraseUnusedOps(Block &block) {
   bool changed = true;
   while (changed) {
     changed = false;
@@ -187,10 +197,45 @@ void mlir::tg::fusion::pruneScoreRegion(ScoreRegion &region) {
         changed = true;
       }
   }
-  for (unsigned i = block.getNumArguments(); i-- > kFirstCaptureArg;) {
-    if (!block.getArgument(i).use_empty())
+}
+
+void mlir::tg::fusion::pruneScoreRegion(ScoreRegion &region, Block *grad) {
+  Block &block = *region.block;
+  eraseUnusedOps(block);
+  if (grad)
+    eraseUnusedOps(*grad);
+  for (unsigned c = region.captures.size(); c-- > 0;) {
+    unsigned arg = kFirstCaptureArg + c;
+    if (!block.getArgument(arg).use_empty() ||
+        (grad && !grad->getArgument(arg).use_empty()))
       continue;
-    block.eraseArgument(i);
-    region.captures.erase(region.captures.begin() + (i - kFirstCaptureArg));
+    block.eraseArgument(arg);
+    if (grad)
+      grad->eraseArgument(arg);
+    region.captures.erase(region.captures.begin() + c);
   }
+}
+
+std::unique_ptr<Block> mlir::tg::fusion::buildScoreGradRegion(
+    MLIRContext *ctx, Location loc, const ScoreChain &gradChain, Value dz,
+    Value gradient, double factor, ScoreRegion &score) {
+  // Arguments: those of the score region (same captures), then dz.
+  ScoreRegion grad;
+  grad.block = std::make_unique<Block>();
+  for (BlockArgument arg : score.block->getArguments())
+    grad.block->addArgument(arg.getType(), loc);
+  grad.captures = score.captures;
+  BlockArgument dzArg = grad.block->addArgument(
+      RankedTensorType::get({}, Float32Type::get(ctx)), loc);
+  RegionBuilder builder(ctx, loc, gradChain, grad, /*trailingArgs=*/1);
+  builder.mapDerived(dz, dzArg);
+  builder.build(gradient, factor);
+  // Captures only the gradient needed become arguments of score too.
+  for (Value capture :
+       ArrayRef<Value>(grad.captures).drop_front(score.captures.size())) {
+    score.block->addArgument(
+        RankedTensorType::get({}, elementTypeOf(capture)), loc);
+    score.captures.push_back(capture);
+  }
+  return std::move(grad.block);
 }

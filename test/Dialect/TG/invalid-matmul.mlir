@@ -253,6 +253,6 @@ func.func @fused_no_yield(%a: tensor<4x8xf16>, %b: tensor<8x4xf16>) {
 // -----
 
 func.func @yield_outside(%a: tensor<f32>) {
-  // expected-error @below {{'tg.yield' op expects parent op to be one of 'tg.attention, tg.fused_matmul'}}
+  // expected-error @below {{'tg.yield' op expects parent op to be one of 'tg.attention, tg.attention_grad, tg.fused_matmul'}}
   tg.yield %a : tensor<f32>
 }

@@ -15,16 +15,19 @@
 // (|actual - expected| <= atol + rtol * |expected| per element; the largest
 // error measured over all graphs, as a fraction of the tolerance, in
 // brackets; TGC_FUSION_ERRORS=1 prints them):
-//  - f32: atol 1e-6, rtol 1e-5 [0.08]. Fusion computes the score math in
+//  - f32: atol 2e-6, rtol 2e-5 [0.26]. Fusion computes the score math in
 //    f32 like the graph but rounds differently: the scale moves into q.kT,
-//    exp2 forms become exp with a rounded ln 2 factor.
+//    exp2 forms become exp with a rounded ln 2 factor; tg.sdpa / tg.sdpa_grad
+//    use the exact 1/sqrt(d) where the fused op has the f32 constant the
+//    decomposition wrote (largest in the backward's summed gradients).
 //  - f16: atol 2e-3, rtol 2e-3 [0.33]; bf16: atol 3e-2, rtol 3e-2 [0.47].
 //    The unfused graph rounds scores, scaled q/k and probabilities to the
 //    low precision (a few ulps of 2^-11 / 2^-8 on values of order 1); the
 //    fused op keeps them in f32 and rounds only its output.
 //  - Dropout draws the same Philox mask on both sides, so the tolerances
 //    above apply unchanged.
-// Each function runs on two sets of random inputs.
+// Each function runs on two sets of random inputs. The backward files
+// compare tg.attention_grad with the original tg.sdpa_grad.
 #include "tg/Dialect/TG/IR/TGDialect.h"
 #include "tg/Dialect/TG/IR/TGOps.h"
 #include "tg/Reference/Interpreter.h"
@@ -200,8 +203,8 @@ Outcome checkFunction(func::FuncOp original, func::FuncOp fused,
     outcome.message = "the interpreter failed on the fused graph";
     return outcome;
   }
-  static const double atol[] = {1e-6, 2e-3, 3e-2};
-  static const double rtol[] = {1e-5, 2e-3, 3e-2};
+  static const double atol[] = {2e-6, 2e-3, 3e-2};
+  static const double rtol[] = {2e-5, 2e-3, 3e-2};
   int cls = precisionClass(original);
   for (unsigned i = 0; i < expected->size(); ++i) {
     auto from = cast<RankedTensorType>(fused.getResultTypes()[i]);

@@ -52,7 +52,10 @@ def FuseAttention : Pass<"tg-fuse-attention", "func::FuncOp"> {
     region; recognised causal, sliding-window and padding masks are lifted
     into attributes when that is provably equivalent. Transposes and
     reshapes of graph arguments feeding q, k and v (and a transpose of the
-    output that is returned) are absorbed into `tg.strides`.
+    output that is returned) are absorbed into `tg.strides`. With
+    `backward=true` the textbook backward (what tg-decompose-sdpa writes for
+    tg.sdpa_grad) becomes one `tg.attention_grad` with the same score region
+    plus a `score_grad` region for the chain rule through it.
 
     Anything it cannot prove equivalent is left unchanged; with
     `report=true` (or `--tg-fusion-report`) it says why as a remark.
@@ -78,6 +81,10 @@ def FuseAttention : Pass<"tg-fuse-attention", "func::FuncOp"> {
     Option<"report", "report", "bool", /*default=*/"false",
            "Emit a remark for every attention-like chain that is not fused, "
            "saying why">,
+    Option<"backward", "backward", "bool", /*default=*/"false",
+           "Also fuse the attention backward (the tg.sdpa_grad "
+           "decomposition) into tg.attention_grad (off until a backend "
+           "runs tg.attention_grad)">,
     Option<"absorbLayout", "absorb-layout", "bool", /*default=*/"true",
            "Absorb transposes/reshapes of graph arguments and results around "
            "the fused op into tg.strides">,

@@ -780,6 +780,77 @@ def TG_AttentionOp : TG_Op<"attention", [Pure, AttrSizedOperandSegments,
   }];
 }
 
+def TG_AttentionGradOp : TG_Op<"attention_grad", [Pure,
+    AttrSizedOperandSegments, IsolatedFromAbove, AllTypesMatch<["q", "dq"]>,
+    AllTypesMatch<["k", "dk"]>, AllTypesMatch<["v", "dv"]>]> {
+  let summary = "gradients of tg.attention with respect to q, k and v";
+  let description = [{
+    The backward of a tg.attention with the same operands, `score` region,
+    captures, masks, dropout and scale, given its output `o`, the output
+    gradient `d_o` (same type as `o`) and its training `stats`. Per score
+    (b, h, q_idx, kv_idx), with `Z` the dropout keep mask scaled by
+    `1/(1-p)`:
+
+    ```
+    s  = scale * q . kᵀ (f32);  z = score(s, ...), then the attribute masks
+    P  = exp(z - stats)                    (0 where masked or stats = -inf)
+    dV = (P * Z)ᵀ . dO                     (summed over the query heads of a kv head)
+    dZ = P * ((dO . Vᵀ) * Z - rowsum(dO * O))
+    dS = score_grad(s, b, h, q_idx, kv_idx, captures..., dZ)
+    dQ = scale * dS . K;  dK = scale * dSᵀ . Q   (dK summed over the heads)
+    ```
+
+    `score_grad` is the chain rule through the `score` region: its arguments
+    are those of `score` plus the gradient `dz` of the region's result (a
+    rank-0 `f32`, last), and it yields the gradient of `s`. An empty
+    `score_grad` is the identity, right for regions that only add to the
+    score or mask it (bias, ALiBi, masks); soft-capping `c * tanh(s / c)`
+    gives `dz * (1 - tanh²(s / c))`. Each gradient is rounded once to its
+    operand's element type. tg-fuse-attention produces this op from the
+    decomposed tg.sdpa_grad; it may also be written by hand.
+
+    ```mlir
+    %dq, %dk, %dv = tg.attention_grad %q, %k, %v, %o, %do, %lse
+        {causal = #tg<causal top_left>, scale = 1.250000e-01 : f64}
+        : tensor<1x8x128x64xbf16>, tensor<1x2x128x64xbf16>, tensor<1x2x128x64xbf16>,
+          tensor<1x8x128x64xbf16>, tensor<1x8x128x64xbf16>, tensor<1x8x128x1xf32>
+        score {
+    ^bb0(%s: tensor<f32>, %b: tensor<i64>, %h: tensor<i64>, %qi: tensor<i64>, %ki: tensor<i64>):
+      tg.yield %s : tensor<f32>
+    } score_grad {
+    }
+    ```
+  }];
+  let arguments = !con((ins TG_AttnTensor:$q, TG_AttnTensor:$k,
+      TG_AttnTensor:$v, TG_AttnTensor:$o, TG_AttnTensor:$d_o,
+      TG_StatsTensor:$stats, Optional<TG_SeqLenTensor>:$seq_len_q,
+      Optional<TG_SeqLenTensor>:$seq_len_kv,
+      Optional<TG_RngScalar>:$seed, Optional<TG_RngScalar>:$offset,
+      Variadic<TG_Tensor>:$captures,
+      DefaultValuedAttr<F64Attr, "1.0">:$scale), TG_AttentionMaskAttrs);
+  let results = (outs TG_AttnTensor:$dq, TG_AttnTensor:$dk,
+                      TG_AttnTensor:$dv);
+  let regions = (region SizedRegion<1>:$score,
+                        MaxSizedRegion<1>:$score_grad);
+  let assemblyFormat = [{
+    $q `,` $k `,` $v `,` $o `,` $d_o `,` $stats
+    (`seq_len_q` `(` $seq_len_q^ `:` type($seq_len_q) `)`)?
+    (`seq_len_kv` `(` $seq_len_kv^ `:` type($seq_len_kv) `)`)?
+    (`seed` `(` $seed^ `)`)? (`offset` `(` $offset^ `)`)?
+    (`captures` `(` $captures^ `:` type($captures) `)`)?
+    attr-dict `:` type($q) `,` type($k) `,` type($v) `,` type($o) `,`
+    type($d_o) `,` type($stats)
+    `score` $score `score_grad` $score_grad
+  }];
+  let hasVerifier = 1;
+  let hasRegionVerifier = 1;
+  let extraClassDeclaration = [{
+    /// Region arguments before the captured elements (as tg.attention).
+    static constexpr unsigned kNumIndexArgs = 5;
+    ::mlir::Block &getScoreBlock() { return getScore().front(); }
+  }];
+}
+
 def TG_FusedMatmulOp : TG_Op<"fused_matmul", [Pure, AttrSizedOperandSegments,
     IsolatedFromAbove]> {
   let summary = "matmul with per-operand prologue and an epilogue region";
@@ -836,10 +907,11 @@ def TG_FusedMatmulOp : TG_Op<"fused_matmul", [Pure, AttrSizedOperandSegments,
 }
 
 def TG_YieldOp : TG_Op<"yield", [Pure, Terminator, ReturnLike,
-    ParentOneOf<["AttentionOp", "FusedMatmulOp"]>]> {
+    ParentOneOf<["AttentionOp", "AttentionGradOp", "FusedMatmulOp"]>]> {
   let summary = "yields the value of a per-element region";
   let description = [{
-    Ends the `score` region of tg.attention and the prologue/epilogue regions
+    Ends the `score` region of tg.attention (and the `score`/`score_grad`
+    regions of tg.attention_grad) and the prologue/epilogue regions
     of tg.fused_matmul with the element's new value (like `scf.yield`).
 
     ```mlir

@@ -1,0 +1,135 @@
+//===- TGAttentionGrad.cpp - tg.attention_grad verification ---------------===//
+//
+// The backward of tg.attention: the same operand rules as tg.attention (q, k,
+// v, masks, dropout, captures) plus o/d_o/stats, and two per-element regions
+// with fixed signatures. Kept in its own file (the op was added by the
+// fusion work).
+//
+//===----------------------------------------------------------------------===//
+#include "tg/Dialect/TG/IR/TGOps.h"
+
+using namespace mlir;
+using namespace mlir::tg;
+
+static ArrayRef<int64_t> shapeOf(Value value) {
+  return cast<RankedTensorType>(value.getType()).getShape();
+}
+static Type elementOf(Value value) {
+  return cast<RankedTensorType>(value.getType()).getElementType();
+}
+
+LogicalResult AttentionGradOp::verify() {
+  for (auto [name, value] :
+       {std::pair<StringRef, Value>{"q", getQ()}, {"k", getK()}, {"v", getV()}})
+    if (shapeOf(value).size() != 4)
+      return emitOpError(name) << " must have rank 4 ([B, H, S, D]), got rank "
+                               << shapeOf(value).size();
+  ArrayRef<int64_t> q = shapeOf(getQ()), k = shapeOf(getK()),
+                    v = shapeOf(getV());
+  if (elementOf(getQ()) != elementOf(getK()) ||
+      elementOf(getQ()) != elementOf(getV()))
+    return emitOpError("q, k and v must have the same element type, got ")
+           << elementOf(getQ()) << ", " << elementOf(getK()) << ", "
+           << elementOf(getV());
+  if (k[0] != q[0] || v[0] != q[0] || k[1] != v[1] || k[1] <= 0 ||
+      q[1] % k[1] != 0 || k[2] != v[2] || q[3] != k[3])
+    return emitOpError("q ")
+           << formatShape(q) << ", k " << formatShape(k) << " and v "
+           << formatShape(v)
+           << " do not line up (expected equal batch, k/v heads dividing q's, "
+              "equal k/v lengths and q/k head dims)";
+  SmallVector<int64_t> output{q[0], q[1], q[2], v[3]};
+  if (shapeOf(getO()) != ArrayRef<int64_t>(output))
+    return emitOpError("o shape ")
+           << formatShape(shapeOf(getO())) << " does not match; expected "
+           << formatShape(output) << " ([B, Hq, Sq, Dv])";
+  if (getDO().getType() != getO().getType())
+    return emitOpError("d_o type ")
+           << getDO().getType() << " differs from o's " << getO().getType();
+  SmallVector<int64_t> stats{q[0], q[1], q[2], 1};
+  if (shapeOf(getStats()) != ArrayRef<int64_t>(stats))
+    return emitOpError("stats shape ")
+           << formatShape(shapeOf(getStats())) << " does not match; expected "
+           << formatShape(stats) << " ([B, Hq, Sq, 1])";
+  for (auto [name, value] :
+       {std::pair<StringRef, Value>{"seq_len_q", getSeqLenQ()},
+        {"seq_len_kv", getSeqLenKv()}})
+    if (value && shapeOf(value)[0] != q[0])
+      return emitOpError(name) << " has " << shapeOf(value)[0]
+                               << " entries; expected one per batch (" << q[0]
+                               << ")";
+  double p = getDropout().convertToDouble();
+  if (!(p >= 0.0 && p < 1.0))
+    return emitOpError("dropout probability ")
+           << p << " is out of range (expected 0 <= p < 1)";
+  if (static_cast<bool>(getSeed()) != static_cast<bool>(getOffset()))
+    return emitOpError("seed and offset must be given together");
+  if (p > 0.0 && !getSeed())
+    return emitOpError("dropout needs seed and offset operands");
+  for (auto [name, size] :
+       {std::pair<StringRef, std::optional<int64_t>>{"window_left",
+                                                     getWindowLeft()},
+        {"window_right", getWindowRight()}})
+    if (size && *size < 0)
+      return emitOpError(name) << " must be >= 0, got " << *size;
+  SmallVector<int64_t> scores{q[0], q[1], q[2], k[2]};
+  for (Value capture : getCaptures())
+    if (shapeOf(capture).size() != 4 ||
+        !isBroadcastableTo(shapeOf(capture), scores))
+      return emitOpError("capture of shape ")
+             << formatShape(shapeOf(capture))
+             << " does not broadcast to the scores " << formatShape(scores)
+             << " (expected rank 4 with each dimension equal or 1)";
+  return success();
+}
+
+/// Checks one per-element region: its argument types, rank-0 pointwise ops
+/// only, and a tg.yield of one rank-0 f32.
+static LogicalResult verifyRegion(AttentionGradOp op, Region &region,
+                                  StringRef name, ArrayRef<Type> argTypes) {
+  Block &block = region.front();
+  if (block.getNumArguments() != argTypes.size())
+    return op.emitOpError("region '")
+           << name << "' has " << block.getNumArguments()
+           << " arguments; expected " << argTypes.size();
+  for (auto [i, arg, expected] :
+       llvm::enumerate(block.getArguments(), argTypes))
+    if (arg.getType() != expected)
+      return op.emitOpError("region '")
+             << name << "' argument " << i << " has type " << arg.getType()
+             << "; expected " << expected;
+  for (Operation &inner : block.without_terminator()) {
+    if (!inner.hasTrait<PointwiseTrait>())
+      return inner.emitOpError("is not allowed in region '")
+             << name << "' of tg.attention_grad (expected pointwise tg ops "
+                        "only)";
+    for (Type type : inner.getResultTypes())
+      if (cast<RankedTensorType>(type).getRank() != 0)
+        return inner.emitOpError("in region '")
+               << name << "' must produce rank-0 tensors, got " << type;
+  }
+  auto yield = dyn_cast<YieldOp>(block.getTerminator());
+  if (!yield || yield.getValues().size() != 1)
+    return op.emitOpError("region '")
+           << name << "' must end in a tg.yield of one value";
+  auto type = cast<RankedTensorType>(yield.getValues()[0].getType());
+  if (type.getRank() != 0 || !type.getElementType().isF32())
+    return yield.emitOpError("must yield a rank-0 f32 tensor in region '")
+           << name << "', got " << type;
+  return success();
+}
+
+LogicalResult AttentionGradOp::verifyRegions() {
+  Builder builder(getContext());
+  Type f32 = RankedTensorType::get({}, builder.getF32Type());
+  Type i64 = RankedTensorType::get({}, builder.getI64Type());
+  SmallVector<Type> argTypes{f32, i64, i64, i64, i64};
+  for (Value capture : getCaptures())
+    argTypes.push_back(RankedTensorType::get({}, elementOf(capture)));
+  if (failed(verifyRegion(*this, getScore(), "score", argTypes)))
+    return failure();
+  if (getScoreGrad().empty())
+    return success();
+  argTypes.push_back(f32);
+  return verifyRegion(*this, getScoreGrad(), "score_grad", argTypes);
+}
