@@ -62,14 +62,71 @@ LogicalResult tg::runCompilePipeline(ModuleOp module,
   return pm.run(module);
 }
 
+namespace {
+/// A graph argument's or result's memory layout as the user declared it.
+struct DeclaredLayout {
+  SmallVector<int64_t> shape, strides;
+};
+
+SmallVector<DeclaredLayout> declaredLayouts(func::FuncOp fn) {
+  SmallVector<DeclaredLayout> layouts;
+  for (unsigned i = 0; i < fn.getNumArguments(); ++i)
+    layouts.push_back(
+        {SmallVector<int64_t>(
+             cast<RankedTensorType>(fn.getArgumentTypes()[i]).getShape()),
+         tg::argumentStrides(fn, i)});
+  for (unsigned i = 0; i < fn.getNumResults(); ++i)
+    layouts.push_back(
+        {SmallVector<int64_t>(
+             cast<RankedTensorType>(fn.getResultTypes()[i]).getShape()),
+         tg::resultStrides(fn, i)});
+  return layouts;
+}
+
+/// Fusion may describe an argument's or result's bytes with another logical
+/// shape (layout ops folded into tg.strides). The plan's bound buffers keep
+/// the layouts the user declared, so that bindings are checked against what
+/// the user wrote; the bytes are the same, which is checked here.
+LogicalResult restoreDeclaredLayouts(func::FuncOp fn, tgc::Plan &plan,
+                                     ArrayRef<DeclaredLayout> declared) {
+  unsigned index = 0;
+  for (tgc::Buffer &buffer : plan.buffers) {
+    if (buffer.role == tgc::BufferRole::Intermediate)
+      continue;
+    if (index >= declared.size())
+      return fn.emitOpError("the plan has more bound buffers than the graph "
+                            "(a tgc bug)");
+    tgc::Buffer original = buffer;
+    original.shape.assign(declared[index].shape.begin(),
+                          declared[index].shape.end());
+    original.strides.assign(declared[index].strides.begin(),
+                            declared[index].strides.end());
+    if (original.byteSpan() != buffer.byteSpan())
+      return fn.emitOpError("buffer '")
+             << buffer.name << "' spans " << buffer.byteSpan()
+             << " bytes after compilation but " << original.byteSpan()
+             << " as declared (a tgc bug)";
+    buffer = original;
+    ++index;
+  }
+  return success();
+}
+} // namespace
+
 FailureOr<tgc::Plan> tg::compileModule(ModuleOp module,
                                        const CompileSettings &settings) {
   FailureOr<func::FuncOp> fn = findEntry(module, settings.entry);
-  if (failed(fn) || failed(runCompilePipeline(module, settings)))
+  if (failed(fn))
+    return failure();
+  SmallVector<DeclaredLayout> declared = declaredLayouts(*fn);
+  if (failed(runCompilePipeline(module, settings)))
     return failure();
   PlanOptions options;
   options.targetSm = settings.targetSm;
-  return lowerToPlan(*fn, options);
+  FailureOr<tgc::Plan> plan = lowerToPlan(*fn, options);
+  if (failed(plan) || failed(restoreDeclaredLayouts(*fn, *plan, declared)))
+    return failure();
+  return plan;
 }
 
 namespace {
