@@ -29,7 +29,7 @@ namespace {
 
 struct Lowered {
   std::string function;
-  SmallVector<tg::KernelStep> steps;
+  SmallVector<tg::KernelStep, 0> steps;
 };
 
 /// Parses `graph` and lowers each function; fails the test on any error.
@@ -61,7 +61,7 @@ TEST_P(GenericKernels, StepsFormAValidDataflow) {
   GraphFixture fixture(GetParam());
   ASSERT_TRUE(fixture.module) << fixture.diagnostics;
   for (func::FuncOp fn : fixture.module->getOps<func::FuncOp>()) {
-    FailureOr<SmallVector<tg::KernelStep>> steps =
+    FailureOr<SmallVector<tg::KernelStep, 0>> steps =
         tg::emitGenericKernels(fn, noAttention);
     ASSERT_TRUE(succeeded(steps)) << fixture.diagnostics;
     llvm::DenseSet<Value> written(fn.getArguments().begin(),
@@ -143,7 +143,7 @@ TEST_P(GenericKernels, EveryKernelCompilesWithNvrtc) {
   GraphFixture fixture(GetParam());
   ASSERT_TRUE(fixture.module) << fixture.diagnostics;
   for (func::FuncOp fn : fixture.module->getOps<func::FuncOp>()) {
-    FailureOr<SmallVector<tg::KernelStep>> steps =
+    FailureOr<SmallVector<tg::KernelStep, 0>> steps =
         tg::emitGenericKernels(fn, noAttention);
     ASSERT_TRUE(succeeded(steps)) << fixture.diagnostics;
     for (const tg::KernelStep &step : *steps)
@@ -211,7 +211,7 @@ func.func @attention(%q: tensor<1x2x16x64xbf16>, %k: tensor<1x2x64x16xbf16>, %v:
     step.outputs.push_back(op.getOutput());
     return step;
   };
-  FailureOr<SmallVector<tg::KernelStep>> steps =
+  FailureOr<SmallVector<tg::KernelStep, 0>> steps =
       tg::emitGenericKernels(fn, fake);
   ASSERT_TRUE(succeeded(steps)) << fixture.diagnostics;
   EXPECT_EQ(calls, 1u);
