@@ -1,0 +1,14 @@
+// The C API's compile entry points report bad graphs, bad options and null
+// arguments through status codes and tgc_last_error(), never a crash.
+// RUN: python3 %tgc_src/test/Tools/Inputs/capi_compile.py %tgc_obj/lib/libtgc.so %s | FileCheck %s
+
+// CHECK: good: 0
+// CHECK: garbage: 4 {{.*}}error: custom op 'this' is unknown
+// CHECK: bad option: 1 unknown compile option '--fast'
+// CHECK: bad arch: 1 unknown arch 'gfx90a'
+// CHECK: null out: 1 tgc_compile_string: source and out must not be null
+// CHECK: missing file: 3 cannot read
+func.func @f(%x: tensor<4xf32> {tg.name = "x"}) -> (tensor<4xf32> {tg.name = "y"}) {
+  %y = tg.exp %x : tensor<4xf32>
+  return %y : tensor<4xf32>
+}
