@@ -87,6 +87,9 @@ private:
   void chooseDirectResults();
   SmallVector<int64_t> stridesOf(Value value);
   FailureOr<std::string> bufferFor(Value value);
+  /// Places the intermediates in the workspace: buffers whose live ranges
+  /// (first to last step that touches them) do not overlap share bytes.
+  void placeIntermediates();
   LogicalResult addLaunch(const KernelStep &step);
   FailureOr<tgc::LaunchVariant> addVariant(const KernelStep &step);
   LogicalResult addResultCopies();
@@ -98,6 +101,9 @@ private:
   llvm::DenseMap<Value, std::string> bufferNames;
   llvm::StringMap<std::string> kernelIds; // source + entry -> id
   unsigned intermediates = 0;
+  /// Index of the step being built, and each intermediate's live range.
+  unsigned currentStep = 0;
+  llvm::StringMap<std::pair<unsigned, unsigned>> liveRanges;
 };
 } // namespace
 
@@ -131,8 +137,12 @@ SmallVector<int64_t> PlanBuilder::stridesOf(Value value) {
 
 FailureOr<std::string> PlanBuilder::bufferFor(Value value) {
   auto it = bufferNames.find(value);
-  if (it != bufferNames.end())
+  if (it != bufferNames.end()) {
+    auto range = liveRanges.find(it->second);
+    if (range != liveRanges.end())
+      range->second.second = currentStep;
     return it->second;
+  }
   auto type = cast<RankedTensorType>(value.getType());
   std::optional<tgc::DType> dtype = toRuntimeDType(type.getElementType());
   if (!dtype)
@@ -145,10 +155,8 @@ FailureOr<std::string> PlanBuilder::bufferFor(Value value) {
   SmallVector<int64_t> dense = rowMajorStrides(type.getShape());
   buffer.strides.assign(dense.begin(), dense.end());
   buffer.alignment = kBufferAlignment;
-  // Intermediates are packed one after another; every one stays live for
-  // the whole plan (no reuse yet).
-  buffer.offset = alignUp(plan.workspaceBytes, kWorkspaceAlignment);
-  plan.workspaceBytes = buffer.offset + std::max<uint64_t>(buffer.byteSpan(), 1);
+  // The offset is chosen once every step is known (placeIntermediates).
+  liveRanges[buffer.name] = {currentStep, currentStep};
   bufferNames[value] = buffer.name;
   plan.buffers.push_back(buffer);
   return buffer.name;
@@ -195,6 +203,41 @@ PlanBuilder::addVariant(const KernelStep &step) {
   return variant;
 }
 
+void PlanBuilder::placeIntermediates() {
+  struct Placed {
+    uint64_t offset, end;
+    unsigned lastStep;
+  };
+  SmallVector<Placed> live; // sorted by offset
+  uint64_t size = 0;
+  // Buffers are created in the order of their first use.
+  for (tgc::Buffer &buffer : plan.buffers) {
+    if (buffer.role != tgc::BufferRole::Intermediate)
+      continue;
+    auto [first, last] = liveRanges.lookup(buffer.name);
+    // A buffer last used by an earlier step is free; one used by this very
+    // step is not (a kernel's inputs and outputs must not alias).
+    llvm::erase_if(live, [&](const Placed &p) { return p.lastStep < first; });
+    uint64_t bytes = std::max<uint64_t>(buffer.byteSpan(), 1);
+    uint64_t offset = 0;
+    for (const Placed &p : live) {
+      if (alignUp(offset, kWorkspaceAlignment) + bytes <= p.offset)
+        break;
+      offset = std::max(offset, p.end);
+    }
+    offset = alignUp(offset, kWorkspaceAlignment);
+    buffer.offset = offset;
+    Placed placed{offset, offset + bytes, last};
+    live.insert(llvm::upper_bound(live, placed,
+                                  [](const Placed &a, const Placed &b) {
+                                    return a.offset < b.offset;
+                                  }),
+                placed);
+    size = std::max(size, offset + bytes);
+  }
+  plan.workspaceBytes = alignUp(size, kWorkspaceAlignment);
+}
+
 LogicalResult PlanBuilder::addLaunch(const KernelStep &step) {
   tgc::LaunchStep launch;
   for (const KernelStep &preferred : step.preferred) {
@@ -208,6 +251,7 @@ LogicalResult PlanBuilder::addLaunch(const KernelStep &step) {
     return failure();
   launch.variants.push_back(std::move(*variant));
   plan.steps.push_back(std::move(launch));
+  ++currentStep;
   return success();
 }
 
@@ -224,6 +268,7 @@ LogicalResult PlanBuilder::addResultCopies() {
     const tgc::Buffer *to = plan.findBuffer(resultName(fn, index));
     if (from->strides == to->strides) {
       plan.steps.push_back(tgc::CopyStep{from->name, to->name});
+      ++currentStep;
       continue;
     }
     KernelStep step = emitRelayoutKernel(*from, *to);
@@ -243,6 +288,7 @@ LogicalResult PlanBuilder::addResultCopies() {
     tgc::LaunchStep launch;
     launch.variants.push_back(std::move(variant));
     plan.steps.push_back(std::move(launch));
+    ++currentStep;
   }
   return success();
 }
@@ -305,7 +351,7 @@ FailureOr<tgc::Plan> PlanBuilder::build() {
       return failure();
   if (failed(addResultCopies()))
     return failure();
-  plan.workspaceBytes = alignUp(plan.workspaceBytes, kWorkspaceAlignment);
+  placeIntermediates();
 
   tgc::Status status = plan.validate();
   if (!status.isOk())
