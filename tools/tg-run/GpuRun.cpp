@@ -239,6 +239,15 @@ int run::runOnGpu(ModuleOp module, func::FuncOp fn,
   os << "tg-run: @" << fn.getName() << " on the GPU (sm_" << *arch << ", "
      << plan->kernels.size() << " kernels, " << plan->steps.size()
      << " steps, workspace " << plan->workspaceBytes << " bytes)\n";
+  // How the kernels were obtained: compiled now (cold) or loaded from the
+  // disk cache (warm, TGC_CACHE_DIR).
+  tgc::CacheStats cache = tgc::kernelCacheStats();
+  os << "kernels: " << cache.compiles << " compiled by NVRTC in "
+     << cache.compileSeconds << " s, " << cache.diskHits
+     << " loaded from the disk cache in " << cache.diskLoadSeconds << " s";
+  if (cache.corruptEntries)
+    os << " (" << cache.corruptEntries << " corrupt entries rebuilt)";
+  os << "\n";
   bool allPassed = true;
   size_t memoryIndex = inputs.size();
   for (auto [i, buffer] : llvm::enumerate(outputs)) {
