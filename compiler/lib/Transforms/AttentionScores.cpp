@@ -14,21 +14,17 @@ static ArrayRef<int64_t> shapeOf(Value value) {
   return cast<RankedTensorType>(value.getType()).getShape();
 }
 
-/// tg.sdpa and tg.sdpa_grad name their shared options identically.
-template <typename OpTy> static AttentionConfig configOf(OpTy op) {
+/// tg.sdpa, tg.sdpa_grad and tg.attention name their shared operands and
+/// mask options identically.
+template <typename OpTy> static AttentionConfig sharedConfigOf(OpTy op) {
   AttentionConfig c;
   c.q = op.getQ();
   c.k = op.getK();
   c.v = op.getV();
-  c.bias = op.getBias();
   c.seqLenQ = op.getSeqLenQ();
   c.seqLenKv = op.getSeqLenKv();
   c.seed = op.getSeed();
   c.offset = op.getOffset();
-  c.scale = op.getScaleOrDefault();
-  if (auto softcap = op.getSoftcap())
-    c.softcap = softcap->convertToDouble();
-  c.alibi = op.getAlibi();
   c.causal = op.getCausal();
   c.windowLeft = op.getWindowLeft();
   c.windowRight = op.getWindowRight();
@@ -36,8 +32,24 @@ template <typename OpTy> static AttentionConfig configOf(OpTy op) {
   return c;
 }
 
+/// The score options only tg.sdpa and tg.sdpa_grad have as attributes.
+template <typename OpTy> static AttentionConfig configOf(OpTy op) {
+  AttentionConfig c = sharedConfigOf(op);
+  c.bias = op.getBias();
+  c.scale = op.getScaleOrDefault();
+  if (auto softcap = op.getSoftcap())
+    c.softcap = softcap->convertToDouble();
+  c.alibi = op.getAlibi();
+  return c;
+}
+
 AttentionConfig AttentionConfig::from(SdpaOp op) { return configOf(op); }
 AttentionConfig AttentionConfig::from(SdpaGradOp op) { return configOf(op); }
+AttentionConfig AttentionConfig::from(AttentionOp op) {
+  AttentionConfig c = sharedConfigOf(op);
+  c.scale = op.getScale().convertToDouble();
+  return c;
+}
 
 int64_t AttentionConfig::batch() const { return shapeOf(q)[0]; }
 int64_t AttentionConfig::queryHeads() const { return shapeOf(q)[1]; }

@@ -30,6 +30,9 @@ struct AttentionConfig {
 
   static AttentionConfig from(SdpaOp op);
   static AttentionConfig from(SdpaGradOp op);
+  /// The operands, scale and attribute masks of a tg.attention; its score
+  /// region goes in `afterScale`.
+  static AttentionConfig from(AttentionOp op);
 
   int64_t batch() const;
   int64_t queryHeads() const;

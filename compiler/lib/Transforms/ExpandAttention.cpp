@@ -93,21 +93,7 @@ static Value applyScoreRegion(OpBuilder &b, AttentionOp op, Value scores) {
 static void expand(AttentionOp op) {
   OpBuilder b(op);
   Location loc = op.getLoc();
-  AttentionConfig config;
-  config.q = op.getQ();
-  config.k = op.getK();
-  config.v = op.getV();
-  config.seqLenQ = op.getSeqLenQ();
-  config.seqLenKv = op.getSeqLenKv();
-  config.seed = op.getSeed();
-  config.offset = op.getOffset();
-  config.scale = op.getScale().convertToDouble();
-  config.causal = op.getCausal();
-  if (auto left = op.getWindowLeft())
-    config.windowLeft = static_cast<int64_t>(*left);
-  if (auto right = op.getWindowRight())
-    config.windowRight = static_cast<int64_t>(*right);
-  config.dropout = op.getDropout().convertToDouble();
+  AttentionConfig config = AttentionConfig::from(op);
   config.afterScale = [&](Value s) { return applyScoreRegion(b, op, s); };
   MaskedScores scores = buildMaskedScores(b, loc, config);
 

@@ -12,6 +12,7 @@
 // diamonds fuse, and a value used elsewhere stops the epilogue.
 //
 //===----------------------------------------------------------------------===//
+#include "AttentionMatch.h"
 #include "FusionUtils.h"
 #include "tg/Transforms/Passes.h"
 
@@ -90,22 +91,6 @@ static ElementChain matchPrologue(Value operand, bool report) {
   return chain;
 }
 
-static bool dependsOn(Value value, Value target,
-                      llvm::DenseMap<Value, bool> &memo) {
-  if (value == target)
-    return true;
-  auto it = memo.find(value);
-  if (it != memo.end())
-    return it->second;
-  bool found = false;
-  if (Operation *def = value.getDefiningOp())
-    found = llvm::any_of(def->getOperands(), [&](Value operand) {
-      return dependsOn(operand, target, memo);
-    });
-  memo[value] = found;
-  return found;
-}
-
 static ElementChain matchEpilogue(MatmulOp matmul) {
   ElementChain chain;
   Value result = matmul.getResult();
@@ -113,6 +98,7 @@ static ElementChain matchEpilogue(MatmulOp matmul) {
   Block *block = matmul->getBlock();
   chain.input = chain.output = result;
   llvm::DenseMap<Value, bool> memo;
+  const llvm::DenseSet<Value> resultSet{result};
   llvm::DenseSet<Operation *> fused;
   auto isEpilogueOp = [&](Operation *op) {
     return op->getBlock() == block && op->hasTrait<PointwiseTrait>() &&
@@ -155,7 +141,7 @@ static ElementChain matchEpilogue(MatmulOp matmul) {
         for (Value operand : op->getOperands()) {
           Operation *def = operand.getDefiningOp();
           bool internal = operand == chain.output || (def && group.contains(def));
-          if (!internal && dependsOn(operand, result, memo))
+          if (!internal && fusion::dependsOn(operand, resultSet, memo))
             closed = false; // a leaf computed from the result
         }
       }
