@@ -168,6 +168,31 @@ Status validateLaunch(const Plan &plan, size_t stepIndex,
   }
   return Status::ok();
 }
+Status validateCudnn(const Plan &plan, size_t stepIndex,
+                     const CudnnStep &step) {
+  std::string where = strCat("step ", stepIndex, " (cudnn)");
+  if (step.graphs.empty())
+    return planError(plan, where + " has no graphs");
+  for (const cudnn::Graph &graph : step.graphs) {
+    TGC_RETURN_IF_ERROR(graph.validate().addContext(where));
+    for (const cudnn::Tensor &t : graph.tensors) {
+      if (t.kind != cudnn::TensorKind::Bound)
+        continue;
+      const Buffer *b = plan.findBuffer(t.buffer);
+      if (!b)
+        return planError(plan, strCat(where, " graph '", graph.name,
+                                      "' tensor ", t.uid,
+                                      " names unknown buffer '", t.buffer, "'"));
+      if (b->dtype != t.dtype)
+        return planError(plan, strCat(where, " tensor ", t.uid, " is ",
+                                      dtypeName(t.dtype), " but buffer '",
+                                      b->name, "' is ", dtypeName(b->dtype)));
+    }
+  }
+  if (step.fallback)
+    TGC_RETURN_IF_ERROR(validateLaunch(plan, stepIndex, *step.fallback));
+  return Status::ok();
+}
 } // namespace
 
 Status Plan::validate() const {
@@ -220,6 +245,8 @@ Status Plan::validate() const {
         return planError(*this, strCat("step ", i, " (copy) from '", src->name,
                                        "' to '", dst->name,
                                        "' needs equal dtype, shape and strides"));
+    } else if (const auto *cudnnStep = std::get_if<CudnnStep>(&step)) {
+      TGC_RETURN_IF_ERROR(validateCudnn(*this, i, *cudnnStep));
     }
   }
   return Status::ok();

@@ -77,6 +77,15 @@ void writeArg(std::string &out, const KernelArg &arg) {
   }
 }
 
+void writeVariants(std::string &out, const LaunchStep &launch) {
+  for (const LaunchVariant &v : launch.variants) {
+    out += strCat("variant ", quote(v.kernel), " grid ", dim3(v.grid),
+                  " block ", dim3(v.block), " smem ", v.sharedBytes, "\n");
+    for (const KernelArg &arg : v.args)
+      writeArg(out, arg);
+  }
+}
+
 void writeBlob(std::string &out, std::string_view keyword,
                const std::string &blob) {
   out += strCat(keyword, " ", blob.size(), "\n");
@@ -363,14 +372,25 @@ Status PlanParser::parseKernel(Plan &plan) {
   return Status::ok();
 }
 
+/// The launch that variant and arg lines extend: the last step's, or the
+/// fallback of the last cuDNN step.
+static LaunchStep *lastLaunch(Plan &plan) {
+  if (plan.steps.empty())
+    return nullptr;
+  if (auto *launch = std::get_if<LaunchStep>(&plan.steps.back()))
+    return launch;
+  if (auto *cudnnStep = std::get_if<CudnnStep>(&plan.steps.back()))
+    return cudnnStep->fallback ? &*cudnnStep->fallback : nullptr;
+  return nullptr;
+}
+
 // variant "kernel" grid [x,y,z] block [x,y,z] smem N
 Status PlanParser::parseVariant(Plan &plan) {
   TGC_RETURN_IF_ERROR(expectCount(
       8, "variant \"kernel\" grid [x,y,z] block [x,y,z] smem N"));
-  LaunchStep *launch =
-      plan.steps.empty() ? nullptr : std::get_if<LaunchStep>(&plan.steps.back());
+  LaunchStep *launch = lastLaunch(plan);
   if (!launch)
-    return error("'variant' must follow a 'launch' line");
+    return error("'variant' must follow a 'launch' or 'fallback' line");
   LaunchVariant v;
   TGC_RETURN_IF_ERROR(string(1, v.kernel));
   TGC_RETURN_IF_ERROR(word(2, "grid"));
@@ -386,8 +406,7 @@ Status PlanParser::parseVariant(Plan &plan) {
 // arg buffer "name" | arg i32 N | arg i64 N | arg f32 X
 Status PlanParser::parseArg(Plan &plan) {
   TGC_RETURN_IF_ERROR(expectCount(3, "arg buffer|i32|i64|f32 <value>"));
-  LaunchStep *launch =
-      plan.steps.empty() ? nullptr : std::get_if<LaunchStep>(&plan.steps.back());
+  LaunchStep *launch = lastLaunch(plan);
   if (!launch || launch->variants.empty())
     return error("'arg' must follow a 'variant' line");
   const std::string &kind = tokens_[1].text;
@@ -488,9 +507,23 @@ Expected<Plan> PlanParser::parse() {
       TGC_RETURN_IF_ERROR(expectCount(2, "cudnn <bytes>"));
       size_t size;
       TGC_RETURN_IF_ERROR(integer(1, size));
+      std::string text;
+      size_t firstLine = line_ + 1;
+      TGC_RETURN_IF_ERROR(readBlob(size, text));
+      Expected<std::vector<cudnn::Graph>> graphs = cudnn::parseGraphs(
+          text, strCat(source_, " (cuDNN graph from line ", firstLine, ")"));
+      if (!graphs)
+        return graphs.takeStatus();
       CudnnStep step;
-      TGC_RETURN_IF_ERROR(readBlob(size, step.payload));
+      step.graphs = graphs.take();
       plan.steps.push_back(std::move(step));
+    } else if (kw == "fallback") {
+      TGC_RETURN_IF_ERROR(expectCount(1, "fallback"));
+      auto *cudnnStep =
+          plan.steps.empty() ? nullptr : std::get_if<CudnnStep>(&plan.steps.back());
+      if (!cudnnStep || cudnnStep->fallback)
+        return error("'fallback' must follow a 'cudnn' step (once)");
+      cudnnStep->fallback = LaunchStep{};
     } else {
       return error(strCat("unknown keyword '", kw, "'"));
     }
@@ -529,19 +562,21 @@ std::string serializePlan(const Plan &plan) {
   for (const Step &step : plan.steps) {
     if (const auto *launch = std::get_if<LaunchStep>(&step)) {
       out += "launch\n";
-      for (const LaunchVariant &v : launch->variants) {
-        out += strCat("variant ", quote(v.kernel), " grid ", dim3(v.grid),
-                      " block ", dim3(v.block), " smem ", v.sharedBytes, "\n");
-        for (const KernelArg &arg : v.args)
-          writeArg(out, arg);
-      }
+      writeVariants(out, *launch);
     } else if (const auto *memset = std::get_if<MemsetStep>(&step)) {
       out += strCat("memset ", quote(memset->buffer), " ", int(memset->value),
                     "\n");
     } else if (const auto *copy = std::get_if<CopyStep>(&step)) {
       out += strCat("copy ", quote(copy->src), " ", quote(copy->dst), "\n");
     } else if (const auto *cudnn = std::get_if<CudnnStep>(&step)) {
-      writeBlob(out, "cudnn", cudnn->payload);
+      std::string text;
+      for (const cudnn::Graph &graph : cudnn->graphs)
+        text += cudnn::printGraph(graph);
+      writeBlob(out, "cudnn", text);
+      if (cudnn->fallback) {
+        out += "fallback\n";
+        writeVariants(out, *cudnn->fallback);
+      }
     }
   }
   out += strCat(kEndPrefix, toHex(Sha256::hash(out)), "\n");

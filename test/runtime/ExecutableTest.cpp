@@ -451,7 +451,7 @@ TEST_F(MockExecutorTest, ArchSpecificKernelOnTheWrongDevice) {
 
 TEST_F(MockExecutorTest, CudnnStepsAreRefused) {
   Plan plan = elementwisePlan(1000);
-  plan.steps.push_back(CudnnStep{"graph"});
+  plan.steps.push_back(scaleCudnnStep("x", "y"));
   std::unique_ptr<Executable> exe = load(plan);
   DeviceBuffer x(4000, mock), y(4000, mock);
   Status status = exe->run({{"x", x.data}, {"y", y.data}}, stream(0x5000));

@@ -55,8 +55,15 @@ void expectSamePlan(const Plan &a, const Plan &b) {
       EXPECT_EQ(c->src, std::get<CopyStep>(b.steps[i]).src);
       EXPECT_EQ(c->dst, std::get<CopyStep>(b.steps[i]).dst);
     } else {
-      EXPECT_EQ(std::get<CudnnStep>(a.steps[i]).payload,
-                std::get<CudnnStep>(b.steps[i]).payload);
+      const auto &x = std::get<CudnnStep>(a.steps[i]);
+      const auto &y = std::get<CudnnStep>(b.steps[i]);
+      ASSERT_EQ(x.graphs.size(), y.graphs.size());
+      for (size_t g = 0; g < x.graphs.size(); ++g)
+        EXPECT_EQ(cudnn::printGraph(x.graphs[g]), cudnn::printGraph(y.graphs[g]));
+      ASSERT_EQ(x.fallback.has_value(), y.fallback.has_value());
+      if (x.fallback) {
+        EXPECT_EQ(x.fallback->variants.size(), y.fallback->variants.size());
+      }
     }
   }
 }

@@ -83,6 +83,33 @@ Plan elementwisePlan(int64_t n, uint32_t alignment) {
   return plan;
 }
 
+CudnnStep scaleCudnnStep(const std::string &input, const std::string &output) {
+  // output = -(input * 0.1), as one cuDNN pointwise graph.
+  CudnnStep step;
+  cudnn::Graph graph;
+  graph.name = "scale \"quoted\" name";
+  graph.minVersion = 90000;
+  graph.tensors.push_back({1, DType::F32, {1, 1, 1}, {1, 1, 1},
+                           cudnn::TensorKind::Bound, input, 0.0});
+  graph.tensors.push_back({2, DType::F32, {1, 1, 1}, {1, 1, 1},
+                           cudnn::TensorKind::ByValue, "", 0.1});
+  graph.tensors.push_back({3, DType::F32, {1, 1, 1}, {1, 1, 1},
+                           cudnn::TensorKind::Virtual, "", 0.0});
+  graph.tensors.push_back({4, DType::F32, {1, 1, 1}, {1, 1, 1},
+                           cudnn::TensorKind::Bound, output, 0.0});
+  cudnn::Op mul;
+  mul.kind = cudnn::OpKind::Pointwise;
+  mul.mode = "mul";
+  mul.ports = {{"x", 1}, {"b", 2}, {"y", 3}};
+  cudnn::Op neg;
+  neg.kind = cudnn::OpKind::Pointwise;
+  neg.mode = "neg";
+  neg.ports = {{"x", 3}, {"y", 4}};
+  graph.ops = {mul, neg};
+  step.graphs.push_back(graph);
+  return step;
+}
+
 Plan everythingPlan() {
   Plan plan;
   plan.name = "every \"feature\"\n(quoted)";
@@ -121,7 +148,9 @@ Plan everythingPlan() {
   plan.steps.push_back(MemsetStep{"scratch", 255});
   plan.steps.push_back(launch);
   plan.steps.push_back(CopyStep{"o", "o2"});
-  plan.steps.push_back(CudnnStep{std::string("binary\0payload\nwith lines\n", 26)});
+  CudnnStep cudnnStep = scaleCudnnStep("f", "f");
+  cudnnStep.fallback = launch;
+  plan.steps.push_back(cudnnStep);
   return plan;
 }
 

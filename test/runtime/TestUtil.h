@@ -20,6 +20,9 @@ Plan elementwisePlan(int64_t n = 1000, uint32_t alignment = 16);
 
 /// A plan that uses every feature of the format (for round trips).
 Plan everythingPlan();
+/// A one-graph cuDNN step (pointwise, f32 [1,1,1]) reading `input` and
+/// writing `output`.
+CudnnStep scaleCudnnStep(const std::string &input, const std::string &output);
 
 extern const char *kAxpbSource;
 extern const char *kSquareSource;

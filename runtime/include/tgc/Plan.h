@@ -7,10 +7,12 @@
 // ordered list of steps. It has a versioned text serialisation
 // (docs/plan.md) so that it can be compiled once and shipped.
 
+#include "tgc/CudnnGraph.h"
 #include "tgc/DType.h"
 #include "tgc/Status.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <variant>
@@ -139,11 +141,14 @@ struct CopyStep {
   std::string src, dst;
 };
 
-/// A cuDNN graph. Reserved for the cuDNN backend (issue 5): its payload
-/// format is defined there. This runtime parses and serialises it but
-/// refuses to execute it (StatusCode::Unsupported).
+/// One op (or fused group) run through cuDNN's backend API: alternative
+/// operation graphs, tried in order (the first whose minVersion the loaded
+/// cuDNN meets and for which an engine config finalises), and the NVRTC
+/// launch that replaces them when none works, cuDNN is missing, or
+/// TGC_BACKEND=nvrtc (docs/cudnn.md).
 struct CudnnStep {
-  std::string payload;
+  std::vector<cudnn::Graph> graphs;
+  std::optional<LaunchStep> fallback;
 };
 
 using Step = std::variant<LaunchStep, MemsetStep, CopyStep, CudnnStep>;
