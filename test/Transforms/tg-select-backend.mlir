@@ -21,7 +21,6 @@ func.func @mixed(%a: tensor<4x8xf16>, %b: tensor<8x4xf16>) -> tensor<4x4xf32> {
 // CHECK-LABEL: func.func @pinned
 // CHECK: tg.matmul {{.*}} {tg.backend = "nvrtc"}
 // NVRTC-LABEL: func.func @pinned
-// EXPLAIN: remark: backend nvrtc: requested (nvrtc)
 func.func @pinned(%a: tensor<4x8xf16>, %b: tensor<8x4xf16>) -> tensor<4x4xf32> {
   %m = tg.matmul %a, %b {tg.backend = "nvrtc"} : tensor<4x8xf16>, tensor<8x4xf16> -> tensor<4x4xf32>
   return %m : tensor<4x4xf32>
