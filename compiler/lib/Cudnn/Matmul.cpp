@@ -75,7 +75,7 @@ static std::string planTypes(Type a, Type b, Type convert[2]) {
            ", i32 accumulation) are not lowered to cuDNN";
   for (Type t : {a, b})
     if (!is16Bit(t) && !isNarrow(t))
-      return "an " + typeText(t) +
+      return withArticle(t) +
              " operand (not exact in a 16-bit matmul type)";
   if (is16Bit(a) && is16Bit(b)) {
     if (a != b)
@@ -157,7 +157,7 @@ static std::string buildMatmul(Operation *op, StridesFn stridesOf,
     return reason;
   Type resultElement = resultType.getElementType();
   if (!m.epilogue && !is16Bit(resultElement) && !resultElement.isF32())
-    return "a " + typeText(resultElement) +
+    return withArticle(resultElement) +
            " result (cuDNN's conversion of the f32 accumulator is not "
            "specified to saturate as tg's does)";
 

@@ -25,7 +25,7 @@ static std::string elementProblem(Value value) {
   Type t = cast<ShapedType>(value.getType()).getElementType();
   if (t.isF16() || t.isBF16() || t.isF32())
     return "";
-  return "a " + typeText(t) +
+  return withArticle(t) +
          " input (cuDNN reduces in f32: integer sums would not wrap as tg's "
          "do, fp8 results would not saturate)";
 }

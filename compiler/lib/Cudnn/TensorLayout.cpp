@@ -87,22 +87,22 @@ int64_t cudnn::bindWithUnitDims(GraphBuilder &graph, Value value,
                                 ArrayRef<int64_t> dims,
                                 ArrayRef<bool> inserted, StridesFn stridesOf,
                                 std::string &reason) {
-  auto type = cast<RankedTensorType>(value.getType());
   SmallVector<int64_t> strides = stridesOf(value);
   if (!describable(value, strides, reason))
     return 0;
-  ArrayRef<int64_t> shape = type.getShape();
-  int64_t outer = outerStride(shape, strides);
-  SmallVector<int64_t> full;
-  unsigned next = 0;
-  for (auto [d, isNew] : llvm::zip(dims, inserted)) {
-    (void)d;
-    if (isNew || next >= strides.size()) {
-      full.push_back(outer);
+  // Inserted unit dims take the stride a dense tensor would give them (that
+  // of the next kept dim times its size), so the layout reads naturally.
+  SmallVector<int64_t> full(dims.size(), 1);
+  int64_t inner = 1;
+  int next = int(strides.size()) - 1;
+  for (int i = int(dims.size()) - 1; i >= 0; --i) {
+    if (inserted[i] || next < 0) {
+      full[i] = inner;
       continue;
     }
-    int64_t s = strides[next++];
-    full.push_back(s > 0 ? s : 1);
+    int64_t s = strides[next--];
+    full[i] = s > 0 ? s : inner;
+    inner = full[i] * dims[i];
   }
   return graph.bind(value, dims, full);
 }
@@ -112,4 +112,11 @@ std::string cudnn::typeText(Type type) {
   llvm::raw_string_ostream os(text);
   type.print(os);
   return text;
+}
+
+std::string cudnn::withArticle(Type type) {
+  std::string text = typeText(type);
+  // i8, f16, f8E4M3FN are read "eye-eight", "eff-sixteen".
+  bool vowel = !text.empty() && (text[0] == 'i' || text[0] == 'f');
+  return (vowel ? "an " : "a ") + text;
 }

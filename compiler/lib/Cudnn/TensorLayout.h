@@ -33,8 +33,10 @@ int64_t bindWithUnitDims(GraphBuilder &graph, Value value,
                          ArrayRef<bool> inserted, StridesFn stridesOf,
                          std::string &reason);
 
-/// "2x3xf16"-style text of a value's type, for reasons.
+/// The text of a type, for reasons ("tensor<2x3xf16>", "bf16").
 std::string typeText(Type type);
+/// "an f32", "a bf16": the type's text with its article.
+std::string withArticle(Type type);
 
 } // namespace mlir::tg::cudnn
 
