@@ -66,19 +66,22 @@ func.func @swapped(%a: tensor<16x64xbf16>, %b: tensor<64x32xbf16>, %limit: tenso
   return %y : tensor<16x32xf32>
 }
 
-// An epilogue that yields the accumulator itself: an identity writes it.
+// An epilogue that yields the accumulator itself: an identity writes it. A
+// capture the region never reads is left out of the graph.
 // EXPLAIN: remark: backend cudnn: cuDNN matmul is faster than the generic matmul kernel
 // YIELD-LABEL: graph "tg.fused_matmul f16 x f16 -> f32"
 // YIELD-DAG: tensor [[ACC:[0-9]+]] f32 [1,16,32] [512,32,1] virtual
 // YIELD-DAG: tensor [[Y:[0-9]+]] f32 [1,16,32] [512,32,1] buffer "result0"
+// YIELD-NOT: buffer "arg2"
 // YIELD: op matmul compute f32 a {{[0-9]+}} b {{[0-9]+}} c [[ACC]]
 // YIELD-NEXT: op pointwise identity compute f32 x [[ACC]] y [[Y]]
 // YIELD-NEXT: end
-func.func @yield_arg(%a: tensor<16x64xf16>, %b: tensor<64x32xf16>) -> tensor<16x32xf32> {
-  %y = tg.fused_matmul %a, %b : tensor<16x64xf16>, tensor<64x32xf16> -> tensor<16x32xf32>
+func.func @yield_arg(%a: tensor<16x64xf16>, %b: tensor<64x32xf16>, %unused: tensor<1x32xf32>) -> tensor<16x32xf32> {
+  %y = tg.fused_matmul %a, %b epilogue_captures(%unused : tensor<1x32xf32>)
+      : tensor<16x64xf16>, tensor<64x32xf16> -> tensor<16x32xf32>
     prologue_a {} prologue_b {}
     epilogue {
-    ^bb0(%acc: tensor<f32>):
+    ^bb0(%acc: tensor<f32>, %u: tensor<f32>):
       tg.yield %acc : tensor<f32>
     }
   return %y : tensor<16x32xf32>

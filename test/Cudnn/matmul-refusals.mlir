@@ -111,3 +111,15 @@ func.func @broadcast_dividend(%a: tensor<16x64xf16>, %b: tensor<64x32xf16>, %n: 
     }
   return %y : tensor<16x32xf32>
 }
+
+// CHECK: remark: backend nvrtc: cuDNN cannot run it: epilogue: the region's result does not depend on the accumulator
+func.func @ignores_acc(%a: tensor<16x64xf16>, %b: tensor<64x32xf16>, %c: tensor<16x32xf32>) -> tensor<16x32xf32> {
+  %y = tg.fused_matmul %a, %b epilogue_captures(%c : tensor<16x32xf32>)
+      : tensor<16x64xf16>, tensor<64x32xf16> -> tensor<16x32xf32>
+    prologue_a {} prologue_b {}
+    epilogue {
+    ^bb0(%acc: tensor<f32>, %v: tensor<f32>):
+      tg.yield %v : tensor<f32>
+    }
+  return %y : tensor<16x32xf32>
+}

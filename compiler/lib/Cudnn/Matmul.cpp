@@ -75,8 +75,7 @@ static std::string planTypes(Type a, Type b, Type convert[2]) {
            ", i32 accumulation) are not lowered to cuDNN";
   for (Type t : {a, b})
     if (!is16Bit(t) && !isNarrow(t))
-      return withArticle(t) +
-             " operand (not exact in a 16-bit matmul type)";
+      return withArticle(t) + " operand (not exact in a 16-bit matmul type)";
   if (is16Bit(a) && is16Bit(b)) {
     if (a != b)
       return "operands of different 16-bit types (" + typeText(a) + " x " +
@@ -142,6 +141,25 @@ static std::string layoutProblem(StringRef what, const tgc::cudnn::Tensor &t) {
   return "";
 }
 
+/// Appends to `args` the tensors of the captures of a region: bound
+/// buffers for the captures the region reads, 0 for the others (a tensor no
+/// op uses must not be in a cuDNN graph).
+static bool bindCaptures(GraphBuilder &g, Block &block, ValueRange captures,
+                         unsigned rank, StridesFn stridesOf,
+                         SmallVectorImpl<int64_t> &args, std::string &reason) {
+  for (auto [index, capture] : llvm::enumerate(captures)) {
+    if (block.getArgument(1 + index).use_empty()) {
+      args.push_back(0);
+      continue;
+    }
+    int64_t uid = bindPadded(g, capture, rank, stridesOf, reason);
+    if (!uid)
+      return false;
+    args.push_back(uid);
+  }
+  return true;
+}
+
 /// Builds the graph of `op` into `g`; returns why it cannot, or "".
 static std::string buildMatmul(Operation *op, StridesFn stridesOf,
                                GraphBuilder &g) {
@@ -177,24 +195,24 @@ static std::string buildMatmul(Operation *op, StridesFn stridesOf,
   Type a = m.matmulTypes[0];
   if (!convert[0] && isFp8(a) && a == m.matmulTypes[1]) {
     const tgc::cudnn::Tensor &ta = g.tensor(bound[0]), &tb = g.tensor(bound[1]);
-    bool tn = !m.prologues[0] && !m.prologues[1] &&
-              ta.strides[rank - 1] == 1 && tb.strides[rank - 2] == 1;
+    bool tn = !m.prologues[0] && !m.prologues[1] && ta.strides[rank - 1] == 1 &&
+              tb.strides[rank - 2] == 1;
     if (!tn)
       convert[0] = convert[1] = Builder(op->getContext()).getF16Type();
   }
   for (unsigned i = 0; i < 2; ++i) {
     int64_t value = bound[i];
     if (m.prologues[i]) {
+      Block &block = m.prologues[i]->front();
       SmallVector<int64_t> args{bound[i]};
-      for (Value capture : m.captures[i]) {
-        int64_t uid = bindPadded(g, capture, rank, stridesOf, reason);
-        if (!uid)
-          return reason;
-        args.push_back(uid);
-      }
-      value = translateRegion(g, m.prologues[i]->front(), args, 0, reason);
+      if (!bindCaptures(g, block, m.captures[i], rank, stridesOf, args, reason))
+        return reason;
+      value = translateRegion(g, block, args, 0, reason);
       if (!value)
         return std::string(prologueNames[i]) + ": " + reason;
+      if (block.getArgument(0).use_empty() || g.dims(value) != g.dims(bound[i]))
+        return std::string(prologueNames[i]) +
+               ": the region's result does not depend on its element";
     }
     if (convert[i])
       value = g.unary("identity", value, *dtypeOf(convert[i]));
@@ -211,14 +229,15 @@ static std::string buildMatmul(Operation *op, StridesFn stridesOf,
     g.matmulInto(inputs[0], inputs[1], out);
     return "";
   }
+  Block &epilogue = m.epilogue->front();
+  if (epilogue.getArgument(0).use_empty())
+    return "epilogue: the region's result does not depend on the "
+           "accumulator";
   SmallVector<int64_t> args{g.matmul(inputs[0], inputs[1], DType::F32)};
-  for (Value capture : m.epilogueCaptures) {
-    int64_t uid = bindPadded(g, capture, rank, stridesOf, reason);
-    if (!uid)
-      return reason;
-    args.push_back(uid);
-  }
-  if (!translateRegion(g, m.epilogue->front(), args, out, reason))
+  if (!bindCaptures(g, epilogue, m.epilogueCaptures, rank, stridesOf, args,
+                    reason))
+    return reason;
+  if (!translateRegion(g, epilogue, args, out, reason))
     return "epilogue: " + reason;
   return "";
 }

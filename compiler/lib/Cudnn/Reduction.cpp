@@ -99,8 +99,7 @@ static std::string buildSoftmax(SoftmaxOp op, StridesFn stridesOf,
   int64_t e = g.unary("exp", shifted);
   int64_t sum = g.reduce("add", e, rowDims);
   int64_t nonZero = g.binary("cmp_neq", sum, zero, DType::I1);
-  int64_t safeSum =
-      g.select(nonZero, sum, g.scalar(DType::F32, 1.0, rank));
+  int64_t safeSum = g.select(nonZero, sum, g.scalar(DType::F32, 1.0, rank));
   g.pointwiseInto("div", e, safeSum, y);
   if (stats)
     g.pointwiseInto("add", g.unary("log", sum), safeMax, stats);

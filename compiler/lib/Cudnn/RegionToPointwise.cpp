@@ -20,9 +20,7 @@ static Type elementOf(Value value) {
 /// Types cuDNN pointwise results may have here: the 16/32-bit floats
 /// (rounding to nearest even, as tg does) and i1 from comparisons.
 static bool isWideFloat(Type t) { return t.isBF16() || t.isF16() || t.isF32(); }
-static bool isFp8(Type t) {
-  return isa<Float8E4M3FNType, Float8E5M2Type>(t);
-}
+static bool isFp8(Type t) { return isa<Float8E4M3FNType, Float8E5M2Type>(t); }
 
 /// Why cuDNN's identity conversion would not give tg.cast's value, or "".
 static std::string castProblem(Type from, Type to) {
@@ -178,10 +176,10 @@ bool Translator::translateBinary(Operation *op, StringRef mode) {
   Type type = elementOf(result);
   if (!isWideFloat(type))
     return refuse(op, "arithmetic on " + typeText(type) +
-                        " (cuDNN pointwise ops compute in float; tg " +
-                        (isFp8(type) ? "rounds to fp8 with saturation"
-                                     : "integers wrap") +
-                        ")");
+                          " (cuDNN pointwise ops compute in float; tg " +
+                          (isFp8(type) ? "rounds to fp8 with saturation"
+                                       : "integers wrap") +
+                          ")");
   int64_t x = uids.lookup(lhs), b = uids.lookup(rhs);
   SmallVector<int64_t> out = broadcast(g.dims(x), g.dims(b));
   DType dtype = *dtypeOf(type);
@@ -190,7 +188,7 @@ bool Translator::translateBinary(Operation *op, StringRef mode) {
   }
   if (g.dims(b) != ArrayRef<int64_t>(out))
     return refuse(op, "neither operand has the result's shape (cuDNN "
-                    "broadcasts only the second operand)");
+                      "broadcasts only the second operand)");
   // Only b has the result's dims: swap where that is exact.
   if (isa<AddOp, MulOp, MaxOp, MinOp>(op)) {
     return emit(result, mode, b, x, 0, dtype);
@@ -205,14 +203,14 @@ bool Translator::translateBinary(Operation *op, StringRef mode) {
     return emit(result, "add", negB, x, 0, dtype);
   }
   return refuse(op, "only the second operand has the result's shape, and "
-                  "cuDNN broadcasts only the second operand");
+                    "cuDNN broadcasts only the second operand");
 }
 
 bool Translator::translateCmp(CmpOp op) {
   Type type = elementOf(op.getLhs());
   if (!isWideFloat(type))
     return refuse(op, "comparison of " + typeText(type) +
-                        " (cuDNN compares in float)");
+                          " (cuDNN compares in float)");
   int64_t x = uids.lookup(op.getLhs()), b = uids.lookup(op.getRhs());
   SmallVector<int64_t> out = broadcast(g.dims(x), g.dims(b));
   if (g.dims(x) == ArrayRef<int64_t>(out)) {
@@ -220,17 +218,17 @@ bool Translator::translateCmp(CmpOp op) {
   }
   if (g.dims(b) == ArrayRef<int64_t>(out)) {
     return emit(op.getResult(), swappedCmpMode(op.getPredicate()), b, x, 0,
-         DType::I1);
+                DType::I1);
   }
   return refuse(op, "neither operand has the result's shape (cuDNN "
-                  "broadcasts only the second operand)");
+                    "broadcasts only the second operand)");
 }
 
 bool Translator::translateSelect(SelectOp op) {
   Type type = elementOf(op.getResult());
   if (!isWideFloat(type))
     return refuse(op, "a choice between " + typeText(type) +
-                        " values (only 16/32-bit floats are translated)");
+                          " values (only 16/32-bit floats are translated)");
   int64_t cond = uids.lookup(op.getCond());
   int64_t onTrue = uids.lookup(op.getOnTrue());
   int64_t onFalse = uids.lookup(op.getOnFalse());
@@ -248,10 +246,11 @@ bool Translator::translateSelect(SelectOp op) {
     negate.mode = "logical_not";
     negate.ports = {{"x", cond}, {"y", notCond}};
     g.addOp(std::move(negate));
-    return emit(op.getResult(), "binary_select", onFalse, onTrue, notCond, dtype);
+    return emit(op.getResult(), "binary_select", onFalse, onTrue, notCond,
+                dtype);
   }
   return refuse(op, "neither value has the result's shape (cuDNN broadcasts "
-                  "only the second value and the condition)");
+                    "only the second value and the condition)");
 }
 
 bool Translator::translate(Operation *op) {
@@ -260,17 +259,17 @@ bool Translator::translate(Operation *op) {
     Type type = elementOf(constant.getResult());
     if (!elements || !elements.isSplat() || !isWideFloat(type))
       return refuse(op, "only splat 16/32-bit float constants become cuDNN "
-                      "scalars, got " +
-                          typeText(constant.getResult().getType()));
+                        "scalars, got " +
+                            typeText(constant.getResult().getType()));
     // The constant's value is exact in f32.
-    uids[constant.getResult()] =
-        g.scalar(DType::F32,
-                 elements.getSplatValue<APFloat>().convertToDouble(),
-                 fullDims.size());
+    uids[constant.getResult()] = g.scalar(
+        DType::F32, elements.getSplatValue<APFloat>().convertToDouble(),
+        fullDims.size());
     return true;
   }
   if (auto castOp = dyn_cast<CastOp>(op)) {
-    Type from = elementOf(castOp.getInput()), to = elementOf(castOp.getResult());
+    Type from = elementOf(castOp.getInput()),
+         to = elementOf(castOp.getResult());
     std::string problem = castProblem(from, to);
     if (!problem.empty())
       return refuse(op, problem);
@@ -290,9 +289,9 @@ bool Translator::translate(Operation *op) {
   Type type = elementOf(op->getResult(0));
   if (!isWideFloat(type))
     return refuse(op, "on " + typeText(type) +
-                        " (only 16/32-bit floats are translated)");
+                          " (only 16/32-bit floats are translated)");
   return emit(op->getResult(0), mode, uids.lookup(op->getOperand(0)), 0, 0,
-       *dtypeOf(type));
+              *dtypeOf(type));
 }
 
 int64_t Translator::run() {

@@ -12,8 +12,7 @@ using namespace mlir::tg::cudnn;
 SmallVector<int64_t> cudnn::staticStridesOf(Value value) {
   auto type = cast<RankedTensorType>(value.getType());
   if (auto arg = dyn_cast<BlockArgument>(value))
-    if (auto fn = dyn_cast_or_null<func::FuncOp>(
-            arg.getOwner()->getParentOp()))
+    if (auto fn = dyn_cast_or_null<func::FuncOp>(arg.getOwner()->getParentOp()))
       if (auto strides = fn.getArgAttrOfType<DenseI64ArrayAttr>(
               arg.getArgNumber(), "tg.strides"))
         return SmallVector<int64_t>(strides.asArrayRef());
@@ -84,9 +83,8 @@ int64_t cudnn::bindPadded(GraphBuilder &graph, Value value, unsigned rank,
 }
 
 int64_t cudnn::bindWithUnitDims(GraphBuilder &graph, Value value,
-                                ArrayRef<int64_t> dims,
-                                ArrayRef<bool> inserted, StridesFn stridesOf,
-                                std::string &reason) {
+                                ArrayRef<int64_t> dims, ArrayRef<bool> inserted,
+                                StridesFn stridesOf, std::string &reason) {
   SmallVector<int64_t> strides = stridesOf(value);
   if (!describable(value, strides, reason))
     return 0;

@@ -29,9 +29,8 @@ int64_t bindPadded(GraphBuilder &graph, Value value, unsigned rank,
 /// a reduction result without keepdim) and strides from `stridesOf` for the
 /// dimensions it has; inserted dimensions get any positive stride.
 int64_t bindWithUnitDims(GraphBuilder &graph, Value value,
-                         ArrayRef<int64_t> dims,
-                         ArrayRef<bool> inserted, StridesFn stridesOf,
-                         std::string &reason);
+                         ArrayRef<int64_t> dims, ArrayRef<bool> inserted,
+                         StridesFn stridesOf, std::string &reason);
 
 /// The text of a type, for reasons ("tensor<2x3xf16>", "bf16").
 std::string typeText(Type type);
