@@ -156,12 +156,13 @@ buildExecutionPlan(const CudnnLibrary &lib, cudnnHandle_t handle,
                               ", config ", i, " of ", configs.size());
       return result;
     }
-    failures.push_back(strCat("heuristics mode ", heuristicModeName(mode), ": ",
-                              configs.size() == 1
-                                  ? std::string("the engine config")
-                                  : strCat("none of ", configs.size(),
-                                           " engine configs"),
-                              " finalised (first: ", firstError, ")"));
+    failures.push_back(
+        configs.size() == 1
+            ? strCat("heuristics mode ", heuristicModeName(mode),
+                     ": its engine config did not finalise (", firstError, ")")
+            : strCat("heuristics mode ", heuristicModeName(mode), ": none of ",
+                     configs.size(), " engine configs finalised (first: ",
+                     firstError, ")"));
   }
   std::string message;
   for (const std::string &f : failures)

@@ -384,13 +384,14 @@ Expected<Descriptor> buildTensor(const CudnnLibrary &lib, const Tensor &t) {
   if (!created)
     return created.takeStatus();
   Descriptor d = created.take();
-  auto rank = int64_t(t.dims.size());
   bool isVirtual = t.kind == TensorKind::Virtual;
   TGC_RETURN_IF_ERROR(d.setDataType(CUDNN_ATTR_TENSOR_DATA_TYPE, dataTypeOf(t.dtype)));
   TGC_RETURN_IF_ERROR(
-      d.set(CUDNN_ATTR_TENSOR_DIMENSIONS, CUDNN_TYPE_INT64, rank, t.dims.data()));
+      d.set(CUDNN_ATTR_TENSOR_DIMENSIONS, CUDNN_TYPE_INT64,
+            int64_t(t.dims.size()), t.dims.data()));
   TGC_RETURN_IF_ERROR(
-      d.set(CUDNN_ATTR_TENSOR_STRIDES, CUDNN_TYPE_INT64, rank, t.strides.data()));
+      d.set(CUDNN_ATTR_TENSOR_STRIDES, CUDNN_TYPE_INT64,
+            int64_t(t.strides.size()), t.strides.data()));
   TGC_RETURN_IF_ERROR(d.setInt64(CUDNN_ATTR_TENSOR_UNIQUE_ID, t.uid));
   // Plan buffers are at least 16-byte aligned (Buffer::alignment default);
   // virtual and by-value tensors have no address.
