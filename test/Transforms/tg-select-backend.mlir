@@ -7,11 +7,21 @@
 // CHECK: tg.softmax {{.*}} {tg.backend = "nvrtc"}
 // CHECK-NOT: tg.backend
 // CHECK: return
-// EXPLAIN: remark: backend nvrtc: cudnn was requested but the cuDNN backend is not available in this build; using nvrtc
+// EXPLAIN: remark: backend nvrtc: cudnn was requested but the cuDNN matmul lowering is not built yet; using nvrtc
+// EXPLAIN: remark: backend nvrtc: requested (nvrtc)
 // BAD: error: unknown backend 'cublas' (expected auto, nvrtc or cudnn)
 func.func @mixed(%a: tensor<4x8xf16>, %b: tensor<8x4xf16>) -> tensor<4x4xf32> {
   %m = tg.matmul %a, %b : tensor<4x8xf16>, tensor<8x4xf16> -> tensor<4x4xf32>
   %p = tg.softmax %m axis = 1 : tensor<4x4xf32>
   %e = tg.exp %p : tensor<4x4xf32>
   return %e : tensor<4x4xf32>
+}
+
+// A tg.backend written on an op wins over the pass option.
+// CHECK-LABEL: func.func @pinned
+// CHECK: tg.matmul {{.*}} {tg.backend = "nvrtc"}
+// NVRTC-LABEL: func.func @pinned
+func.func @pinned(%a: tensor<4x8xf16>, %b: tensor<8x4xf16>) -> tensor<4x4xf32> {
+  %m = tg.matmul %a, %b {tg.backend = "nvrtc"} : tensor<4x8xf16>, tensor<8x4xf16> -> tensor<4x4xf32>
+  return %m : tensor<4x4xf32>
 }

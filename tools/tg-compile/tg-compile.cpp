@@ -22,7 +22,7 @@ using namespace mlir;
 namespace cl = llvm::cl;
 
 namespace {
-enum class Emit { Mlir, Cuda, Ptx, Plan };
+enum class Emit { Mlir, Cuda, Ptx, Cudnn, Plan };
 
 cl::OptionCategory category("tg-compile options");
 cl::opt<std::string> inputFile(cl::Positional, cl::desc("<graph.mlir>"),
@@ -39,6 +39,8 @@ cl::opt<Emit> emit(
                                               "every kernel"),
                clEnumValN(Emit::Ptx, "ptx", "PTX of every kernel from NVRTC "
                                             "for --arch"),
+               clEnumValN(Emit::Cudnn, "cudnn",
+                          "the cuDNN operation graphs of every cuDNN step"),
                clEnumValN(Emit::Plan, "plan", "the serialised plan (default)")),
     cl::cat(category));
 cl::opt<std::string> arch("arch",
@@ -64,6 +66,24 @@ static void printKernels(const tgc::Plan &plan, llvm::raw_ostream &os) {
     os << kernel.source;
     if (!kernel.source.empty() && kernel.source.back() != '\n')
       os << "\n";
+  }
+}
+
+/// Each cuDNN step's graphs in their text form (docs/cudnn.md), and which
+/// NVRTC kernel replaces them when cuDNN cannot run.
+static void printCudnnGraphs(const tgc::Plan &plan, llvm::raw_ostream &os) {
+  for (auto [index, step] : llvm::enumerate(plan.steps)) {
+    const auto *cudnnStep = std::get_if<tgc::CudnnStep>(&step);
+    if (!cudnnStep)
+      continue;
+    os << "// ===== step " << index << " (cudnn)";
+    if (cudnnStep->fallback)
+      os << ", fallback kernel " << cudnnStep->fallback->variants.back().kernel;
+    else
+      os << ", no fallback";
+    os << "\n";
+    for (const tgc::cudnn::Graph &graph : cudnnStep->graphs)
+      os << tgc::cudnn::printGraph(graph);
   }
 }
 
@@ -158,6 +178,9 @@ int main(int argc, char **argv) {
   case Emit::Ptx:
     if (failed(printPtx(*plan, output->os())))
       return 1;
+    break;
+  case Emit::Cudnn:
+    printCudnnGraphs(*plan, output->os());
     break;
   case Emit::Plan:
     output->os() << tgc::serializePlan(*plan);

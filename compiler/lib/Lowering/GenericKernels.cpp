@@ -20,6 +20,7 @@
 
 #include "KernelEmitters.h"
 
+#include "tg/Cudnn/CudnnLowering.h"
 #include "tg/Lowering/ScalarExpr.h"
 
 #include "llvm/ADT/TypeSwitch.h"
@@ -149,8 +150,16 @@ tg::emitGenericKernels(func::FuncOp fn, AttentionEmitter emitAttention) {
     if (op.getNumResults() != 0 &&
         llvm::all_of(op.getResults(),
                      [](Value v) { return v.use_empty(); }) &&
-        !isa<AttentionOp>(op))
+        !isa<AttentionOp, AttentionGradOp>(op))
       continue; // dead
+
+    // cuDNN reads tensors from buffers (described by the buffer's strides),
+    // not from folded views.
+    bool onCudnn = cudnn::isAssignedToCudnn(&op);
+    if (onCudnn)
+      for (Value operand : op.getOperands())
+        materialize(operand, "cuDNN operand", state);
+    size_t stepsBefore = state.steps.size();
 
     LogicalResult result =
         llvm::TypeSwitch<Operation *, LogicalResult>(&op)
@@ -196,6 +205,23 @@ tg::emitGenericKernels(func::FuncOp fn, AttentionEmitter emitAttention) {
                 state.views[result] = TensorView::ofBuffer(result);
               return success();
             })
+            .Case([&](AttentionGradOp grad) -> LogicalResult {
+              if (!onCudnn)
+                return grad.emitOpError(
+                    "has no CUDA kernel: it runs on cuDNN only "
+                    "(tg.backend = \"cudnn\"); otherwise tg-expand-attention "
+                    "must expand it first");
+              // A step without source: the plan builder lowers it to cuDNN.
+              KernelStep step;
+              step.name = "attention_grad (cuDNN)";
+              step.op = grad;
+              for (Value result : grad->getResults()) {
+                step.outputs.push_back(result);
+                state.views[result] = TensorView::ofBuffer(result);
+              }
+              state.steps.push_back(std::move(step));
+              return success();
+            })
             .Case<SdpaOp, SdpaGradOp>([&](Operation *sdpa) {
               return sdpa->emitOpError(
                   "cannot be lowered to CUDA kernels directly; run "
@@ -207,6 +233,10 @@ tg::emitGenericKernels(func::FuncOp fn, AttentionEmitter emitAttention) {
             });
     if (failed(result))
       return failure();
+    if (isa<AttentionOp, AttentionGradOp, MatmulOp, FusedMatmulOp, ReduceOp,
+            SoftmaxOp>(op) &&
+        state.steps.size() > stepsBefore)
+      state.steps.back().op = &op;
   }
   return std::move(state.steps);
 }

@@ -4,6 +4,7 @@
 #include "AttentionStep.h"
 #include "RelayoutKernel.h"
 
+#include "tg/Cudnn/CudnnLowering.h"
 #include "tg/Dialect/TG/IR/TGOps.h"
 #include "tg/Lowering/KernelStep.h"
 
@@ -91,6 +92,12 @@ private:
   /// (first to last step that touches them) do not overlap share bytes.
   void placeIntermediates();
   LogicalResult addLaunch(const KernelStep &step);
+  FailureOr<tgc::LaunchStep> launchOf(const KernelStep &step);
+  /// A cuDNN step for the op of `step` (tg.backend = "cudnn"), with the
+  /// step's kernel, when it has one, as the NVRTC fallback.
+  LogicalResult addCudnnStep(const KernelStep &step);
+  /// A workspace buffer for a cuDNN scratch tensor, live during this step.
+  std::string addScratchBuffer(const cudnn::ScratchTensor &scratch);
   FailureOr<tgc::LaunchVariant> addVariant(const KernelStep &step);
   LogicalResult addResultCopies();
 
@@ -238,7 +245,7 @@ void PlanBuilder::placeIntermediates() {
   plan.workspaceBytes = alignUp(size, kWorkspaceAlignment);
 }
 
-LogicalResult PlanBuilder::addLaunch(const KernelStep &step) {
+FailureOr<tgc::LaunchStep> PlanBuilder::launchOf(const KernelStep &step) {
   tgc::LaunchStep launch;
   for (const KernelStep &preferred : step.preferred) {
     FailureOr<tgc::LaunchVariant> variant = addVariant(preferred);
@@ -250,7 +257,68 @@ LogicalResult PlanBuilder::addLaunch(const KernelStep &step) {
   if (failed(variant))
     return failure();
   launch.variants.push_back(std::move(*variant));
-  plan.steps.push_back(std::move(launch));
+  return launch;
+}
+
+LogicalResult PlanBuilder::addLaunch(const KernelStep &step) {
+  if (step.op && cudnn::isAssignedToCudnn(step.op))
+    return addCudnnStep(step);
+  if (step.source.empty())
+    return emitError(step.op ? step.op->getLoc() : fn.getLoc())
+           << "'" << step.name << "' has no NVRTC kernel and is not assigned "
+           << "to cuDNN";
+  FailureOr<tgc::LaunchStep> launch = launchOf(step);
+  if (failed(launch))
+    return failure();
+  plan.steps.push_back(std::move(*launch));
+  ++currentStep;
+  return success();
+}
+
+std::string PlanBuilder::addScratchBuffer(const cudnn::ScratchTensor &scratch) {
+  tgc::Buffer buffer;
+  buffer.name = "t" + std::to_string(intermediates++);
+  buffer.role = tgc::BufferRole::Intermediate;
+  buffer.dtype = scratch.dtype;
+  buffer.shape.assign(scratch.shape.begin(), scratch.shape.end());
+  SmallVector<int64_t> dense = rowMajorStrides(scratch.shape);
+  buffer.strides.assign(dense.begin(), dense.end());
+  buffer.alignment = kBufferAlignment;
+  liveRanges[buffer.name] = {currentStep, currentStep};
+  plan.buffers.push_back(buffer);
+  return buffer.name;
+}
+
+LogicalResult PlanBuilder::addCudnnStep(const KernelStep &step) {
+  FailureOr<cudnn::Lowering> lowering = cudnn::lower(
+      step.op, [&](Value v) { return stridesOf(v); });
+  if (failed(lowering))
+    return failure();
+  tgc::CudnnStep cudnnStep;
+  for (cudnn::GraphBuilder &builder : lowering->graphs) {
+    tgc::cudnn::Graph graph = builder.graph();
+    auto setBuffer = [&](int64_t uid, const std::string &name) {
+      for (tgc::cudnn::Tensor &t : graph.tensors)
+        if (t.uid == uid)
+          t.buffer = name;
+    };
+    for (auto [uid, value] : builder.bindings()) {
+      FailureOr<std::string> name = bufferFor(value);
+      if (failed(name))
+        return failure();
+      setBuffer(uid, *name);
+    }
+    for (const cudnn::ScratchTensor &scratch : builder.scratchTensors())
+      setBuffer(scratch.uid, addScratchBuffer(scratch));
+    cudnnStep.graphs.push_back(std::move(graph));
+  }
+  if (!step.source.empty()) {
+    FailureOr<tgc::LaunchStep> launch = launchOf(step);
+    if (failed(launch))
+      return failure();
+    cudnnStep.fallback = std::move(*launch);
+  }
+  plan.steps.push_back(std::move(cudnnStep));
   ++currentStep;
   return success();
 }

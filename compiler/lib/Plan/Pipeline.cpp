@@ -12,15 +12,20 @@ void tg::buildCompilePipeline(OpPassManager &pm, StringRef backend,
   fn.addPass(createDecomposeSdpa());
   fn.addPass(createCanonicalizerPass());
   fn.addPass(createCSEPass());
-  fn.addPass(createFuseAttention());
+  // The fused backward (tg.attention_grad) is not formed until
+  // tg-expand-attention can expand it again for NVRTC.
+  FuseAttentionOptions fuse;
+  fuse.backward = false;
+  fn.addPass(createFuseAttention(fuse));
   fn.addPass(createFuseMatmul());
-  // Attention the fused kernel cannot run (e.g. f32) runs on the generic
-  // kernels instead.
-  fn.addPass(createExpandAttention());
-  fn.addPass(createCanonicalizerPass());
-  fn.addPass(createCSEPass());
   SelectBackendOptions select;
   select.backend = backend.str();
   select.explain = explain;
   fn.addPass(createSelectBackend(select));
+  // Attention that neither cuDNN nor the fused kernel runs (e.g. f32 on
+  // NVRTC) runs on the generic kernels instead. Ops it creates carry no
+  // tg.backend: they run on NVRTC.
+  fn.addPass(createExpandAttention());
+  fn.addPass(createCanonicalizerPass());
+  fn.addPass(createCSEPass());
 }

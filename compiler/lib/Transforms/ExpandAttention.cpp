@@ -2,6 +2,7 @@
 // the fused kernel cannot run (and, with all=true, for testing).
 #include "AttentionScores.h"
 
+#include "tg/Cudnn/CudnnLowering.h"
 #include "tg/Dialect/TG/IR/TGOps.h"
 #include "tg/Transforms/Passes.h"
 
@@ -123,6 +124,8 @@ struct ExpandAttentionPass
   void runOnOperation() override {
     SmallVector<AttentionOp> ops;
     getOperation().walk([&](AttentionOp op) {
+      if (cudnn::isAssignedToCudnn(op))
+        return;
       if (all || !fusedKernelSupports(op))
         ops.push_back(op);
     });

@@ -49,6 +49,12 @@ struct KernelStep {
   /// or PTX), or, when `archSpecific`, exactly `sm` (e.g. sm_90a wgmma code).
   int sm = 80;
   bool archSpecific = false;
+  /// The op this step computes, for steps of one op (attention, matmul,
+  /// fused_matmul, reduce, softmax, attention_grad); the plan builder hands
+  /// it to the cuDNN lowering when the op carries tg.backend = "cudnn".
+  /// A step of such an op with an empty `source` has no NVRTC kernel.
+  Operation *op = nullptr;
+
   /// Faster versions of this launch (same arguments) for particular
   /// devices, tried in order before this one; the runtime takes the first
   /// the device can run.

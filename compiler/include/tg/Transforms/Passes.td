@@ -149,9 +149,12 @@ def SelectBackend : Pass<"tg-select-backend", "func::FuncOp"> {
     Marks each tg.attention, tg.fused_matmul, tg.matmul, tg.softmax and
     tg.reduce with `tg.backend = "nvrtc"` or `"cudnn"`. The NVRTC backend
     runs every verified graph; the cuDNN backend is chosen where it supports
-    the op and is measured faster (not available yet: every op goes to
-    NVRTC). With `explain`, each choice is reported as a remark that says
-    why.
+    the op and is measured faster (attention forward and backward, matmul and
+    fused_matmul; reduce and softmax stay on NVRTC, where they fuse with
+    their neighbours); `backend=cudnn` asks for cuDNN wherever it can run the
+    op. A `tg.backend` already on an op (written by the user) wins over the
+    option. tg.attention_grad on NVRTC is expanded by tg-expand-attention.
+    With `explain`, each choice is reported as a remark that says why.
 
     ```mlir
     %o = tg.attention %q, %k, %v {tg.backend = "nvrtc"} ...
