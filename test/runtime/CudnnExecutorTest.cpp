@@ -12,8 +12,10 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <cstdlib>
 #include <cstring>
+#include <thread>
 
 using namespace tgc;
 using namespace tgc::test;
@@ -511,4 +513,50 @@ TEST_F(CudnnExecutorTest, CApiDescribe) {
   EXPECT_STREQ(described, "");
   tgc_executable_destroy(other);
   tgc_executable_destroy(exe);
+}
+
+TEST_F(CudnnExecutorTest, ConcurrentRunsShareTheHandle) {
+  // The hook only computes (no shared bookkeeping): runs come from 4 threads.
+  cudnn->setExecuteHook(
+      [](const int64_t *uids, void *const *pointers, int64_t count, void *, void *) {
+        const float *x = static_cast<const float *>(pointers[0]);
+        const float *s = static_cast<const float *>(pointers[1]);
+        float *t = static_cast<float *>(pointers[2]);
+        if (count == 3 && uids[0] == 1 && uids[2] == 3)
+          for (int64_t i = 0; i < kN; ++i)
+            t[i] = x[i] * *s;
+      },
+      nullptr);
+  cuda->setLaunchHook(
+      [](const char *name, void **params, void *) {
+        int dummy = 0;
+        emulateKernels(name, params, &dummy);
+      },
+      nullptr);
+  std::unique_ptr<Executable> exe = load(cudnnPlan());
+  std::atomic<int> failures{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t)
+    threads.emplace_back([&, t] {
+      Memory in(kN * 4, cuda), out(kN * 4, cuda), ws(4096, cuda);
+      for (int i = 0; i < kN; ++i)
+        in.floats()[i] = float(i + t);
+      for (int r = 0; r < 20; ++r)
+        if (!exe->run({{"x", in.data}, {"y", out.data}}, Workspace{ws.data, 4096},
+                      stream(0x1000 * (t + 1)))
+                 .isOk())
+          ++failures;
+      for (int i = 0; i < kN; ++i) {
+        float v = 0.5f * float(i + t);
+        if (out.floats()[i] != v * v)
+          ++failures;
+      }
+    });
+  for (std::thread &thread : threads)
+    thread.join();
+  EXPECT_EQ(failures, 0);
+  std::string trace = cudnn->trace();
+  EXPECT_EQ(countLines(trace, "execute uids=1,2,3"), 80);
+  EXPECT_EQ(countLines(trace, "cudnnCreate"), 1);
+  EXPECT_EQ(countLines(trace, "finalize EXECUTION_PLAN"), 1);
 }
