@@ -301,21 +301,20 @@ Status Executable::Impl::prepareCudnn(const CudaDriver &drv,
 Status Executable::Impl::prepareLaunch(const CudaDriver &drv,
                                        ContextState &state,
                                        const DeviceInfo &device, size_t i,
-                                       const LaunchStep &launchStep) {
-  const LaunchStep *launch = &launchStep;
+                                       const LaunchStep &launch) {
   const NvrtcInfo &nvrtc = nvrtcInfo();
   const int sharedOptin = device.sharedOptin;
   std::string where = strCat("step ", i);
   Expected<VariantChoice> choice = selectLaunchVariant(
-      plan, *launch, state.deviceArch, nvrtc.archs, device.forcePtx);
+      plan, launch, state.deviceArch, nvrtc.archs, device.forcePtx);
   if (!choice)
     return choice.takeStatus().addContext(where);
-  const LaunchVariant &variant = launch->variants[choice->index];
+  const LaunchVariant &variant = launch.variants[choice->index];
   const Kernel &kernel = *plan.findKernel(variant.kernel);
   std::string what = strCat("kernel '", kernel.id, "' (", choice->target.name(),
                             ")");
   TGC_LOG_INFO(where, ": ", what, ", variant ", choice->index, " of ",
-               launch->variants.size());
+               launch.variants.size());
 
   Expected<std::shared_ptr<const CompiledKernel>> compiled =
       KernelCache::global().get(kernel, choice->target);
