@@ -350,6 +350,13 @@ Plan attentionPlan() {
   g.pointwise("exp", shifted, 0, e);
   int64_t rowSum = g.virt(DType::F32, rows);
   g.reduction("add", e, rowSum);
+  // The fused-attention engines recognise softmax only with its stats
+  // (max + log(sum)), virtual when not needed; without them no engine
+  // config matches (cuDNN 9.14 and 9.19 on H200).
+  int64_t logSum = g.virt(DType::F32, rows);
+  g.pointwise("log", rowSum, 0, logSum);
+  int64_t stats = g.virt(DType::F32, rows);
+  g.pointwise("add", rowMax, logSum, stats);
   int64_t p = g.virt(DType::BF16, scores); // P must be 16-bit for the engine
   g.pointwise("div", e, rowSum, p);
   g.matmul(p, v, o);
