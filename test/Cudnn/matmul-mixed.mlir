@@ -6,6 +6,7 @@
 // RUN: tg-compile %s --emit=cudnn --backend=cudnn --entry=plain_i8 | FileCheck %s --check-prefix=PLAIN
 // RUN: tg-compile %s --emit=cudnn --backend=cudnn --entry=dequant | FileCheck %s --check-prefix=DEQUANT
 // RUN: tg-compile %s --emit=cudnn --backend=cudnn --entry=fp8_prologue_a | FileCheck %s --check-prefix=FP8A
+// RUN: tg-compile %s --emit=cudnn --backend=cudnn --entry=colmajor_i8 | FileCheck %s --check-prefix=COLMAJOR
 // RUN: tg-opt %s --tg-select-backend=explain=true 2>&1 | FileCheck %s --check-prefix=EXPLAIN
 
 // EXPLAIN: remark: backend cudnn: cuDNN matmul is faster than the generic matmul kernel
@@ -99,6 +100,33 @@ func.func @fp8_prologue_a(%a: tensor<16x64xf8E4M3FN>, %b: tensor<64x32xf16>,
       tg.yield %h : tensor<f16>
     }
     prologue_b {}
+    epilogue {}
+  return %y : tensor<16x32xf16>
+}
+
+// A column-major int8 weight (K contiguous): the virtual tensors computed
+// from it element by element keep its dimension order.
+// EXPLAIN: remark: backend cudnn: cuDNN matmul is faster than the generic matmul kernel
+// COLMAJOR-LABEL: graph "tg.fused_matmul f16 x i8 -> f16"
+// COLMAJOR-DAG: tensor [[W:[0-9]+]] i8 [1,64,32] [2048,1,64] buffer "arg1"
+// COLMAJOR-DAG: tensor [[S:[0-9]+]] f16 [1,1,32] [32,32,1] buffer "arg2"
+// COLMAJOR-DAG: tensor [[WH:[0-9]+]] f16 [1,64,32] [2048,1,64] virtual
+// COLMAJOR-DAG: tensor [[WS:[0-9]+]] f16 [1,64,32] [2048,1,64] virtual
+// COLMAJOR: op pointwise identity compute f32 x [[W]] y [[WH]]
+// COLMAJOR-NEXT: op pointwise mul compute f32 x [[WH]] b [[S]] y [[WS]]
+// COLMAJOR-NEXT: op matmul compute f32 a {{[0-9]+}} b [[WS]] c {{[0-9]+}}
+func.func @colmajor_i8(%a: tensor<16x64xf16>,
+                       %w: tensor<64x32xi8> {tg.strides = array<i64: 1, 64>},
+                       %s: tensor<1x32xf16>) -> tensor<16x32xf16> {
+  %y = tg.fused_matmul %a, %w b_captures(%s : tensor<1x32xf16>)
+      : tensor<16x64xf16>, tensor<64x32xi8> -> tensor<16x32xf16>
+    prologue_a {}
+    prologue_b {
+    ^bb0(%e: tensor<i8>, %sc: tensor<f16>):
+      %h = tg.cast %e : tensor<i8> to tensor<f16>
+      %d = tg.mul %h, %sc : tensor<f16>, tensor<f16>
+      tg.yield %d : tensor<f16>
+    }
     epilogue {}
   return %y : tensor<16x32xf16>
 }

@@ -141,6 +141,20 @@ static std::string layoutProblem(StringRef what, const tgc::cudnn::Tensor &t) {
   return "";
 }
 
+/// y = identity(x) as a virtual `dtype` tensor laid out like x (packed).
+static int64_t convertLike(GraphBuilder &g, int64_t x, DType dtype) {
+  const tgc::cudnn::Tensor &t = g.tensor(x);
+  SmallVector<int64_t> dims(t.dims.begin(), t.dims.end());
+  SmallVector<int64_t> strides = packedStridesLike(t.dims, t.strides);
+  int64_t y = g.virtualTensor(dtype, dims, strides);
+  tgc::cudnn::Op op;
+  op.kind = tgc::cudnn::OpKind::Pointwise;
+  op.mode = "identity";
+  op.ports = {{"x", x}, {"y", y}};
+  g.addOp(std::move(op));
+  return y;
+}
+
 /// Appends to `args` the tensors of the captures of a region: bound
 /// buffers for the captures the region reads, 0 for the others (a tensor no
 /// op uses must not be in a cuDNN graph).
@@ -215,7 +229,7 @@ static std::string buildMatmul(Operation *op, StridesFn stridesOf,
                ": the region's result does not depend on its element";
     }
     if (convert[i])
-      value = g.unary("identity", value, *dtypeOf(convert[i]));
+      value = convertLike(g, value, *dtypeOf(convert[i]));
     inputs[i] = value;
   }
 

@@ -106,7 +106,9 @@ public:
       : g(graph), block(block), into(into), reason(reason) {
     for (auto [arg, uid] : llvm::zip(block.getArguments(), args))
       uids[arg] = uid;
-    fullDims.assign(g.dims(args[0]).begin(), g.dims(args[0]).end());
+    const tgc::cudnn::Tensor &element = g.tensor(args[0]);
+    fullDims.assign(element.dims.begin(), element.dims.end());
+    fullStrides = packedStridesLike(element.dims, element.strides);
   }
 
   int64_t run();
@@ -121,6 +123,13 @@ private:
   /// with `reason` set when x lacks the dims of `into`.
   bool emit(Value result, StringRef mode, int64_t x, int64_t b, int64_t t,
             DType dtype, bool toInto = false);
+  /// Strides of a virtual tensor with the dims of `like`: the element's
+  /// order for full-size values, dense otherwise.
+  ArrayRef<int64_t> stridesFor(int64_t like) {
+    return g.dims(like) == ArrayRef<int64_t>(fullDims)
+               ? ArrayRef<int64_t>(fullStrides)
+               : ArrayRef<int64_t>();
+  }
   SmallVector<int64_t> broadcast(ArrayRef<int64_t> a, ArrayRef<int64_t> b) {
     SmallVector<int64_t> out;
     for (auto [x, y] : llvm::zip(a, b))
@@ -138,6 +147,9 @@ private:
   std::string &reason;
   llvm::DenseMap<Value, int64_t> uids;
   SmallVector<int64_t> fullDims;
+  /// Virtual tensors of the element's dims keep its dimension order (a
+  /// column-major weight stays column-major through its prologue).
+  SmallVector<int64_t> fullStrides;
   Value yielded;
 };
 } // namespace
@@ -153,7 +165,7 @@ bool Translator::emit(Value result, StringRef mode, int64_t x, int64_t b,
     y = into;
   } else {
     SmallVector<int64_t> dims(g.dims(x));
-    y = g.virtualTensor(dtype, dims);
+    y = g.virtualTensor(dtype, dims, stridesFor(x));
   }
   CudnnOp op;
   op.kind = OpKind::Pointwise;
@@ -194,7 +206,7 @@ bool Translator::translateBinary(Operation *op, StringRef mode) {
     return emit(result, mode, b, x, 0, dtype);
   }
   if (isa<SubOp>(op)) { // x - b == (-b) + x, negation being exact
-    int64_t negB = g.virtualTensor(DType::F32, g.dims(b));
+    int64_t negB = g.virtualTensor(DType::F32, g.dims(b), stridesFor(b));
     CudnnOp neg;
     neg.kind = OpKind::Pointwise;
     neg.mode = "neg";
@@ -240,7 +252,8 @@ bool Translator::translateSelect(SelectOp op) {
     return emit(op.getResult(), "binary_select", onTrue, onFalse, cond, dtype);
   }
   if (g.dims(onFalse) == ArrayRef<int64_t>(out)) {
-    int64_t notCond = g.virtualTensor(DType::I1, g.dims(cond));
+    int64_t notCond =
+        g.virtualTensor(DType::I1, g.dims(cond), stridesFor(cond));
     CudnnOp negate;
     negate.kind = OpKind::Pointwise;
     negate.mode = "logical_not";

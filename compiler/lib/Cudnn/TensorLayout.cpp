@@ -105,6 +105,23 @@ int64_t cudnn::bindWithUnitDims(GraphBuilder &graph, Value value,
   return graph.bind(value, dims, full);
 }
 
+SmallVector<int64_t> cudnn::packedStridesLike(ArrayRef<int64_t> dims,
+                                              ArrayRef<int64_t> strides) {
+  // Outermost first: larger strides, ties (unit dims) in dim order.
+  SmallVector<unsigned> order(dims.size());
+  for (unsigned i = 0; i < order.size(); ++i)
+    order[i] = i;
+  llvm::stable_sort(
+      order, [&](unsigned a, unsigned b) { return strides[a] > strides[b]; });
+  SmallVector<int64_t> packed(dims.size(), 1);
+  int64_t next = 1;
+  for (unsigned i = order.size(); i-- > 0;) {
+    packed[order[i]] = next;
+    next *= std::max<int64_t>(dims[order[i]], 1);
+  }
+  return packed;
+}
+
 std::string cudnn::typeText(Type type) {
   std::string text;
   llvm::raw_string_ostream os(text);

@@ -32,6 +32,12 @@ int64_t bindWithUnitDims(GraphBuilder &graph, Value value,
                          ArrayRef<int64_t> dims, ArrayRef<bool> inserted,
                          StridesFn stridesOf, std::string &reason);
 
+/// Packed strides for `dims` with the dimension order of `strides` (the
+/// innermost dim of `strides` stays innermost): the layout of a virtual
+/// tensor computed element by element from a bound one.
+SmallVector<int64_t> packedStridesLike(ArrayRef<int64_t> dims,
+                                       ArrayRef<int64_t> strides);
+
 /// The text of a type, for reasons ("tensor<2x3xf16>", "bf16").
 std::string typeText(Type type);
 /// "an f32", "a bf16": the type's text with its article.
