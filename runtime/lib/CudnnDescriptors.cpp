@@ -328,6 +328,11 @@ const PortAttribute kSdpaBackwardPorts[] = {
     {"seq_len_kv", CUDNN_ATTR_OPERATION_SDPA_BWD_SEQ_LEN_KVDESC},
 };
 
+const PortAttribute kReshapePorts[] = {
+    {"x", CUDNN_ATTR_OPERATION_RESHAPE_XDESC},
+    {"y", CUDNN_ATTR_OPERATION_RESHAPE_YDESC},
+};
+
 template <size_t N>
 std::optional<cudnnBackendAttributeName_t>
 portAttribute(const PortAttribute (&table)[N], std::string_view port) {
@@ -356,6 +361,8 @@ portAttribute(const Op &op, std::string_view port) {
     return portAttribute(kSdpaForwardPorts, port);
   case OpKind::SdpaBackward:
     return portAttribute(kSdpaBackwardPorts, port);
+  case OpKind::Reshape:
+    return portAttribute(kReshapePorts, port);
   }
   return std::nullopt;
 }
@@ -374,6 +381,8 @@ cudnnBackendDescriptorType_t operationType(OpKind kind) {
     return CUDNN_BACKEND_OPERATION_SDPA_FWD_DESCRIPTOR;
   case OpKind::SdpaBackward:
     return CUDNN_BACKEND_OPERATION_SDPA_BWD_DESCRIPTOR;
+  case OpKind::Reshape:
+    return CUDNN_BACKEND_OPERATION_RESHAPE_DESCRIPTOR;
   }
   return CUDNN_BACKEND_OPERATION_POINTWISE_DESCRIPTOR;
 }
@@ -408,7 +417,7 @@ Expected<Descriptor> buildTensor(const CudnnLibrary &lib, const Tensor &t) {
 }
 
 /// The settings descriptor an operation points to (pointwise, matmul,
-/// reduction, rng), finalised; none for the SDPA ops.
+/// reduction, rng), finalised; none for the SDPA and reshape ops.
 Expected<std::optional<Descriptor>> buildSettings(const CudnnLibrary &lib,
                                                   const Op &op,
                                                   const std::string &what) {
@@ -475,6 +484,7 @@ Expected<std::optional<Descriptor>> buildSettings(const CudnnLibrary &lib,
   }
   case OpKind::SdpaForward:
   case OpKind::SdpaBackward:
+  case OpKind::Reshape:
     return result;
   }
   TGC_RETURN_IF_ERROR(result->finalize());

@@ -208,6 +208,7 @@ TEST_F(CudnnDescriptorTest, EveryOpKind) {
       tensor(12, DType::F32, {1, 1, 1}, TensorKind::ByValue, "", -INFINITY),
       tensor(13, DType::F32, {1, 64, 16}, TensorKind::Bound, "out"),
       tensor(14, DType::F32, {1, 64, 16}),
+      tensor(15, DType::F32, {1, 16, 64}, TensorKind::Virtual, "", 0.0),
   };
   Op convert = op(OpKind::Pointwise, "identity", {{"x", 1}, {"y", 2}});
   Op matmul = op(OpKind::Matmul, "", {{"a", 2}, {"b", 3}, {"c", 4}, {"m_override", 5}});
@@ -219,7 +220,8 @@ TEST_F(CudnnDescriptorTest, EveryOpKind) {
   Op compare = op(OpKind::Pointwise, "cmp_lt", {{"x", 10}, {"b", 7}, {"y", 11}});
   Op select = op(OpKind::Pointwise, "binary_select", {{"x", 4}, {"b", 12}, {"t", 11}, {"y", 14}});
   Op backward = op(OpKind::Pointwise, "relu_bwd", {{"x", 14}, {"b", 4}, {"y", 13}});
-  g.ops = {convert, matmul, reduce, rng, index, compare, select, backward};
+  Op reshape = op(OpKind::Reshape, "", {{"x", 14}, {"y", 15}});
+  g.ops = {convert, matmul, reduce, rng, index, compare, select, backward, reshape};
   ASSERT_TRUE(g.validate().isOk()) << g.validate().message();
 
   Expected<BuiltGraph> built = buildOperationGraph(*lib, handle, g);
@@ -257,6 +259,9 @@ TEST_F(CudnnDescriptorTest, EveryOpKind) {
   EXPECT_TRUE(has("set POINTWISE POINTWISE_MODE 200"));
   EXPECT_TRUE(has("set OPERATION_POINTWISE OPERATION_POINTWISE_DYDESC tensor:4"));
   EXPECT_TRUE(has("set OPERATION_POINTWISE OPERATION_POINTWISE_DXDESC tensor:13"));
+  // Reshape: no settings descriptor, just x and y.
+  EXPECT_TRUE(has("set OPERATION_RESHAPE OPERATION_RESHAPE_XDESC tensor:14"));
+  EXPECT_TRUE(has("set OPERATION_RESHAPE OPERATION_RESHAPE_YDESC tensor:15"));
   EXPECT_EQ(countLines(trace(), "finalize OPERATIONGRAPH -> 0"), 1);
 }
 
