@@ -158,6 +158,10 @@ public:
     int64_t v = bindNatural(op.getV());
 
     int64_t s = g->matmul(q, kt);
+    // With padding, the matmuls stop at the sequence lengths (as
+    // cudnn-frontend does): the padded rows of K and V may hold anything,
+    // and 0 * NaN in P . V would leak into valid rows.
+    overrideLengths({{"m_override", true}, {"n_override", false}});
     s = g->binary("mul", s, g->scalar(DType::F32, op.getScale().convertToDouble(), 4));
     if (!isIdentityScoreRegion(op))
       s = emitScoreRegion(*g, op, s, stridesOf);
@@ -186,9 +190,11 @@ public:
     int64_t o = bindNatural(op.getOutput());
     if (valid) {
       int64_t raw = g->matmul(p, v);
+      overrideLengths({{"m_override", true}, {"k_override", false}});
       selectInto(*g, valid, raw, g->scalar(DType::F32, 0.0, 4), o);
     } else {
       g->matmulInto(p, v, o);
+      overrideLengths({{"m_override", true}, {"k_override", false}});
     }
     Value stats = op.getStats();
     if (stats && !valid) {
@@ -220,6 +226,17 @@ private:
                   : g->scalar(DType::I32, double(n.skv), 4);
     return lenKv;
   }
+  /// Binds the given sequence lengths (true: q, false: kv) to override
+  /// ports of the last op, a matmul.
+  void overrideLengths(ArrayRef<std::pair<const char *, bool>> ports) {
+    for (auto [port, isQ] : ports) {
+      Value len = isQ ? op.getSeqLenQ() : op.getSeqLenKv();
+      if (!len)
+        continue;
+      int64_t uid = isQ ? lengthQ() : lengthKv();
+      g->graph().ops.back().ports.push_back({port, uid});
+    }
+  }
   int64_t i32(int64_t value) { return g->scalar(DType::I32, double(value), 4); }
   int64_t intOp(StringRef mode, int64_t x, int64_t b) {
     return binaryIn(*g, mode, x, b, DType::I32, DType::I32);
@@ -234,10 +251,9 @@ private:
   int64_t maskWith(int64_t s, int64_t keep) {
     return g->select(keep, s, g->scalar(DType::F32, -kInf, 4));
   }
-  /// The diagonal kv index of each row of `like` (axis 2): q_idx, or
+  /// The diagonal kv index of query row index `row`: q_idx, or
   /// q_idx + Lkv - Lq for bottom-right alignment.
-  int64_t diagonal(int64_t like) {
-    int64_t row = g->genIndex(like, 2);
+  int64_t diagonal(int64_t row) {
     if (op.getCausal() != CausalMode::bottom_right)
       return row;
     return intOp("sub", intOp("add", row, lengthKv()), lengthQ());
@@ -260,7 +276,7 @@ private:
     std::optional<int64_t> left = op.getWindowLeft(), right = op.getWindowRight();
     if (causal == CausalMode::none && !left && !right)
       return s;
-    int64_t diag = diagonal(s);
+    int64_t diag = diagonal(g->genIndex(s, 2));
     int64_t col = g->genIndex(s, 3);
     if (causal != CausalMode::none || right) {
       // With causal the right bound is the diagonal itself (right >= 0).
@@ -286,7 +302,7 @@ private:
     std::optional<int64_t> left = op.getWindowLeft(), right = op.getWindowRight();
     if (causal == CausalMode::none && !left && !right)
       return ok;
-    int64_t diag = diagonal(like);
+    int64_t diag = diagonal(row);
     // The kept range is [max(0, diag - left), min(Lkv - 1, diag [+ right])].
     if (causal != CausalMode::none)
       ok = andAll(ok, cmp("cmp_ge", diag, i32(0)));
