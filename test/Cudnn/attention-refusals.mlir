@@ -165,3 +165,13 @@ func.func @bottom_right_bias(%q: tensor<1x2x64x64xbf16>, %k: tensor<1x2x64x64xbf
   }
   return %o : tensor<1x2x64x64xbf16>
 }
+
+// CHECK: remark: backend nvrtc: cuDNN cannot run it: cuDNN's sliding window needs Sq <= Skv without padding (Sq = 128, Skv = 64; cudnn-frontend refuses it)
+func.func @window_sq_gt_skv(%q: tensor<1x2x128x64xbf16>, %k: tensor<1x2x64x64xbf16>, %v: tensor<1x2x64x64xbf16>) -> tensor<1x2x128x64xbf16> {
+  %o = tg.attention %q, %k, %v {causal = #tg<causal top_left>, window_left = 100 : i64} : tensor<1x2x128x64xbf16>, tensor<1x2x64x64xbf16>, tensor<1x2x64x64xbf16> -> tensor<1x2x128x64xbf16>
+      score {
+  ^bb0(%s: tensor<f32>, %b: tensor<i64>, %h: tensor<i64>, %qi: tensor<i64>, %ki: tensor<i64>):
+    tg.yield %s : tensor<f32>
+  }
+  return %o : tensor<1x2x128x64xbf16>
+}

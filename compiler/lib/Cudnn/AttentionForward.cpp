@@ -393,6 +393,10 @@ std::string cudnn::attentionUnsupportedReason(AttentionOp op) {
              ", Skv = " + std::to_string(n.skv) +
              "); tg gives zero output and -inf stats there, which cuDNN's "
              "fused attention does not promise";
+  if (op.getWindowLeft() && !hasPadding(op) && n.sq > n.skv)
+    return "cuDNN's sliding window needs Sq <= Skv without padding (Sq = " +
+           std::to_string(n.sq) + ", Skv = " + std::to_string(n.skv) +
+           "; cudnn-frontend refuses it)";
   if (op.getCausal() == CausalMode::bottom_right && !isIdentityScoreRegion(op))
     return "cuDNN's fused attention has no bottom-right causal mask together "
            "with a bias or score modifier (cudnn-frontend refuses it)";
