@@ -31,19 +31,20 @@
 // CHECK-NEXT: tensor [[EXP:[0-9]+]] f32 [2,8,128,256] {{.*}} virtual
 // CHECK-NEXT: tensor [[SUM:[0-9]+]] f32 [2,8,128,1] [1024,128,1,1] virtual
 // CHECK-NEXT: tensor [[LOG:[0-9]+]] f32 [2,8,128,1] [1024,128,1,1] virtual
+// CHECK-NEXT: tensor [[LSE:[0-9]+]] f32 [2,8,128,1] [1024,128,1,1] virtual
 // CHECK-NEXT: tensor [[P:[0-9]+]] bf16 [2,8,128,256] [262144,32768,256,1] virtual
 // CHECK-NEXT: tensor [[CO:[0-9]+]] bf16 [2,8,128,64] [65536,8192,64,1] buffer "o"
-// CHECK-NEXT: tensor [[LSE:[0-9]+]] f32 [2,8,128,1] [1024,128,1,1] virtual
 // CHECK-NEXT: op matmul compute f32 a [[CQ]] b [[KT]] c [[S]]
 // CHECK-NEXT: op pointwise mul compute f32 x [[S]] b [[SC]] y [[SS]]
 // CHECK-NEXT: op reduction max compute f32 x [[SS]] y [[MAX]]
 // CHECK-NEXT: op pointwise sub compute f32 x [[SS]] b [[MAX]] y [[SUB]]
 // CHECK-NEXT: op pointwise exp compute f32 x [[SUB]] y [[EXP]]
 // CHECK-NEXT: op reduction add compute f32 x [[EXP]] y [[SUM]]
+// The stats (virtual: not training) must be there for cuDNN's engines.
 // CHECK-NEXT: op pointwise log compute f32 x [[SUM]] y [[LOG]]
+// CHECK-NEXT: op pointwise add compute f32 x [[MAX]] b [[LOG]] y [[LSE]]
 // CHECK-NEXT: op pointwise div compute f32 x [[EXP]] b [[SUM]] y [[P]]
 // CHECK-NEXT: op matmul compute f32 a [[P]] b [[CV]] c [[CO]]
-// CHECK-NEXT: op pointwise add compute f32 x [[MAX]] b [[LOG]] y [[LSE]]
 // CHECK-NEXT: end
 
 // The plan validates and the cuDNN step keeps the NVRTC kernel as fallback.

@@ -18,14 +18,15 @@
 // CHECK-NEXT: tensor [[KT:[0-9]+]] f16 [2,2,64,96] [12288,64,1,128] buffer "k"
 // CHECK-NEXT: tensor [[CV:[0-9]+]] f16 [2,2,96,64] [12288,64,128,1] buffer "v"
 // CHECK-NEXT: tensor [[S:[0-9]+]] f32 [2,8,96,96] [73728,9216,96,1] virtual
-// CHECK: tensor [[P:[0-9]+]] f16 [2,8,96,96] [73728,9216,96,1] virtual
+// CHECK: tensor [[CST:[0-9]+]] f32 [2,8,96,1] [768,96,1,1] buffer "{{.*}}"
+// CHECK-NEXT: tensor [[P:[0-9]+]] f16 [2,8,96,96] [73728,9216,96,1] virtual
 // CHECK-NEXT: tensor [[CO:[0-9]+]] f16 [2,8,96,64] [49152,64,512,1] buffer "o"
-// CHECK-NEXT: tensor [[CST:[0-9]+]] f32 [2,8,96,1] [768,96,1,1] buffer "{{.*}}"
 // CHECK: op matmul compute f32 a [[CQ]] b [[KT]] c [[S]]
 // CHECK: op reduction max compute f32 x {{[0-9]+}} y [[MAX:[0-9]+]]
 // CHECK: op pointwise log compute f32 x {{[0-9]+}} y [[LOG:[0-9]+]]
-// CHECK: op matmul compute f32 a [[P]] b [[CV]] c [[CO]]
 // CHECK-NEXT: op pointwise add compute f32 x [[MAX]] b [[LOG]] y [[CST]]
+// CHECK-NEXT: op pointwise div
+// CHECK-NEXT: op matmul compute f32 a [[P]] b [[CV]] c [[CO]]
 // CHECK-NEXT: end
 
 // PLAN: buffer "o" output f16 shape [2,8,96,64] strides [49152,64,512,1]

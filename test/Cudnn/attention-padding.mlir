@@ -30,6 +30,7 @@
 // CHECK-NEXT: op pointwise binary_select
 // CHECK-NEXT: op reduction max compute f32 x {{[0-9]+}} y [[MAX:[0-9]+]]
 // CHECK: op pointwise log compute f32 x {{[0-9]+}} y [[LOG:[0-9]+]]
+// CHECK-NEXT: op pointwise add compute f32 x [[MAX]] b [[LOG]] y [[LSE:[0-9]+]]
 // CHECK-NEXT: op pointwise div
 // Which rows keep a kv position, on [B,Hq,Sq,1].
 // CHECK-NEXT: op pointwise gen_index compute f32 axis 2 x [[MAX]] y [[R:[0-9]+]]
@@ -42,7 +43,6 @@
 // CHECK-NEXT: op pointwise logical_and compute i1 x {{[0-9]+}} b {{[0-9]+}} y [[VALID:[0-9]+]]
 // CHECK-NEXT: op matmul compute f32 a {{[0-9]+}} b {{[0-9]+}} c [[RAW:[0-9]+]] m_override [[LQ]] k_override [[LKV]]
 // CHECK-NEXT: op pointwise binary_select compute f32 x [[RAW]] b {{[0-9]+}} t [[VALID]] y [[O]]
-// CHECK-NEXT: op pointwise add compute f32 x [[MAX]] b [[LOG]] y [[LSE:[0-9]+]]
 // CHECK-NEXT: op pointwise binary_select compute f32 x [[LSE]] b {{[0-9]+}} t [[VALID]] y [[ST]]
 // CHECK-NEXT: end
 

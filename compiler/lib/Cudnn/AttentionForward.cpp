@@ -175,6 +175,14 @@ public:
     int64_t e = g->unary("exp", g->binary("sub", s, max));
     int64_t sum = g->reduce("add", e, rowDims);
     int64_t logSum = g->unary("log", sum);
+    // Stats right after the sum, as in the graph measured on the H200.
+    Value stats = op.getStats();
+    bool guarded = maxGuard || indexGuard;
+    int64_t lse = 0;
+    if (stats && !guarded)
+      g->pointwiseInto("add", max, logSum, bindNatural(stats));
+    else
+      lse = g->binary("add", max, logSum);
     int64_t p = g->binary("div", e, sum, io);
 
     // Rows that may be fully masked: tg gives zero output and -inf stats,
@@ -188,22 +196,16 @@ public:
       valid = andAll(valid, rowHasKeys(max));
 
     int64_t o = bindNatural(op.getOutput());
-    if (valid) {
+    if (guarded) {
       int64_t raw = g->matmul(p, v);
       overrideLengths({{"m_override", true}, {"k_override", false}});
       selectInto(*g, valid, raw, g->scalar(DType::F32, 0.0, 4), o);
-    } else {
-      g->matmulInto(p, v, o);
-      overrideLengths({{"m_override", true}, {"k_override", false}});
-    }
-    Value stats = op.getStats();
-    if (stats && !valid) {
-      g->pointwiseInto("add", max, logSum, bindNatural(stats));
-    } else {
-      int64_t lse = g->binary("add", max, logSum);
       if (stats)
         selectInto(*g, valid, lse, g->scalar(DType::F32, -kInf, 4),
                    bindNatural(stats));
+    } else {
+      g->matmulInto(p, v, o);
+      overrideLengths({{"m_override", true}, {"k_override", false}});
     }
     return std::move(graph);
   }
