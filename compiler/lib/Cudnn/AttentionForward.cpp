@@ -162,7 +162,8 @@ public:
     // cudnn-frontend does): the padded rows of K and V may hold anything,
     // and 0 * NaN in P . V would leak into valid rows.
     overrideLengths({{"m_override", true}, {"n_override", false}});
-    s = g->binary("mul", s, g->scalar(DType::F32, op.getScale().convertToDouble(), 4));
+    s = g->binary("mul", s,
+                  g->scalar(DType::F32, op.getScale().convertToDouble(), 4));
     if (!isIdentityScoreRegion(op))
       s = emitScoreRegion(*g, op, s, stridesOf);
     s = paddingMask(s);
@@ -190,8 +191,8 @@ public:
     int64_t valid = 0;
     if (maxGuard)
       valid = andAll(valid, binaryIn(*g, "cmp_gt", max,
-                                     g->scalar(DType::F32, -kInf, 4),
-                                     DType::I1, DType::F32));
+                                     g->scalar(DType::F32, -kInf, 4), DType::I1,
+                                     DType::F32));
     if (indexGuard)
       valid = andAll(valid, rowHasKeys(max));
 
@@ -211,14 +212,13 @@ public:
   }
 
 private:
-  int64_t bindNatural(Value v) {
-    return g->bind(v, shapeOf(v), stridesOf(v));
-  }
+  int64_t bindNatural(Value v) { return g->bind(v, shapeOf(v), stridesOf(v)); }
   /// Sequence lengths as [B,1,1,1] int32, or the static length.
   int64_t lengthQ() {
     if (!lenQ)
-      lenQ = op.getSeqLenQ() ? g->bind(op.getSeqLenQ(), {n.b, 1, 1, 1}, {1, 1, 1, 1})
-                             : g->scalar(DType::I32, double(n.sq), 4);
+      lenQ = op.getSeqLenQ()
+                 ? g->bind(op.getSeqLenQ(), {n.b, 1, 1, 1}, {1, 1, 1, 1})
+                 : g->scalar(DType::I32, double(n.sq), 4);
     return lenQ;
   }
   int64_t lengthKv() {
@@ -275,7 +275,8 @@ private:
   /// kv_idx <= diag + right and kv_idx + left + 1 > diag.
   int64_t diagonalMasks(int64_t s) {
     CausalMode causal = op.getCausal();
-    std::optional<int64_t> left = op.getWindowLeft(), right = op.getWindowRight();
+    std::optional<int64_t> left = op.getWindowLeft(),
+                           right = op.getWindowRight();
     if (causal == CausalMode::none && !left && !right)
       return s;
     int64_t diag = diagonal(g->genIndex(s, 2));
@@ -301,7 +302,8 @@ private:
     if (op.getSeqLenKv())
       ok = andAll(ok, cmp("cmp_gt", lengthKv(), i32(0)));
     CausalMode causal = op.getCausal();
-    std::optional<int64_t> left = op.getWindowLeft(), right = op.getWindowRight();
+    std::optional<int64_t> left = op.getWindowLeft(),
+                           right = op.getWindowRight();
     if (causal == CausalMode::none && !left && !right)
       return ok;
     int64_t diag = diagonal(row);
@@ -311,7 +313,8 @@ private:
     else if (right)
       ok = andAll(ok, cmp("cmp_ge", intOp("add", diag, i32(*right)), i32(0)));
     if (left)
-      ok = andAll(ok, cmp("cmp_gt", lengthKv(), intOp("sub", diag, i32(*left))));
+      ok =
+          andAll(ok, cmp("cmp_gt", lengthKv(), intOp("sub", diag, i32(*left))));
     return ok;
   }
 
@@ -355,7 +358,8 @@ std::string cudnn::attentionUnsupportedReason(AttentionOp op) {
            " while q/k/v are " + typeName(t) +
            "; cuDNN writes the output in the input type";
   Dims n(op);
-  for (auto [name, d] : {std::pair<const char *, int64_t>{"D", n.d}, {"Dv", n.dv}})
+  for (auto [name, d] :
+       {std::pair<const char *, int64_t>{"D", n.d}, {"Dv", n.dv}})
     if (d % 8 != 0 || d > 256)
       return std::string("head dim ") + name + " = " + std::to_string(d) +
              "; cuDNN needs a multiple of 8 and at most 256";

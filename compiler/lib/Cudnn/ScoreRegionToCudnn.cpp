@@ -135,7 +135,8 @@ std::string checkOp(Operation &o, DenseMap<Value, Range> &ranges) {
     if (resultType.isInteger(1))
       return "tg.cast to i1 has no cuDNN pointwise equivalent";
     if (isInt(resultType)) {
-      Range r = from.isInteger(1) ? Range{0, 1} : ranges.lookup(cast.getInput());
+      Range r =
+          from.isInteger(1) ? Range{0, 1} : ranges.lookup(cast.getInput());
       unsigned width = resultType.getIntOrFloatBitWidth();
       int64_t lim = width >= 64 ? kInt32Max : (int64_t(1) << (width - 1)) - 1;
       if (r.lo < -lim - 1 || r.hi > lim)
@@ -183,8 +184,10 @@ std::string checkOp(Operation &o, DenseMap<Value, Range> &ranges) {
       }
     }
     if (!fitsInt32(r))
-      return name + " may leave the int32 range that cuDNN's index math "
-                    "uses (tg computes it in " + typeName(resultType) + ")";
+      return name +
+             " may leave the int32 range that cuDNN's index math "
+             "uses (tg computes it in " +
+             typeName(resultType) + ")";
     ranges[result] = r;
   }
   return "";
@@ -240,7 +243,8 @@ std::string cudnn::scoreRegionUnsupportedReason(AttentionOp op) {
     Type t = elementOf(capture);
     if (!t.isF32() && !isFloat16(t))
       return "capture #" + std::to_string(i) + " has element type " +
-             typeName(t) + "; cuDNN takes only f32, bf16 or f16 score "
+             typeName(t) +
+             "; cuDNN takes only f32, bf16 or f16 score "
              "operands";
   }
   DenseMap<Value, Range> ranges;
