@@ -4,8 +4,9 @@
 // fully masked, the graph writes tg's answer for them explicitly: zero
 // output and -inf stats wherever a row keeps no kv position (q_idx >= Lq,
 // Lkv = 0, or a bottom-right diagonal below 0).
-// RUN: tg-compile %s --emit=cudnn | FileCheck %s
-// RUN: tg-compile %s --emit=plan | FileCheck %s --check-prefix=PLAN
+// RUN: tg-compile %s --entry=padding --emit=cudnn | FileCheck %s
+// RUN: tg-compile %s --entry=padding --emit=plan | FileCheck %s --check-prefix=PLAN
+// RUN: tg-compile %s --entry=kv_only --emit=cudnn | FileCheck %s --check-prefix=KV
 
 // CHECK-NOT: sdpa_fwd
 // CHECK: graph "attention fwd (composite)" min_version 91002
@@ -61,4 +62,29 @@ func.func @padding(%q: tensor<2x4x64x64xbf16> {tg.name = "q"}, %k: tensor<2x4x12
     tg.yield %s : tensor<f32>
   }
   return %o, %st : tensor<2x4x64x64xbf16>, tensor<2x4x64x1xf32>
+}
+
+// Only kv lengths, with a causal window: a row keeps a kv position iff
+// Lkv > 0, q_idx >= 0 and q_idx - 8 < Lkv (operands ordered so that the
+// broadcast one is `b`).
+// KV: tensor [[LKV:[0-9]+]] i32 [2,1,1,1] [1,1,1,1] buffer "arg3"
+// KV: op matmul compute f32 a {{[0-9]+}} b {{[0-9]+}} c {{[0-9]+}} n_override [[LKV]]
+// KV: op pointwise div
+// KV-NEXT: op pointwise gen_index compute f32 axis 2 x {{[0-9]+}} y [[ROW:[0-9]+]]
+// KV-NEXT: op pointwise cmp_gt compute i1 x [[LKV]] b {{[0-9]+}} y [[NONEMPTY:[0-9]+]]
+// KV-NEXT: op pointwise cmp_ge compute i1 x [[ROW]] b {{[0-9]+}} y [[DIAG:[0-9]+]]
+// KV-NEXT: op pointwise logical_and compute i1 x [[DIAG]] b [[NONEMPTY]] y [[A:[0-9]+]]
+// KV-NEXT: op pointwise sub compute i32 x [[ROW]] b {{[0-9]+}} y [[LO:[0-9]+]]
+// KV-NEXT: op pointwise cmp_lt compute i1 x [[LO]] b [[LKV]] y [[IN:[0-9]+]]
+// KV-NEXT: op pointwise logical_and compute i1 x [[A]] b [[IN]] y [[VALID:[0-9]+]]
+// KV-NEXT: op matmul compute f32 a {{[0-9]+}} b {{[0-9]+}} c [[RAW:[0-9]+]] k_override [[LKV]]
+// KV-NEXT: op pointwise binary_select compute f32 x [[RAW]] b {{[0-9]+}} t [[VALID]]
+func.func @kv_only(%q: tensor<2x4x64x64xbf16>, %k: tensor<2x4x128x64xbf16>, %v: tensor<2x4x128x64xbf16>, %lkv: tensor<2xi32>) -> tensor<2x4x64x64xbf16> {
+  %o = tg.attention %q, %k, %v seq_len_kv(%lkv : tensor<2xi32>) {causal = #tg<causal top_left>, window_left = 8 : i64}
+      : tensor<2x4x64x64xbf16>, tensor<2x4x128x64xbf16>, tensor<2x4x128x64xbf16> -> tensor<2x4x64x64xbf16>
+      score {
+  ^bb0(%s: tensor<f32>, %b: tensor<i64>, %h: tensor<i64>, %qi: tensor<i64>, %ki: tensor<i64>):
+    tg.yield %s : tensor<f32>
+  }
+  return %o : tensor<2x4x64x64xbf16>
 }

@@ -129,7 +129,7 @@ void selectInto(GraphBuilder &g, int64_t t, int64_t x, int64_t b, int64_t y) {
 /// Binary pointwise op with an explicit math precision.
 int64_t binaryIn(GraphBuilder &g, StringRef mode, int64_t x, int64_t b,
                  DType result, DType compute) {
-  int64_t y = g.binary(mode, x, b, result);
+  int64_t y = binaryBroadcastingB(g, mode, x, b, result);
   setLastCompute(g, compute);
   return y;
 }

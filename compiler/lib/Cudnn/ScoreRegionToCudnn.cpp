@@ -8,6 +8,7 @@
 // integer value and refuses regions that could leave the int32 range.
 #include "ScoreRegionToCudnn.h"
 
+#include "llvm/ADT/StringSwitch.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 #include <cmath>
@@ -226,6 +227,31 @@ bool isFiniteConstantTensor(Value v) {
 }
 } // namespace
 
+int64_t cudnn::binaryBroadcastingB(GraphBuilder &g, StringRef mode, int64_t x,
+                                   int64_t b, DType result) {
+  auto volume = [&](int64_t t) {
+    int64_t n = 1;
+    for (int64_t d : g.dims(t))
+      n *= d;
+    return n;
+  };
+  if (volume(x) < volume(b)) {
+    StringRef swapped =
+        llvm::StringSwitch<StringRef>(mode)
+            .Cases({"add", "mul", "max", "min", "cmp_eq", "cmp_neq",
+                    "logical_and", "logical_or"},
+                   mode)
+            .Case("cmp_lt", "cmp_gt")
+            .Case("cmp_gt", "cmp_lt")
+            .Case("cmp_le", "cmp_ge")
+            .Case("cmp_ge", "cmp_le")
+            .Default("");
+    if (!swapped.empty())
+      return g.binary(swapped, b, x, result);
+  }
+  return g.binary(mode, x, b, result);
+}
+
 void cudnn::setLastCompute(GraphBuilder &g, DType compute) {
   g.graph().ops.back().compute = compute;
 }
@@ -337,8 +363,8 @@ int64_t cudnn::emitScoreRegion(GraphBuilder &g, AttentionOp op, int64_t score,
     else if (o.getNumOperands() == 1)
       y = g.unary(mode, lookup(o.getOperand(0)), dtype);
     else
-      y = g.binary(mode, lookup(o.getOperand(0)), lookup(o.getOperand(1)),
-                   dtype);
+      y = binaryBroadcastingB(g, mode, lookup(o.getOperand(0)),
+                              lookup(o.getOperand(1)), dtype);
     // Integer math in int32; comparisons of integers in boolean precision
     // (as cudnn-frontend's masks do); everything else in f32.
     DType compute = DType::F32;

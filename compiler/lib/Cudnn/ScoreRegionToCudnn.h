@@ -27,6 +27,12 @@ bool scoreRegionMayYieldNegInf(AttentionOp op);
 int64_t emitScoreRegion(GraphBuilder &g, AttentionOp op, int64_t score,
                         StridesFn stridesOf);
 
+/// A binary pointwise op whose larger operand goes to `x` when the mode
+/// allows swapping (cudnn-frontend broadcasts `b`, the second operand):
+/// commutative modes swap, comparisons swap with the mirrored predicate.
+int64_t binaryBroadcastingB(GraphBuilder &g, StringRef mode, int64_t x,
+                            int64_t b, DType result);
+
 /// Sets the math precision of the last op added to `g`.
 void setLastCompute(GraphBuilder &g, DType compute);
 
