@@ -217,6 +217,11 @@ def main():
     ap.add_argument("--list", action="store_true", help="print the selected names and exit")
     args = ap.parse_args()
 
+    if not args.no_explain and not os.path.exists(os.path.join(args.bin, "tg-compile")):
+        if args.compile_only:
+            sys.exit("suite.py: --compile-only needs %s/tg-compile" % args.bin)
+        print("note: no %s/tg-compile: the planned column stays empty" % args.bin, flush=True)
+        args.no_explain = True
     if args.graphs:
         items = [g for g in graph_entries(ROOT) if args.only in g["name"]]
     else:
