@@ -55,6 +55,7 @@ stage() {
   LD_LIBRARY_PATH=$ld timeout -k 5 "$limit" "$@" >"$f" 2>&1
   rc=$?
   cat "$f" >>"$LOG"
+  if [[ $name == env ]]; then cat "$f"; fi
   grep -E "^(summary|kind |fwd |bwd |grad_only |graph |cuDNN loaded|note:|bench_cudnn:|Ratios|tgc GPU suite)|FAIL|Traceback|Error|error:" "$f" \
     | grep -v "^\s*$" | head -60
   local dt=$(( $(date +%s) - t ))
