@@ -205,7 +205,7 @@ def main():
                     help="grid mode: forward, backward or both")
     ap.add_argument("--force-ptx", action="store_true")
     ap.add_argument("--quick", action="store_true", help="grid mode: leave out S >= 1000")
-    ap.add_argument("--only", default="", help="configurations whose name contains this")
+    ap.add_argument("--only", default="", help="configurations whose name contains one of these (comma list)")
     ap.add_argument("--timeout", type=int, default=400, help="seconds per tg-run")
     ap.add_argument("--arch", default="sm_90a", help="for tg-compile --explain-backend")
     ap.add_argument("--graphs", action="store_true",
@@ -222,10 +222,11 @@ def main():
             sys.exit("suite.py: --compile-only needs %s/tg-compile" % args.bin)
         print("note: no %s/tg-compile: the planned column stays empty" % args.bin, flush=True)
         args.no_explain = True
+    only = args.only.split(",")
     if args.graphs:
-        items = [g for g in graph_entries(ROOT) if args.only in g["name"]]
+        items = [g for g in graph_entries(ROOT) if any(o in g["name"] for o in only)]
     else:
-        items = [c for c in configs(args.which, args.quick) if args.only in c["name"]]
+        items = [c for c in configs(args.which, args.quick) if any(o in c["name"] for o in only)]
     if args.list:
         print("\n".join(i["name"] for i in items))
         return
