@@ -16,9 +16,10 @@ tgc's runtime as TGC_CUDNN_LIBRARY before libtgc is loaded.
    TFLOP/s: forward 4*B*H*S^2*hd (x0.5 causal); backward 2.5x that.
    tgc's outputs are poisoned with NaN before it runs and compared with
    torch's (forward output, gradients).
-2. FP8 forward TFLOP/s at hd 128 and 256 against the 1.2 PFLOP/s claim,
-   from examples/fp8_attention.mlir rescaled to the grid shapes (skipped,
-   with the reason, if it does not compile).
+2. FP8 forward TFLOP/s at hd 128 and 256 against the 1.2 PFLOP/s claim:
+   tg.sdpa with fp8_scales (attention_graphs.fp8_sdpa_graph), else
+   examples/fp8_attention.mlir rescaled to the grid shapes; skipped, with
+   the reasons, if neither compiles.
 3. Mixed-input matmul, x bf16 [M,K] times w int8 [K,N] (8192^3 and
    16x8192x8192): tgc (--backend=cudnn) vs torch dequantising w then
    torch.matmul.
@@ -267,10 +268,15 @@ TORCH_DTYPES = {1: torch.bfloat16, 2: torch.float16, 3: torch.float32, 4: torch.
                 5: torch.float8_e5m2, 6: torch.int8, 7: torch.int32, 8: torch.int64, 9: torch.uint8}
 
 
+# Single-element f32 inputs by name (the FP8 scales): P is scaled by 448
+# into E4M3's range (1/S would underflow), o by 16; every other one is 1.
+FP8_SCALE_VALUES = {"scale_s": 448.0, "descale_s": 1 / 448.0, "scale_o": 16.0}
+
+
 def make_buffers(tgc, exe, S):
-    """Torch tensors for every input and output of a plan: floats N(0,1)
-    (single-element f32 inputs, the FP8 scales/descales, are 1), integer
-    inputs S (sequence lengths), outputs NaN where the type has one."""
+    """Torch tensors for every input and output of a plan: floats N(0,1),
+    single-element f32 inputs from FP8_SCALE_VALUES (else 1), integer inputs
+    S (sequence lengths), outputs NaN where the type has one."""
     tensors = {}
     for name, role, dtype, shape, strides in tgc.buffers(exe):
         if role == 2:
@@ -278,7 +284,7 @@ def make_buffers(tgc, exe, S):
         t = torch.empty_strided(shape, strides, device=DEV, dtype=TORCH_DTYPES[dtype])
         if role == 0:
             if t.is_floating_point():
-                t.copy_(torch.ones(shape) if t.numel() == 1 else torch.randn(shape))
+                t.copy_(torch.full(shape, FP8_SCALE_VALUES.get(name, 1.0)) if t.numel() == 1 else torch.randn(shape))
             else:
                 t.fill_(S)
         elif t.is_floating_point():
@@ -287,41 +293,66 @@ def make_buffers(tgc, exe, S):
     return tensors
 
 
-def fp8_rows(tgc, args, stream, deadline):
+def fp8_sources():
+    """(name, make(B, H, S, D, causal) -> graph text): our generator, then
+    the FP8 example rescaled (its own causal setting)."""
+    out = [("generated", lambda B, H, S, D, causal: ag.fp8_sdpa_graph(B, H, S, D, causal))]
     path, text = fp8_template()
-    if path is None:
-        print("FP8: skipped:", text, flush=True)
-        return [{"skipped": text}]
+    if path is not None:
+        out.append((os.path.relpath(path, ROOT), lambda B, H, S, D, causal: rescale_fp8(text, B, H, S, D)))
+    return out
+
+
+def fp8_rows(tgc, args, stream, deadline):
+    seqlens = list(map(int, args.fp8_seqlens.split(",")))
+    cases = [(hd, S, False) for hd in (128, 256) for S in seqlens]
+    if args.fp8_causal:
+        cases += [(hd, seqlens[-1], True) for hd in (128, 256)]
+    sources = fp8_sources()
     rows = []
-    causal = "causal" in text
-    for hd in (128, 256):
-        for S in map(int, args.fp8_seqlens.split(",")):
-            if time.time() > deadline:
-                rows.append({"hd": hd, "S": S, "skipped": "time budget"})
-                continue
-            B, H = max(1, 16384 // S), 2048 // hd
-            row = {"hd": hd, "S": S, "B": B, "H": H, "causal_in_example": causal,
-                   "example": os.path.relpath(path, ROOT)}
+    for hd, S, causal in cases:
+        B, H = max(1, 16384 // S), 2048 // hd
+        row = {"hd": hd, "S": S, "B": B, "H": H, "causal": causal}
+        if time.time() > deadline:
+            row["skipped"] = "time budget"
+            rows.append(row)
+            continue
+        exe, errors = None, []
+        for name, make in sources:
             try:
-                graph = rescale_fp8(text, B, H, S, hd)
-                exe = tgc.compile(graph, "--arch=%s --backend=cudnn" % args.arch)
-                tensors = make_buffers(tgc, exe, S)
-                arr = tgc.bindings(tensors)
-                row["ran"] = backend_of(tgc.describe(exe, stream))
-                tgc.run(exe, arr, stream)
-                torch.cuda.synchronize()
-                ms = timed_tgc(tgc, exe, arr, stream, args.reps, args.warm)
-                flops = 4 * B * H * S * S * hd * (0.5 if causal else 1.0)
-                row["tflops"] = round(flops / ms / 1e9, 1)
-                row["vs_claim"] = round(row["tflops"] / FP8_CLAIM_TFLOPS, 3)
-                outs = [t for n, t in tensors.items() if n in ("o", "output", "out")]
-                if outs:
-                    row["output_finite"] = bool(torch.isfinite(outs[0].float()).all().item())
-                tgc.lib.tgc_executable_destroy(exe)
+                exe = tgc.compile(make(B, H, S, hd, causal), "--arch=%s --backend=cudnn" % args.arch)
+                row["graph"] = name
+                if name != "generated":
+                    row["causal"] = causal = "causal" in open(os.path.join(ROOT, name)).read()
+                break
             except Exception as ex:  # noqa: BLE001
-                row["error"] = str(ex)[:300]
+                errors.append("%s: %s" % (name, str(ex)[:200]))
+        if exe is None:
+            row["error"] = "; ".join(errors)
             rows.append(row)
             print("fp8", row, flush=True)
+            continue
+        try:
+            tensors = make_buffers(tgc, exe, S)
+            arr = tgc.bindings(tensors)
+            row["ran"] = backend_of(tgc.describe(exe, stream))
+            tgc.run(exe, arr, stream)
+            torch.cuda.synchronize()
+            ms = timed_tgc(tgc, exe, arr, stream, args.reps, args.warm)
+            flops = 4 * B * H * S * S * hd * (0.5 if causal else 1.0)
+            row["tflops"] = round(flops / ms / 1e9, 1)
+            row["vs_claim"] = round(row["tflops"] / FP8_CLAIM_TFLOPS, 3)
+            if all(n in tensors for n in ("q", "k", "v", "o")):
+                # Against bf16 attention on the same (exactly converted) inputs.
+                q, k, v = (tensors[n].to(torch.bfloat16) for n in ("q", "k", "v"))
+                ref = F.scaled_dot_product_attention(q, k, v, is_causal=causal)
+                scale_o = tensors["scale_o"].item() if "scale_o" in tensors else 1.0
+                row["err_vs_bf16"] = rel_err(tensors["o"].float() / scale_o, ref)
+            tgc.lib.tgc_executable_destroy(exe)
+        except Exception as ex:  # noqa: BLE001
+            row["error"] = str(ex)[:300]
+        rows.append(row)
+        print("fp8", row, flush=True)
     return rows
 
 
@@ -402,17 +433,15 @@ def markdown(env, rows, fp8, mixed):
     if ratios:
         L += ["", "Ratios tgc/torch: min %.3f, max %.3f; %d of %d at or above 0.98." % (
             min(ratios), max(ratios), sum(x >= 0.98 for x in ratios), len(ratios))]
-    L += ["", "## FP8 forward (claim: %.0f TFLOP/s)" % FP8_CLAIM_TFLOPS, ""]
-    if fp8 and "skipped" in fp8[0] and "hd" not in fp8[0]:
-        L.append("Skipped: " + fp8[0]["skipped"])
-    else:
-        L += ["| hd | S | B×H | TFLOP/s | vs claim | ran | note |", "|---|---|---|---|---|---|---|"]
-        for r in fp8:
-            L.append("| %s | %s | %s×%s | %s | %s | %s | %s |" % (
-                r.get("hd"), r.get("S"), r.get("B", "-"), r.get("H", "-"), fmt(r.get("tflops")),
-                fmt(r.get("vs_claim")), r.get("ran", "-"),
-                r.get("error") or r.get("skipped") or ("from %s%s" % (r.get("example"),
-                                                                    ", causal" if r.get("causal_in_example") else ""))))
+    L += ["", "## FP8 forward (claim: %.0f TFLOP/s)" % FP8_CLAIM_TFLOPS, "",
+          "f8E4M3FN q, k, v, o; scales 1 except scale_s 448 (descale_s 1/448) and scale_o 16; B = 16384/S, "
+          "H = 2048/hd. err: max |o/scale_o - bf16 attention of the same inputs| / max |reference|.", "",
+          "| hd | causal | S | B×H | TFLOP/s | vs claim | ran | err | graph / note |", "|---|---|---|---|---|---|---|---|---|"]
+    for r in fp8:
+        L.append("| %s | %s | %s | %s×%s | %s | %s | %s | %s | %s |" % (
+            r.get("hd"), "yes" if r.get("causal") else "no", r.get("S"), r.get("B", "-"), r.get("H", "-"),
+            fmt(r.get("tflops")), fmt(r.get("vs_claim")), r.get("ran", "-"), fmt(r.get("err_vs_bf16"), "%.1e"),
+            r.get("error") or r.get("skipped") or r.get("graph", "-")))
     L += ["", "## Mixed-input matmul: x bf16 [M,K] · w int8 [K,N] → bf16", "",
           "torch: `torch.matmul(x, w.to(torch.bfloat16))` (dequantisation included in the time). TFLOP/s = 2·M·N·K "
           "/ median time.", "",
@@ -458,6 +487,7 @@ def main():
     ap.add_argument("--seqlens", default="512,2048,8192,16384")
     ap.add_argument("--hds", default="64,128,256")
     ap.add_argument("--fp8-seqlens", default="4096,16384")
+    ap.add_argument("--fp8-causal", action="store_true", help="also causal FP8 at the longest S")
     ap.add_argument("--reps", type=int, default=10)
     ap.add_argument("--bwd-reps", type=int, default=6)
     ap.add_argument("--warm", type=int, default=2)
@@ -508,7 +538,7 @@ def main():
                     print({k: v for k, v in row.items() if not k.endswith("_steps")}, flush=True)
                     torch.cuda.empty_cache()
     deadline = t_start + args.total_s
-    fp8 = fp8_rows(tgc, args, stream, deadline) if "fp8" not in skip else [{"skipped": "--skip fp8"}]
+    fp8 = fp8_rows(tgc, args, stream, deadline) if "fp8" not in skip else []
     mixed = mixed_rows(tgc, args, stream, deadline) if "mixed" not in skip else []
 
     try:

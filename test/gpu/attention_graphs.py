@@ -153,6 +153,24 @@ def sdpa_grad_graph(c, fn="attention_bwd"):
     return sig.function(fn, _grad_line(c, operands, attrs))
 
 
+FP8_SCALES = ("descale_q", "descale_k", "descale_v", "descale_s", "scale_s", "scale_o")
+
+
+def fp8_sdpa_graph(B, H, S, D, causal=False, elem="f8E4M3FN", out_elem="f8E4M3FN", fn="fp8_attention"):
+    """FP8 forward (cuDNN's pattern): fp8 q, k, v and the six rank-0 f32
+    fp8_scales -> o (out_elem) and the rank-0 f32 amax of s and o."""
+    qt, ot, sc = ttype([B, H, S, D], elem), ttype([B, H, S, D], out_elem), "tensor<f32>"
+    args = ['%%%s: %s {tg.name = "%s"}' % (n, qt, n) for n in ("q", "k", "v")]
+    args += ['%%%s: %s {tg.name = "%s"}' % (n, sc, n) for n in FP8_SCALES]
+    attrs = "{causal = #tg<causal top_left>}" if causal else "{}"
+    return ('func.func @%s(%s) -> (%s {tg.name = "o"}, %s {tg.name = "amax_s"}, %s {tg.name = "amax_o"}) {\n'
+            '  %%o, %%amax_s, %%amax_o = tg.sdpa %%q, %%k, %%v fp8_scales(%s : %s) %s\n'
+            '      : %s, %s, %s -> %s amax(%s, %s)\n'
+            '  return %%o, %%amax_s, %%amax_o : %s, %s, %s\n}\n'
+            % (fn, ", ".join(args), ot, sc, sc, ", ".join("%" + n for n in FP8_SCALES), ", ".join([sc] * 6), attrs,
+               qt, qt, qt, ot, sc, sc, ot, sc, sc))
+
+
 def mixed_matmul_graph(M, K, N, fn="mixed_matmul"):
     """x [M,K] bf16 times w [K,N] int8 (converted exactly) -> y [M,N] bf16."""
     return ('func.func @%s(%%x: %s {tg.name = "x"}, %%w: %s {tg.name = "w"}) -> (%s {tg.name = "y"}) {\n'
