@@ -3,7 +3,8 @@
 #   1. env       versions, libraries
 #   2. nvrtc     suite, quick grid (S < 1000, forward + backward), --backend nvrtc
 #   3. cudnn919  suite, full grid (forward + backward), --backend cudnn, cuDNN 9.19 (PyTorch's venv)
-#   4. cudnn914  suite, quick grid, --backend cudnn, system cuDNN 9.14
+#   4. cudnn914  suite, quick grid, --backend cudnn, system cuDNN 9.14; runtime TGC_BACKEND=auto, so what
+#                needs a newer cuDNN shows as "nvrtc (fallback)" with the reason instead of failing
 #   5. graphs    suite --graphs (examples incl. FP8 and mixed-input matmul), --backend cudnn, cuDNN 9.19
 #   6. bench     bench/bench_cudnn.py (tgc vs torch cuDNN, same libcudnn; FP8; mixed matmul)
 # Each stage has a timeout; the bench gets what is left. Files in $OUT (6):
@@ -83,7 +84,7 @@ for s in $STAGES; do
     cudnn919) stage cudnn919 120 "$VENV_CUDNN:$CUDA_LIB:$BASE_LD" \
       $SUITE --backend cudnn --cudnn-lib "$VENV_CUDNN/libcudnn.so.9" --tag cudnn919 ;;
     cudnn914) stage cudnn914 70 "/usr/lib/x86_64-linux-gnu:$CUDA_LIB:$BASE_LD" \
-      $SUITE --backend cudnn --cudnn-lib "$SYS_CUDNN" --quick --tag cudnn914_quick ;;
+      $SUITE --backend cudnn --runtime-backend auto --cudnn-lib "$SYS_CUDNN" --quick --tag cudnn914_quick ;;
     graphs) stage graphs 60 "$VENV_CUDNN:$CUDA_LIB:$BASE_LD" \
       $SUITE --graphs --backend cudnn --cudnn-lib "$VENV_CUDNN/libcudnn.so.9" --tag graphs_cudnn919 ;;
     bench)

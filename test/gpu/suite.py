@@ -74,8 +74,9 @@ def tool_env(args):
     env = dict(os.environ)
     if args.force_ptx:
         env["TGC_FORCE_PTX"] = "1"
-    if args.backend:
-        env["TGC_BACKEND"] = args.backend
+    runtime = args.backend if args.runtime_backend == "same" else args.runtime_backend
+    if runtime:
+        env["TGC_BACKEND"] = runtime
     if args.cudnn_lib:
         env["TGC_CUDNN_LIBRARY"] = args.cudnn_lib
     # The runtime logs the cuDNN it loaded at info level.
@@ -120,6 +121,7 @@ def result(name, rc, out, seconds, planned, planned_items, kind, compile_only=Fa
     return dict(name=name, kind=kind, ok=ok, rc=rc, seconds=seconds, planned=planned,
                 planned_ops=[list(i) for i in planned_items], ran=to.ran_summary(steps), steps=steps,
                 cudnn=to.cudnn_version(out), checks=cks, worst=to.worst(cks),
+                why_not_cudnn=to.why_not_cudnn(planned_items, steps),
                 log=out[-3000:] if not ok else "")
 
 
@@ -179,11 +181,12 @@ def write_markdown(path, title, meta, results):
     lines += ["- %s: %s" % (k, v) for k, v in meta.items()]
     lines += ["", "| kind | ran | passed | failed |", "|---|---|---|---|"]
     lines += ["| %s | %s | %d | %d |" % row for row in summary_rows(results)]
-    lines += ["", "| configuration | result | planned (tg-compile) | ran (runtime steps) | max abs error | s |",
-              "|---|---|---|---|---|---|"]
+    lines += ["", "| configuration | result | planned (tg-compile) | ran (runtime steps) | max abs error | s "
+              "| why not cuDNN |", "|---|---|---|---|---|---|---|"]
     for r in results:
-        lines.append("| %s | %s | %s | %s | %s | %.1f |" % (r["name"], "PASS" if r["ok"] else "FAIL",
-                     r["planned"].replace("|", "/"), r["ran"], r["worst"] or "-", r["seconds"]))
+        lines.append("| %s | %s | %s | %s | %s | %.1f | %s |" % (
+            r["name"], "PASS" if r["ok"] else "FAIL", r["planned"].replace("|", "/"), r["ran"], r["worst"] or "-",
+            r["seconds"], r["why_not_cudnn"].replace("|", "/")[:300]))
     fails = [r for r in results if not r["ok"]]
     if fails:
         lines += ["", "## Failures", ""]
@@ -200,6 +203,9 @@ def main():
     ap.add_argument("--jobs", type=int, default=12)
     ap.add_argument("--backend", choices=["nvrtc", "cudnn", "auto"],
                     help="tg-run --backend and TGC_BACKEND (default: neither set)")
+    ap.add_argument("--runtime-backend", choices=["same", "nvrtc", "cudnn", "auto"], default="same",
+                    help="TGC_BACKEND when it should differ from --backend (auto: a cuDNN step cuDNN "
+                         "rejects at run time falls back to NVRTC instead of failing)")
     ap.add_argument("--cudnn-lib", default="", help="TGC_CUDNN_LIBRARY: the libcudnn.so.9 file to load")
     ap.add_argument("--set", dest="which", choices=["fwd", "bwd", "all"], default="all",
                     help="grid mode: forward, backward or both")
@@ -243,6 +249,8 @@ def main():
     tag = args.tag or "_".join(filter(None, ["graphs" if args.graphs else "", backend,
                                              "ptx" if args.force_ptx else "",
                                              "compile" if args.compile_only else ""]))
+    if args.runtime_backend != "same":
+        backend += " (runtime %s)" % args.runtime_backend
     label = "%s, backend %s%s%s%s" % (mode, backend, ", cuDNN " + args.cudnn_lib if args.cudnn_lib else "",
                                       ", forced PTX" if args.force_ptx else "",
                                       ", compile only" if args.compile_only else "")

@@ -101,3 +101,20 @@ def cudnn_version(text):
 def worst(check_list):
     """"o 3.9e-03, dq 1.6e-02" (max abs error per output)."""
     return ", ".join("%s %.1e%s" % (c["output"], c["max_abs"], "" if c["ok"] else " FAIL") for c in check_list)
+
+
+def why_not_cudnn(planned_items, steps):
+    """Why ops did not run on cuDNN: the compiler's reasons for ops it gave
+    to NVRTC (other than being asked to) and the runtime's fallback reasons."""
+    reasons = []
+    for _, backend, reason in planned_items:
+        if backend != "cudnn" and not reason.startswith("requested"):
+            reasons.append(reason)
+    for line in steps:
+        if "fallback:" in line:
+            reasons.append("run time: " + line.split("fallback:", 1)[1].strip())
+    unique = []
+    for r in reasons:
+        if r not in unique:
+            unique.append(r)
+    return "; ".join(unique)
