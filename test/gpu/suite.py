@@ -110,7 +110,10 @@ def tg_run(cmd, args):
         p = subprocess.run(cmd, capture_output=True, text=True, env=tool_env(args), timeout=args.timeout)
         rc, out = p.returncode, p.stdout + p.stderr
     except subprocess.TimeoutExpired as ex:
-        rc, out = 124, "timed out after %d s\n" % args.timeout + (ex.stdout or b"").decode(errors="replace")
+        partial = ex.stdout or ""
+        if isinstance(partial, bytes):
+            partial = partial.decode(errors="replace")
+        rc, out = 124, "timed out after %d s\n" % args.timeout + partial
     return rc, out, round(time.time() - t0, 1)
 
 
