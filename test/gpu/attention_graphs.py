@@ -228,10 +228,16 @@ def forward_configs():
 
 
 def backward_configs():
-    """Forward + tg.sdpa_grad graphs: the shapes cuDNN's backward supports
-    on Hopper (16-bit types, hd 64/128/256), S 128 and ~1000 (S_kv not a
+    """Backward configurations, the shapes cuDNN's backward supports on
+    Hopper (16-bit types, hd 64/128/256), S 128 and ~1000 (S_kv not a
     multiple of 128 exercises the padding workaround of cuDNN <= 9.15), GQA,
-    and the options the composite backward graph takes."""
+    and the options the composite backward graph takes.
+
+    kind "bwd": tg.sdpa_grad alone on consistent inputs: q, k, v (and the
+    options' inputs), o and stats come from a reference training forward
+    (suite.py runs it first with `tg-run --ref`), do is random.
+    kind "train": the training forward and tg.sdpa_grad in one function
+    (outputs o, stats, dq, dk, dv), as a training step compiles."""
     out = []
     add = _adder(out, "bwd")
     for dt in ("bf16", "f16"):
@@ -247,6 +253,7 @@ def backward_configs():
     for g in (4, 8):
         add("bwd_gqa%d" % g, Hq=8, Hkv=8 // g, Sq=257, Skv=300, D=64)
     add("bwd_gqa4_causal_f16", Hq=8, Hkv=2, Sq=256, Skv=256, dtype="f16", causal="top_left")
+    add("bwd_gqa2_s1000_f16", dtype="f16", Sq=1000, Skv=1000, B=1, Hq=4, Hkv=2, D=64)
     opt = dict(Sq=200, Skv=333)
     add("bwd_bias", bias=True, **opt)
     add("bwd_padding", padding=True, B=3, **opt)
@@ -256,12 +263,13 @@ def backward_configs():
     add("bwd_alibi", alibi=True, Hq=4, Hkv=4, **opt)
     add("bwd_dropout", dropout=0.1, **opt)
     add("bwd_layout_bshd", layout="bshd", Hq=4, Hkv=2, **opt)
-    # tg.sdpa_grad alone, its q, k, v, o, stats being a reference forward's
-    # inputs and outputs (suite.py runs that forward first): the graph form
-    # the benchmark times.
-    add("bwd_grad_only_causal", kind="grad_only", causal="top_left")
-    add("bwd_grad_only_gqa_s1000_f16", kind="grad_only", dtype="f16", Sq=1000, Skv=1000, B=1, Hq=4, Hkv=2,
-        D=64)
+    train = _adder(out, "train")
+    train("train_hd64_bf16_full", D=64)
+    train("train_hd128_f16_causal", dtype="f16", causal="top_left")
+    train("train_s1000_causal", Sq=1000, Skv=1000, B=1, Hq=2, Hkv=1, causal="top_left")
+    train("train_gqa4", Hq=8, Hkv=2, Sq=257, Skv=300, D=64)
+    train("train_padding_causal_br", padding=True, causal="bottom_right", B=3, Sq=200, Skv=333)
+    train("train_layout_bshd", layout="bshd", Hq=4, Hkv=2, Sq=200, Skv=333)
     return out
 
 
@@ -269,9 +277,9 @@ def graph_text(c):
     if c["kind"] == "fwd":
         return sdpa_graph(c)
     if c["kind"] == "bwd":
-        return sdpa_fwd_bwd_graph(c)
-    if c["kind"] == "grad_only":
         return sdpa_grad_graph(c)
+    if c["kind"] == "train":
+        return sdpa_fwd_bwd_graph(c)
     raise ValueError("unknown kind %r" % c["kind"])
 
 

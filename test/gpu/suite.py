@@ -3,10 +3,11 @@
 checked against the CPU reference interpreter (float64) by `tg-run --check`.
 
 Grid mode (default): the NVRTC issue's 55 forward tg.sdpa configurations
-(test/gpu/attention_graphs.py) and the backward ones: a training forward and
-tg.sdpa_grad on its own o and stats in one function (outputs o, stats, dq,
-dk, dv all checked), and tg.sdpa_grad alone on a reference forward's q, k,
-v, o, stats (run first with `tg-run --ref`, fed back with --input).
+(test/gpu/attention_graphs.py) and the backward ones: tg.sdpa_grad alone on
+consistent inputs (a reference training forward is run first with `tg-run
+--ref`; its inputs, o and stats are fed back with --input), and a few
+training steps (forward and tg.sdpa_grad in one function; o, stats, dq, dk,
+dv all checked).
 --graphs mode: every function of the example and test graphs (generic
 kernels, models, FP8 attention, mixed-input matmul).
 
@@ -143,8 +144,9 @@ def run_config(c, args, workdir):
         return result(c["name"], rc, planned, 0.0, planned, items, c["kind"], compile_only=True)
     seed = seed_of(c["name"])
     extra = []
-    if c["kind"] == "grad_only":
-        # q, k, v, o, stats from the reference forward; do stays random.
+    if c["kind"] == "bwd":
+        # Every input of the reference training forward (q, k, v and the
+        # options' inputs) and its o and stats; do stays random.
         fwd = os.path.join(workdir, c["name"] + "_fwd.mlir")
         data = os.path.join(workdir, c["name"] + "_data")
         with open(fwd, "w") as f:
@@ -153,7 +155,8 @@ def run_config(c, args, workdir):
                              "--save-inputs=" + data, "--output-dir=" + data], args)
         if rc != 0:
             return result(c["name"], rc, "reference forward failed:\n" + out, 0.0, planned, items, c["kind"])
-        extra = ["--input=%s=%s" % (n, os.path.join(data, n + ".npy")) for n in ("q", "k", "v", "o", "stats")]
+        extra = ["--input=%s=%s" % (f[:-4], os.path.join(data, f)) for f in sorted(os.listdir(data))
+                 if f.endswith(".npy")]
     cmd = [os.path.join(args.bin, "tg-run"), path, "--check", "--seed=%d" % seed] + backend_flags(args) + extra
     rc, out, seconds = tg_run(cmd, args)
     return result(c["name"], rc, out, seconds, planned, items, c["kind"])
