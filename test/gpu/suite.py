@@ -80,8 +80,9 @@ def tool_env(args):
         env["TGC_BACKEND"] = runtime
     if args.cudnn_lib:
         env["TGC_CUDNN_LIBRARY"] = args.cudnn_lib
-    # The runtime logs the cuDNN it loaded at info level.
-    env.setdefault("TGC_LOG", "info")
+    # The runtime logs the cuDNN it loaded and each cuDNN step's engine at
+    # info level, a step's NVRTC fallback and its reason at debug level.
+    env.setdefault("TGC_LOG", "debug")
     return env
 
 

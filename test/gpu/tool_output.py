@@ -20,9 +20,28 @@ def checks(text):
     return out
 
 
+_LOG_STEP = re.compile(r"\[tgc (info|debug)\] step (\d+) \(cudnn\): (.*)")
+
+
 def step_lines(text):
-    """Every line starting with "step " (the runtime's per-step backend)."""
-    return [l.strip() for l in text.splitlines() if l.startswith("step ")]
+    """Every line starting with "step " (tg-run's per-step backend). When
+    tg-run prints none, the same facts for cuDNN steps from the runtime's
+    log (TGC_LOG=debug): "step N (cudnn): cudnn: graph ..." at info level,
+    "step N (cudnn): running the NVRTC fallback: why" at debug level."""
+    lines = [l.strip() for l in text.splitlines() if l.startswith("step ")]
+    if lines:
+        return lines
+    for l in text.splitlines():
+        m = _LOG_STEP.search(l)
+        if not m:
+            continue
+        message = m.group(3)
+        if message.startswith("running the NVRTC fallback:"):
+            message = "nvrtc: fallback: " + message.split(":", 1)[1].strip()
+        elif not message.startswith("cudnn"):
+            continue
+        lines.append("step %s: %s" % (m.group(2), message))
+    return lines
 
 
 def step_backend(line):
