@@ -61,14 +61,16 @@ def step_backend(line):
 def ran_summary(lines):
     """A short description of the backends of all steps, e.g. "cudnn",
     "cudnn x2 + nvrtc", "nvrtc (fallback)"; "-" when tg-run printed none."""
-    if not lines:
-        return "-"
+    kinds = ("cudnn", "nvrtc (fallback)", "nvrtc")
     counts = {}
     for l in lines:
         b = step_backend(l)
+        if b in ("memset", "copy"):  # data movement, no backend
+            continue
         counts[b] = counts.get(b, 0) + 1
-    order = sorted(counts, key=lambda b: ("cudnn", "nvrtc (fallback)", "nvrtc").index(b)
-                   if b in ("cudnn", "nvrtc (fallback)", "nvrtc") else 9)
+    if not counts:
+        return "-"
+    order = sorted(counts, key=lambda b: kinds.index(b) if b in kinds else 9)
     return " + ".join(b if counts[b] == 1 else "%s x%d" % (b, counts[b]) for b in order)
 
 
