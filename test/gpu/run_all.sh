@@ -58,7 +58,7 @@ stage() {
   cat "$f" >>"$LOG"
   if [[ $name == env ]]; then cat "$f"; fi
   if [[ $name == bench ]]; then grep -E "^\|" "$f" | cut -c1-220 | head -50; fi
-  grep -E "^(summary|kind |fwd |bwd |grad_only |graph |cuDNN loaded|note:|bench_cudnn:|Ratios|tgc GPU suite)|FAIL|Traceback|Error|error:" "$f" \
+  grep -E "^(summary|kind |fwd |bwd |train |graph |cuDNN loaded|note:|bench_cudnn:|Ratios|tgc GPU suite)|FAIL|Traceback|Error|error:" "$f" \
     | grep -v "^\s*$" | head -60
   local dt=$(( $(date +%s) - t ))
   [[ $rc == 124 || $rc == 137 ]] && echo "   $name TIMED OUT after ${limit}s"
