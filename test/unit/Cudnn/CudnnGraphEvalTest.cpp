@@ -256,7 +256,8 @@ protected:
   /// with the interpreter's within `rtol`.
   void check(const std::string &source, SmallVector<HostTensor> inputs = {},
              double rtol = 1e-6) {
-    OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(source, &context);
+    OwningOpRef<ModuleOp> module =
+        parseSourceString<ModuleOp>(source, &context);
     ASSERT_TRUE(module) << source;
     func::FuncOp fn = *module->getOps<func::FuncOp>().begin();
     if (inputs.empty())
@@ -271,11 +272,10 @@ protected:
     });
     ASSERT_TRUE(candidate);
     ASSERT_EQ(cudnn::unsupportedReason(candidate), "");
-    FailureOr<cudnn::Lowering> lowering = cudnn::lower(
-        candidate, [](Value v) {
-          return cudnn::denseStrides(
-              cast<RankedTensorType>(v.getType()).getShape());
-        });
+    FailureOr<cudnn::Lowering> lowering = cudnn::lower(candidate, [](Value v) {
+      return cudnn::denseStrides(
+          cast<RankedTensorType>(v.getType()).getShape());
+    });
     ASSERT_TRUE(succeeded(lowering));
     ASSERT_EQ(lowering->graphs.size(), 1u);
     cudnn::GraphBuilder &builder = lowering->graphs.front();
@@ -292,8 +292,8 @@ protected:
       auto it = argIndex.find(value);
       if (it != argIndex.end()) {
         const HostTensor &h = inputs[it->second];
-        bound[uid] = {t.dims, std::vector<double>(h.values.begin(),
-                                                  h.values.end())};
+        bound[uid] = {t.dims,
+                      std::vector<double>(h.values.begin(), h.values.end())};
         EXPECT_EQ(countOf(t.dims), int64_t(h.values.size()));
         continue;
       }
@@ -313,10 +313,9 @@ protected:
           ref::compare(actual, (*expected)[index], /*atol=*/1e-6, rtol);
       EXPECT_TRUE(cmp.ok())
           << "result " << index << ": max abs error " << cmp.maxAbsError
-          << ", max rel error " << cmp.maxRelError << ", "
-          << cmp.mismatches << " mismatches"
-          << (cmp.nanOrShapeMismatch ? ", NaN or shape mismatch" : "")
-          << "\n"
+          << ", max rel error " << cmp.maxRelError << ", " << cmp.mismatches
+          << " mismatches"
+          << (cmp.nanOrShapeMismatch ? ", NaN or shape mismatch" : "") << "\n"
           << cg::printGraph(builder.graph());
     }
   }
