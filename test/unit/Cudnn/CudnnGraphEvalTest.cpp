@@ -205,7 +205,7 @@ protected:
         if (!a || !b)
           return values;
         size_t r = y.dims.size();
-        int64_t m = y.dims[r - 2], n = y.dims[r - 1], k = a->dims[r - 1];
+        int64_t k = a->dims[r - 1];
         for (int64_t i = 0; i < countOf(y.dims); ++i) {
           std::vector<int64_t> c = coordsOf(i, y.dims);
           double sum = 0.0;
@@ -218,8 +218,6 @@ protected:
           }
           y.values[i] = round(sum, yt->dtype);
         }
-        (void)m;
-        (void)n;
       } else if (op.kind == cg::OpKind::Reduction) {
         const HostValue *x = in("x");
         if (!x)
