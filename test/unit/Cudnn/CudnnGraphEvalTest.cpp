@@ -269,7 +269,7 @@ protected:
         candidate = op;
     });
     ASSERT_TRUE(candidate);
-    ASSERT_EQ(cudnn::unsupportedReason(candidate), "");
+    ASSERT_EQ(cudnn::graphUnsupportedReason(candidate), "");
     FailureOr<cudnn::Lowering> lowering = cudnn::lower(candidate, [](Value v) {
       return cudnn::denseStrides(
           cast<RankedTensorType>(v.getType()).getShape());
