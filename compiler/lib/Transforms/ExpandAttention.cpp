@@ -162,6 +162,27 @@ static void expand(AttentionGradOp op) {
   op.erase();
 }
 
+/// cuDNN <= 9.15 computes the attention backward wrongly when Skv is not a
+/// multiple of 128 unless the graph has a padding mask (cudnn-frontend then
+/// adds one with the full lengths). A tg.attention_grad on cuDNN without
+/// sequence lengths gets explicit full-length ones, which mask nothing: the
+/// cuDNN lowering binds them in its graph for those versions.
+static void addFullLengthsForCudnn(AttentionGradOp op) {
+  ArrayRef<int64_t> q = cast<RankedTensorType>(op.getQ().getType()).getShape();
+  int64_t skv = cast<RankedTensorType>(op.getK().getType()).getDimSize(2);
+  if (skv % 128 == 0 || op.getSeqLenQ() || op.getSeqLenKv())
+    return;
+  OpBuilder b(op);
+  auto type = RankedTensorType::get({q[0]}, b.getI32Type());
+  Value lenQ = ConstantOp::createSplat(b, op.getLoc(), type, double(q[2]));
+  Value lenKv = ConstantOp::createSplat(b, op.getLoc(), type, double(skv));
+  // Operand segments: q k v o d_o stats | seq_len_q seq_len_kv | ...
+  op->insertOperands(6, {lenQ, lenKv});
+  auto &segments = op.getProperties().operandSegmentSizes;
+  segments[6] = 1;
+  segments[7] = 1;
+}
+
 namespace {
 struct ExpandAttentionPass
     : tg::impl::ExpandAttentionBase<ExpandAttentionPass> {
@@ -171,9 +192,13 @@ struct ExpandAttentionPass
     // No generated kernel runs tg.attention_grad: every one not on cuDNN is
     // expanded.
     SmallVector<AttentionGradOp> grads;
+    SmallVector<AttentionGradOp> onCudnn;
     getOperation().walk([&](Operation *op) {
-      if (cudnn::isAssignedToCudnn(op))
+      if (cudnn::isAssignedToCudnn(op)) {
+        if (auto grad = dyn_cast<AttentionGradOp>(op))
+          onCudnn.push_back(grad);
         return;
+      }
       if (auto attention = dyn_cast<AttentionOp>(op)) {
         if (all || !fusedKernelSupports(attention))
           ops.push_back(attention);
@@ -185,6 +210,8 @@ struct ExpandAttentionPass
       expand(op);
     for (AttentionGradOp op : grads)
       expand(op);
+    for (AttentionGradOp op : onCudnn)
+      addFullLengthsForCudnn(op);
   }
 };
 } // namespace

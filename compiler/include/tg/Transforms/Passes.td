@@ -141,7 +141,10 @@ def ExpandAttention : Pass<"tg-expand-attention", "func::FuncOp"> {
     generated kernel runs it): into the textbook backward that
     tg-decompose-sdpa writes for tg.sdpa_grad, with the score region applied
     to the scores and the `score_grad` region (on the scaled scores and the
-    gradient dZ) in place of the soft-cap's derivative.
+    gradient dZ) in place of the soft-cap's derivative. A tg.attention_grad
+    on cuDNN whose Skv is not a multiple of 128 and that has no sequence
+    lengths gets full-length ones (constants that mask nothing), for the
+    padding workaround cuDNN <= 9.15 needs (docs/cudnn.md).
   }];
   let options = [
     Option<"all", "all", "bool", /*default=*/"false",
