@@ -6,6 +6,7 @@
 // RUN: tg-compile %S/attention-grad-gpu.mlir --entry=window_bf16 --emit=cudnn | FileCheck %s
 // RUN: tg-compile %S/attention-grad-gpu.mlir --entry=hd256_bf16 --emit=cudnn | FileCheck %s
 // RUN: tg-compile %S/attention-grad-gpu.mlir --entry=gqa_s200_f16 --emit=cudnn | FileCheck %s
+// RUN: tg-compile %S/attention-grad-gpu.mlir --entry=training_step_causal_bf16 --emit=cudnn | FileCheck %s
 
 // CHECK: graph "attention bwd (composite)"
 // CHECK: end

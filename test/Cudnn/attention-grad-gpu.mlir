@@ -5,6 +5,7 @@
 // random inputs (stats included). attention-grad-gpu-plan.mlir checks, on
 // the CPU, that each compiles with its backward on cuDNN.
 // REQUIRES: gpu
+// RUN: tg-run %s --entry=training_step_causal_bf16 --check --seed=3
 // RUN: tg-run %s --entry=plain_bf16 --check --seed=3
 // RUN: tg-run %s --entry=causal_f16_s100 --check --seed=3
 // RUN: tg-run %s --entry=gqa_causal_br_bf16 --check --seed=3
@@ -58,4 +59,16 @@ func.func @gqa_s200_f16(%q: tensor<2x4x200x64xf16> {tg.name = "q"}, %k: tensor<2
   %dq, %dk, %dv = tg.sdpa_grad %q, %k, %v, %o, %do, %lse
       : tensor<2x4x200x64xf16>, tensor<2x1x200x64xf16>, tensor<2x1x200x64xf16>, tensor<2x4x200x64xf16>, tensor<2x4x200x64xf16>, tensor<2x4x200x1xf32>
   return %dq, %dk, %dv : tensor<2x4x200x64xf16>, tensor<2x1x200x64xf16>, tensor<2x1x200x64xf16>
+}
+
+// A whole training step: stats and o from the forward, so the backward sees
+// consistent inputs (the forward runs on whichever backend it gets).
+func.func @training_step_causal_bf16(%q: tensor<2x4x256x64xbf16> {tg.name = "q"}, %k: tensor<2x4x256x64xbf16> {tg.name = "k"},
+    %v: tensor<2x4x256x64xbf16> {tg.name = "v"}, %do: tensor<2x4x256x64xbf16> {tg.name = "do"})
+    -> (tensor<2x4x256x64xbf16> {tg.name = "o"}, tensor<2x4x256x64xbf16> {tg.name = "dq"}, tensor<2x4x256x64xbf16> {tg.name = "dk"}, tensor<2x4x256x64xbf16> {tg.name = "dv"}) {
+  %o, %lse = tg.sdpa %q, %k, %v {causal = #tg<causal top_left>, training}
+      : tensor<2x4x256x64xbf16>, tensor<2x4x256x64xbf16>, tensor<2x4x256x64xbf16> -> tensor<2x4x256x64xbf16>, tensor<2x4x256x1xf32>
+  %dq, %dk, %dv = tg.sdpa_grad %q, %k, %v, %o, %do, %lse {causal = #tg<causal top_left>}
+      : tensor<2x4x256x64xbf16>, tensor<2x4x256x64xbf16>, tensor<2x4x256x64xbf16>, tensor<2x4x256x64xbf16>, tensor<2x4x256x64xbf16>, tensor<2x4x256x1xf32>
+  return %o, %dq, %dk, %dv : tensor<2x4x256x64xbf16>, tensor<2x4x256x64xbf16>, tensor<2x4x256x64xbf16>, tensor<2x4x256x64xbf16>
 }
