@@ -267,7 +267,9 @@ std::string cudnn::attentionGradUnsupportedReason(AttentionGradOp op) {
   if (!isIdentityScoreMath(op))
     return "the backward's score region (bias, ALiBi, soft-capping or other "
            "score math) is not lowered to cuDNN yet; only the scale and the "
-           "attribute masks are";
+           "attribute masks are (a captured bias may also be -inf on whole "
+           "rows, where exp(S - stats) would give NaN instead of tg's zero "
+           "gradients)";
   for (Value len : {op.getSeqLenQ(), op.getSeqLenKv()})
     if (len && !elementTypeOf(len).isInteger(32))
       return "cuDNN's padding masks take int32 sequence lengths";
@@ -281,7 +283,8 @@ std::string cudnn::attentionGradUnsupportedReason(AttentionGradOp op) {
   };
   for (Named v : {Named{op.getQ(), "q"}, Named{op.getK(), "k"},
                   Named{op.getV(), "v"}, Named{op.getO(), "o"},
-                  Named{op.getDO(), "d_o"}, Named{op.getDq(), "dq"},
+                  Named{op.getDO(), "d_o"}, Named{op.getStats(), "stats"},
+                  Named{op.getDq(), "dq"},
                   Named{op.getDk(), "dk"}, Named{op.getDv(), "dv"}})
     if (std::string reason = headDimLayoutReason(v.value, v.name);
         !reason.empty())
@@ -300,7 +303,7 @@ std::string cudnn::attentionGradUnsupportedReason(AttentionGradOp op) {
 FailureOr<Lowering> cudnn::lowerAttentionGrad(AttentionGradOp op,
                                               StridesFn stridesOf) {
   for (Value v : {op.getQ(), op.getK(), op.getV(), op.getO(), op.getDO(),
-                  op.getDq(), op.getDk(), op.getDv()}) {
+                  op.getStats(), op.getDq(), op.getDk(), op.getDv()}) {
     SmallVector<int64_t> strides = stridesOf(v);
     if (strides.empty() || strides.back() != 1)
       return op.emitOpError("cannot be lowered to cuDNN: an operand's or "
