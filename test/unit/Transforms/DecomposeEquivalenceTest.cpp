@@ -2,6 +2,9 @@
 // configurations, the reference interpreter gives the same results on the
 // original graph and on its decomposition (same random inputs), and the
 // decomposed gradients match central finite differences of the forward.
+// The backward cases also go through tg-fuse-attention (backward=true) to
+// one tg.attention_grad and back through tg-expand-attention; both must
+// match the direct tg.sdpa_grad.
 //
 // Tolerances (|actual - expected| <= atol + rtol * |expected| per element;
 // the largest error seen, as a fraction of the tolerance, in brackets):
