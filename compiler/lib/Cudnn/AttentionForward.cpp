@@ -341,6 +341,9 @@ std::string cudnn::attentionUnsupportedReason(AttentionOp op) {
              ", Skv = " + std::to_string(n.skv) +
              "); tg gives zero output and -inf stats there, which cuDNN's "
              "fused attention does not promise";
+  if (n.sq == 1 && n.skv == 1 && !fusedOpApplies(op))
+    return "Sq = Skv = 1 with masks or score math: cuDNN found no engine "
+           "config for the composite graph (measured on H200, cuDNN 9.19)";
   if (op.getStats() && op.getSeqLenQ())
     return "training stats with seq_len_q: cuDNN leaves the rows past "
            "seq_len_q unwritten, and tg's stats there are -inf";
