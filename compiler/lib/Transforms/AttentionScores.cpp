@@ -43,11 +43,18 @@ template <typename OpTy> static AttentionConfig configOf(OpTy op) {
   return c;
 }
 
-AttentionConfig AttentionConfig::from(SdpaOp op) { return configOf(op); }
+AttentionConfig AttentionConfig::from(SdpaOp op) {
+  AttentionConfig c = configOf(op);
+  c.descaleQ = op.getDescaleQ();
+  c.descaleK = op.getDescaleK();
+  return c;
+}
 AttentionConfig AttentionConfig::from(SdpaGradOp op) { return configOf(op); }
 AttentionConfig AttentionConfig::from(AttentionOp op) {
   AttentionConfig c = sharedConfigOf(op);
   c.scale = op.getScale().convertToDouble();
+  c.descaleQ = op.getDescaleQ();
+  c.descaleK = op.getDescaleK();
   return c;
 }
 
@@ -171,6 +178,8 @@ MaskedScores mlir::tg::detail::buildMaskedScores(OpBuilder &b, Location loc,
   Value s = MatmulOp::create(b, loc, RankedTensorType::get(c.scoreShape(), f32),
                              c.q, kT, /*acc=*/TypeAttr());
   s = e.mul(s, e.scalar(f32, c.scale));
+  if (c.descaleQ)
+    s = e.mul(e.mul(s, c.descaleQ), c.descaleK);
   if (c.afterScale)
     s = c.afterScale(s);
 
