@@ -12,6 +12,7 @@ struct tgc_executable {
 
 namespace {
 thread_local std::string lastError;
+thread_local std::string describeText; // tgc_executable_describe
 
 tgc_status_t finish(const tgc::Status &status) {
   lastError = status.message();
@@ -153,6 +154,24 @@ tgc_status_t tgc_executable_prepare(tgc_executable_t *exe, tgc_stream_t stream) 
     if (!exe)
       return invalid("tgc_executable_prepare: the executable is null");
     return finish(exe->executable->prepare(stream));
+  });
+}
+
+tgc_status_t tgc_executable_describe(tgc_executable_t *exe, tgc_stream_t stream,
+                                     const char **text) {
+  return guarded([&] {
+    if (!exe || !text)
+      return invalid("tgc_executable_describe: null argument");
+    *text = "";
+    tgc::Expected<std::vector<std::string>> backends =
+        exe->executable->stepBackends(stream);
+    if (!backends)
+      return finish(backends.status());
+    describeText.clear();
+    for (size_t i = 0; i < backends->size(); ++i)
+      describeText += "step " + std::to_string(i) + ": " + (*backends)[i] + "\n";
+    *text = describeText.c_str();
+    return finish(tgc::Status());
   });
 }
 

@@ -38,6 +38,7 @@ const std::vector<KindInfo> &kindTable() {
        false,
        {"q", "k", "v", "o", "do", "stats", "scale", "dq", "dk", "dv"},
        {"seq_len_q", "seq_len_kv"}},
+      {OpKind::Reshape, "reshape", false, {"x", "y"}, {}},
   };
   return table;
 }

@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <cstring>
+#include <optional>
 
 namespace tgc {
 
@@ -117,13 +118,25 @@ Executable::Impl::~Impl() {
     ContextScope scope(*driver, context);
     if (!scope.status().isOk())
       continue; // the context is gone, and its resources with it
-    for (auto &[key, module] : state->modules)
-      driver->cuModuleUnload(module);
-    if (state->workspace)
-      driver->cuMemFree(state->workspace);
-    if (state->workspaceFree)
-      driver->cuEventDestroy(state->workspaceFree);
+    release(*driver, *state);
   }
+}
+
+void Executable::Impl::release(const CudaDriver &drv, ContextState &state) {
+  for (auto &[key, module] : state.modules)
+    drv.cuModuleUnload(module);
+  state.modules.clear();
+  if (state.workspace)
+    drv.cuMemFree(state.workspace);
+  if (state.cudnnScratch)
+    drv.cuMemFree(state.cudnnScratch);
+  if (state.workspaceFree)
+    drv.cuEventDestroy(state.workspaceFree);
+  state.workspace = state.cudnnScratch = 0;
+  state.workspaceFree = nullptr;
+  // Cached cuDNN plans and handles are shared by the process: only our
+  // references go.
+  state.cudnnSteps.clear();
 }
 
 Expected<CUcontext> Executable::Impl::contextOf(const CudaDriver &driver,
@@ -164,9 +177,7 @@ Expected<ContextState *> Executable::Impl::prepare(Stream stream) {
   TGC_RETURN_IF_ERROR(scope.status());
   Status status = prepareContext(drv, *state);
   if (!status.isOk()) {
-    // Release what was loaded before the failure.
-    for (auto &[key, module] : state->modules)
-      drv.cuModuleUnload(module);
+    release(drv, *state); // what was loaded before the failure
     return status.addContext(strCat("cannot prepare plan '", plan.name, "'"));
   }
   ContextState *result = state.get();
@@ -196,132 +207,214 @@ Status Executable::Impl::prepareContext(const CudaDriver &drv,
   char deviceName[256] = {0};
   drv.cuDeviceGetName(deviceName, sizeof(deviceName) - 1, device);
   state.deviceArch = major * 10 + minor;
-  bool forcePtx = forcePtxFromEnv();
+  DeviceInfo info;
+  info.ordinal = int(device);
+  info.arch = state.deviceArch;
+  info.sharedOptin = sharedOptin;
+  info.forcePtx = forcePtxFromEnv();
   const NvrtcInfo &nvrtc = nvrtcInfo();
   TGC_LOG_INFO("preparing plan '", plan.name, "' for ", deviceName,
                " (compute capability ", major, ".", minor, ", NVRTC ",
-               nvrtc.version(), forcePtx ? ", TGC_FORCE_PTX set" : "", ")");
+               nvrtc.version(), info.forcePtx ? ", TGC_FORCE_PTX set" : "", ")");
 
   state.launches.assign(plan.steps.size(), PreparedLaunch());
+  state.cudnnSteps.clear();
+  state.cudnnSteps.resize(plan.steps.size());
+  state.backends.assign(plan.steps.size(), std::string());
+  std::optional<BackendChoice> choice;
   for (size_t i = 0; i < plan.steps.size(); ++i) {
-    std::string where = strCat("step ", i);
-    if (std::holds_alternative<CudnnStep>(plan.steps[i]))
-      return makeError(StatusCode::Unsupported, where,
-                       " is a cuDNN step, which this runtime cannot execute "
-                       "(no cuDNN backend)");
-    const auto *launch = std::get_if<LaunchStep>(&plan.steps[i]);
-    if (!launch)
-      continue;
-    Expected<VariantChoice> choice = selectLaunchVariant(
-        plan, *launch, state.deviceArch, nvrtc.archs, forcePtx);
-    if (!choice)
-      return choice.takeStatus().addContext(where);
-    const LaunchVariant &variant = launch->variants[choice->index];
-    const Kernel &kernel = *plan.findKernel(variant.kernel);
-    std::string what = strCat("kernel '", kernel.id, "' (", choice->target.name(),
-                              ")");
-    TGC_LOG_INFO(where, ": ", what, ", variant ", choice->index, " of ",
-                 launch->variants.size());
-
-    Expected<std::shared_ptr<const CompiledKernel>> compiled =
-        KernelCache::global().get(kernel, choice->target);
-    if (!compiled)
-      return compiled.takeStatus().addContext(where);
-    std::string moduleKey = kernel.id + "@" + choice->target.name();
-    auto moduleIt = state.modules.find(moduleKey);
-    if (moduleIt == state.modules.end()) {
-      Expected<CUmodule> module = loadModule(drv, **compiled, what);
-      if (!module)
-        return module.takeStatus().addContext(where);
-      moduleIt = state.modules.emplace(moduleKey, *module).first;
-    }
-    PreparedLaunch &prepared = state.launches[i];
-    prepared.variant = &variant;
-    TGC_RETURN_IF_ERROR(
-        drv.check(drv.cuModuleGetFunction(&prepared.function, moduleIt->second,
-                                          (*compiled)->loweredName.c_str()),
-                  strCat(where, ": cannot find entry '", kernel.entry, "' in ",
-                         what)));
-
-    // Limits the kernel was compiled with, checked here so that a bad plan
-    // fails with a message instead of a launch error.
-    int maxThreads = 0, staticShared = 0, dynamicLimit = 0;
-    drv.cuFuncGetAttribute(&maxThreads, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK,
-                           prepared.function);
-    drv.cuFuncGetAttribute(&staticShared, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES,
-                           prepared.function);
-    drv.cuFuncGetAttribute(&dynamicLimit,
-                           CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                           prepared.function);
-    if (maxThreads > 0 && variant.block.volume() > uint64_t(maxThreads))
-      return makeError(StatusCode::Unsupported, where, ": ", what,
-                       " runs at most ", maxThreads,
-                       " threads per block but the plan launches ",
-                       variant.block.volume());
-    if (uint64_t(variant.sharedBytes) + uint64_t(staticShared) >
-        uint64_t(sharedOptin))
-      return makeError(StatusCode::Unsupported, where, ": ", what, " needs ",
-                       variant.sharedBytes, " bytes of dynamic shared memory (+",
-                       staticShared, " static) but the device allows ",
-                       sharedOptin);
-    // Beyond the default 48 KiB the kernel must opt in.
-    if (variant.sharedBytes > uint32_t(dynamicLimit))
-      TGC_RETURN_IF_ERROR(drv.check(
-          drv.cuFuncSetAttribute(prepared.function,
-                                 CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                                 int(variant.sharedBytes)),
-          strCat(where, ": cannot allow ", variant.sharedBytes,
-                 " bytes of dynamic shared memory for ", what)));
-
-    // The argument list must match the kernel's parameters exactly, or the
-    // driver would read garbage.
-    if (drv.cuFuncGetParamInfo) {
-      std::vector<size_t> sizes;
-      bool known = true;
-      for (size_t p = 0;; ++p) {
-        size_t offset = 0, size = 0;
-        CUresult r = drv.cuFuncGetParamInfo(prepared.function, p, &offset, &size);
-        if (r == CUDA_ERROR_INVALID_VALUE)
-          break;
-        if (r != CUDA_SUCCESS) {
-          known = false;
-          break;
-        }
-        sizes.push_back(size);
+    const Step &step = plan.steps[i];
+    if (const auto *launch = std::get_if<LaunchStep>(&step)) {
+      TGC_RETURN_IF_ERROR(prepareLaunch(drv, state, info, i, *launch));
+    } else if (const auto *cudnnStep = std::get_if<CudnnStep>(&step)) {
+      if (!choice) { // read once per preparation, only for plans that care
+        Expected<BackendChoice> fromEnv = backendChoiceFromEnv();
+        if (!fromEnv)
+          return fromEnv.takeStatus();
+        choice = *fromEnv;
       }
-      if (known && sizes.size() != variant.args.size())
-        return makeError(StatusCode::InvalidPlan, where, ": ", what, " takes ",
-                         sizes.size(), " parameters but the plan passes ",
-                         variant.args.size());
-      for (size_t p = 0; known && p < sizes.size(); ++p)
-        if (sizes[p] != argBytes(variant.args[p].kind))
-          return makeError(StatusCode::InvalidPlan, where, ": parameter ", p,
-                           " of ", what, " is ", sizes[p],
-                           " bytes but the plan passes a ",
-                           argKindName(variant.args[p].kind));
-    }
-
-    for (const KernelArg &arg : variant.args) {
-      ArgSlot slot{arg.kind};
-      switch (arg.kind) {
-      case KernelArg::Kind::Buffer:
-        slot.buffer = index.at(arg.buffer);
-        break;
-      case KernelArg::Kind::I32: {
-        int32_t value = int32_t(arg.intValue);
-        std::memcpy(&slot.bits, &value, sizeof(value));
-        break;
-      }
-      case KernelArg::Kind::I64:
-        std::memcpy(&slot.bits, &arg.intValue, sizeof(int64_t));
-        break;
-      case KernelArg::Kind::F32:
-        std::memcpy(&slot.bits, &arg.floatValue, sizeof(float));
-        break;
-      }
-      prepared.args.push_back(slot);
+      TGC_RETURN_IF_ERROR(prepareCudnn(drv, state, info, i, *cudnnStep, *choice));
+    } else {
+      state.backends[i] = stepKindName(step);
     }
   }
+
+  // One cuDNN scratch workspace serves every cuDNN step of the plan.
+  for (const std::unique_ptr<PreparedCudnnStep> &prepared : state.cudnnSteps)
+    if (prepared && uint64_t(prepared->plan->workspaceBytes) > state.cudnnScratchBytes)
+      state.cudnnScratchBytes = uint64_t(prepared->plan->workspaceBytes);
+  if (state.cudnnScratchBytes > 0) {
+    TGC_RETURN_IF_ERROR(drv.check(
+        drv.cuMemAlloc(&state.cudnnScratch, state.cudnnScratchBytes),
+        strCat("cannot allocate the ", state.cudnnScratchBytes,
+               "-byte cuDNN workspace")));
+    TGC_LOG_INFO("allocated a ", state.cudnnScratchBytes,
+                 "-byte cuDNN workspace for plan '", plan.name, "'");
+  }
+  return Status::ok();
+}
+
+Status Executable::Impl::prepareCudnn(const CudaDriver &drv,
+                                      ContextState &state,
+                                      const DeviceInfo &device, size_t i,
+                                      const CudnnStep &step,
+                                      BackendChoice choice) {
+  std::string where = strCat("step ", i, " (cudnn)");
+  std::string reason;
+  if (choice == BackendChoice::Nvrtc) {
+    reason = "TGC_BACKEND=nvrtc";
+  } else if (Expected<const CudnnLibrary *> lib = CudnnLibrary::get(); !lib) {
+    reason = "cuDNN is not available: " + lib.status().message();
+  } else if (Expected<std::shared_ptr<cudnn::CudnnContext>> context =
+                 cudnn::cudnnContextFor(**lib, state.context, device.ordinal,
+                                        device.arch);
+             !context) {
+    reason = context.status().message();
+  } else {
+    Expected<std::unique_ptr<PreparedCudnnStep>> prepared =
+        prepareCudnnStep(*context, step, index);
+    if (prepared) {
+      const cudnn::ExecutionPlan &chosen = *(*prepared)->plan;
+      state.backends[i] = strCat("cudnn: graph '", (*prepared)->graphName,
+                                 "' engine ", chosen.engine, " (",
+                                 chosen.source, ", workspace ",
+                                 chosen.workspaceBytes, " bytes)");
+      TGC_LOG_INFO(where, ": ", state.backends[i]);
+      state.cudnnSteps[i] = prepared.take();
+      return Status::ok();
+    }
+    reason = prepared.status().message();
+  }
+
+  if (choice == BackendChoice::Cudnn)
+    return makeError(StatusCode::Unsupported, where, ": ", reason,
+                     " (TGC_BACKEND=cudnn forbids the NVRTC fallback)");
+  if (!step.fallback)
+    return makeError(StatusCode::Unsupported, where, ": ", reason,
+                     "; the step has no NVRTC fallback");
+  TGC_LOG_DEBUG(where, ": running the NVRTC fallback: ", reason);
+  TGC_RETURN_IF_ERROR(prepareLaunch(drv, state, device, i, *step.fallback));
+  state.backends[i] += ", fallback: " + reason;
+  return Status::ok();
+}
+
+Status Executable::Impl::prepareLaunch(const CudaDriver &drv,
+                                       ContextState &state,
+                                       const DeviceInfo &device, size_t i,
+                                       const LaunchStep &launch) {
+  const NvrtcInfo &nvrtc = nvrtcInfo();
+  const int sharedOptin = device.sharedOptin;
+  std::string where = strCat("step ", i);
+  Expected<VariantChoice> choice = selectLaunchVariant(
+      plan, launch, state.deviceArch, nvrtc.archs, device.forcePtx);
+  if (!choice)
+    return choice.takeStatus().addContext(where);
+  const LaunchVariant &variant = launch.variants[choice->index];
+  const Kernel &kernel = *plan.findKernel(variant.kernel);
+  std::string what = strCat("kernel '", kernel.id, "' (", choice->target.name(),
+                            ")");
+  TGC_LOG_INFO(where, ": ", what, ", variant ", choice->index, " of ",
+               launch.variants.size());
+
+  Expected<std::shared_ptr<const CompiledKernel>> compiled =
+      KernelCache::global().get(kernel, choice->target);
+  if (!compiled)
+    return compiled.takeStatus().addContext(where);
+  std::string moduleKey = kernel.id + "@" + choice->target.name();
+  auto moduleIt = state.modules.find(moduleKey);
+  if (moduleIt == state.modules.end()) {
+    Expected<CUmodule> module = loadModule(drv, **compiled, what);
+    if (!module)
+      return module.takeStatus().addContext(where);
+    moduleIt = state.modules.emplace(moduleKey, *module).first;
+  }
+  PreparedLaunch &prepared = state.launches[i];
+  prepared.variant = &variant;
+  TGC_RETURN_IF_ERROR(
+      drv.check(drv.cuModuleGetFunction(&prepared.function, moduleIt->second,
+                                        (*compiled)->loweredName.c_str()),
+                strCat(where, ": cannot find entry '", kernel.entry, "' in ",
+                       what)));
+
+  // Limits the kernel was compiled with, checked here so that a bad plan
+  // fails with a message instead of a launch error.
+  int maxThreads = 0, staticShared = 0, dynamicLimit = 0;
+  drv.cuFuncGetAttribute(&maxThreads, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK,
+                         prepared.function);
+  drv.cuFuncGetAttribute(&staticShared, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES,
+                         prepared.function);
+  drv.cuFuncGetAttribute(&dynamicLimit,
+                         CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                         prepared.function);
+  if (maxThreads > 0 && variant.block.volume() > uint64_t(maxThreads))
+    return makeError(StatusCode::Unsupported, where, ": ", what,
+                     " runs at most ", maxThreads,
+                     " threads per block but the plan launches ",
+                     variant.block.volume());
+  if (uint64_t(variant.sharedBytes) + uint64_t(staticShared) >
+      uint64_t(sharedOptin))
+    return makeError(StatusCode::Unsupported, where, ": ", what, " needs ",
+                     variant.sharedBytes, " bytes of dynamic shared memory (+",
+                     staticShared, " static) but the device allows ",
+                     sharedOptin);
+  // Beyond the default 48 KiB the kernel must opt in.
+  if (variant.sharedBytes > uint32_t(dynamicLimit))
+    TGC_RETURN_IF_ERROR(drv.check(
+        drv.cuFuncSetAttribute(prepared.function,
+                               CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                               int(variant.sharedBytes)),
+        strCat(where, ": cannot allow ", variant.sharedBytes,
+               " bytes of dynamic shared memory for ", what)));
+
+  // The argument list must match the kernel's parameters exactly, or the
+  // driver would read garbage.
+  if (drv.cuFuncGetParamInfo) {
+    std::vector<size_t> sizes;
+    bool known = true;
+    for (size_t p = 0;; ++p) {
+      size_t offset = 0, size = 0;
+      CUresult r = drv.cuFuncGetParamInfo(prepared.function, p, &offset, &size);
+      if (r == CUDA_ERROR_INVALID_VALUE)
+        break;
+      if (r != CUDA_SUCCESS) {
+        known = false;
+        break;
+      }
+      sizes.push_back(size);
+    }
+    if (known && sizes.size() != variant.args.size())
+      return makeError(StatusCode::InvalidPlan, where, ": ", what, " takes ",
+                       sizes.size(), " parameters but the plan passes ",
+                       variant.args.size());
+    for (size_t p = 0; known && p < sizes.size(); ++p)
+      if (sizes[p] != argBytes(variant.args[p].kind))
+        return makeError(StatusCode::InvalidPlan, where, ": parameter ", p,
+                         " of ", what, " is ", sizes[p],
+                         " bytes but the plan passes a ",
+                         argKindName(variant.args[p].kind));
+  }
+
+  for (const KernelArg &arg : variant.args) {
+    ArgSlot slot{arg.kind};
+    switch (arg.kind) {
+    case KernelArg::Kind::Buffer:
+      slot.buffer = index.at(arg.buffer);
+      break;
+    case KernelArg::Kind::I32: {
+      int32_t value = int32_t(arg.intValue);
+      std::memcpy(&slot.bits, &value, sizeof(value));
+      break;
+    }
+    case KernelArg::Kind::I64:
+      std::memcpy(&slot.bits, &arg.intValue, sizeof(int64_t));
+      break;
+    case KernelArg::Kind::F32:
+      std::memcpy(&slot.bits, &arg.floatValue, sizeof(float));
+      break;
+    }
+    prepared.args.push_back(slot);
+  }
+  state.backends[i] = "nvrtc: " + what;
   return Status::ok();
 }
 
@@ -355,25 +448,36 @@ Status Executable::Impl::run(const BindingRef *bindings, size_t count,
   CUstream cuStream = stream;
   uint64_t workspaceBase = 0;
   std::unique_lock<std::mutex> workspaceLock;
+  // Memory the executable owns is shared by its runs in this context: the
+  // internal workspace (unless the caller passes one) and the cuDNN scratch
+  // workspace (always).
   bool internalWorkspace = !workspace && plan.workspaceBytes > 0;
-  if (workspace) {
-    workspaceBase = reinterpret_cast<uintptr_t>(workspace->data);
-  } else if (internalWorkspace) {
-    // A captured graph would keep using the shared workspace on every
-    // replay, unordered with later runs: graphs need their own.
+  bool shared = internalWorkspace || state.cudnnScratchBytes > 0;
+  if (shared) {
+    // A captured graph would keep using the shared memory on every replay,
+    // unordered with later runs.
     CUstreamCaptureStatus capture = CU_STREAM_CAPTURE_STATUS_NONE;
     if (drv.cuStreamIsCapturing(cuStream, &capture) == CUDA_SUCCESS &&
-        capture != CU_STREAM_CAPTURE_STATUS_NONE)
+        capture != CU_STREAM_CAPTURE_STATUS_NONE) {
+      if (internalWorkspace)
+        return makeError(StatusCode::Unsupported,
+                         "the stream is being captured into a CUDA graph: pass "
+                         "a workspace of ", plan.workspaceBytes,
+                         " bytes to run() so that the graph owns its "
+                         "intermediates");
       return makeError(StatusCode::Unsupported,
-                       "the stream is being captured into a CUDA graph: pass a "
-                       "workspace of ", plan.workspaceBytes,
-                       " bytes to run() so that the graph owns its intermediates");
+                       "the stream is being captured into a CUDA graph but the "
+                       "plan's cuDNN steps use the executable's ",
+                       state.cudnnScratchBytes,
+                       "-byte cuDNN workspace, which a graph cannot own; set "
+                       "TGC_BACKEND=nvrtc to capture this plan");
+    }
     workspaceLock = std::unique_lock<std::mutex>(state.workspaceMutex);
     if (!state.workspaceFree)
       TGC_RETURN_IF_ERROR(drv.check(
           drv.cuEventCreate(&state.workspaceFree, CU_EVENT_DISABLE_TIMING),
           "cannot create the workspace event"));
-    if (!state.workspace) {
+    if (internalWorkspace && !state.workspace) {
       // cuMemAlloc aligns to at least 256 bytes; over-allocate for more.
       uint64_t extra = plan.workspaceAlignment > 256 ? plan.workspaceAlignment : 0;
       TGC_RETURN_IF_ERROR(drv.check(
@@ -383,11 +487,15 @@ Status Executable::Impl::run(const BindingRef *bindings, size_t count,
       TGC_LOG_INFO("allocated a ", plan.workspaceBytes,
                    "-byte workspace for plan '", plan.name, "'");
     }
-    // The previous run may still be using the workspace on another stream.
+    // The previous run may still be using the memory on another stream.
     if (state.eventRecorded && state.lastStream != cuStream)
       TGC_RETURN_IF_ERROR(
           drv.check(drv.cuStreamWaitEvent(cuStream, state.workspaceFree, 0),
                     "cannot order the run after the previous one"));
+  }
+  if (workspace) {
+    workspaceBase = reinterpret_cast<uintptr_t>(workspace->data);
+  } else if (internalWorkspace) {
     uint64_t align = plan.workspaceAlignment;
     workspaceBase = (state.workspace + align - 1) / align * align;
   }
@@ -398,25 +506,35 @@ Status Executable::Impl::run(const BindingRef *bindings, size_t count,
   Status status;
   std::vector<uint64_t> storage;
   std::vector<void *> params;
+  auto launch = [&](size_t i) {
+    const PreparedLaunch &prepared = state.launches[i];
+    size_t n = prepared.args.size();
+    storage.assign(n, 0);
+    params.assign(n, nullptr);
+    for (size_t a = 0; a < n; ++a) {
+      const ArgSlot &slot = prepared.args[a];
+      storage[a] = slot.kind == KernelArg::Kind::Buffer ? addresses[slot.buffer]
+                                                        : slot.bits;
+      params[a] = &storage[a]; // little-endian: narrow values in low bytes
+    }
+    const LaunchVariant &v = *prepared.variant;
+    return drv.check(
+        drv.cuLaunchKernel(prepared.function, v.grid.x, v.grid.y, v.grid.z,
+                           v.block.x, v.block.y, v.block.z, v.sharedBytes,
+                           cuStream, n ? params.data() : nullptr, nullptr),
+        strCat("step ", i, ": cannot launch kernel '", v.kernel, "'"));
+  };
   for (size_t i = 0; i < plan.steps.size() && status.isOk(); ++i) {
     const Step &step = plan.steps[i];
     if (std::holds_alternative<LaunchStep>(step)) {
-      const PreparedLaunch &launch = state.launches[i];
-      size_t n = launch.args.size();
-      storage.assign(n, 0);
-      params.assign(n, nullptr);
-      for (size_t a = 0; a < n; ++a) {
-        const ArgSlot &slot = launch.args[a];
-        storage[a] = slot.kind == KernelArg::Kind::Buffer ? addresses[slot.buffer]
-                                                          : slot.bits;
-        params[a] = &storage[a]; // little-endian: narrow values in low bytes
-      }
-      const LaunchVariant &v = *launch.variant;
-      status = drv.check(
-          drv.cuLaunchKernel(launch.function, v.grid.x, v.grid.y, v.grid.z,
-                             v.block.x, v.block.y, v.block.z, v.sharedBytes,
-                             cuStream, n ? params.data() : nullptr, nullptr),
-          strCat("step ", i, ": cannot launch kernel '", v.kernel, "'"));
+      status = launch(i);
+    } else if (std::holds_alternative<CudnnStep>(step)) {
+      if (const PreparedCudnnStep *prepared = state.cudnnSteps[i].get())
+        status = executeCudnnStep(*prepared, addresses, state.cudnnScratch,
+                                  cuStream)
+                     .addContext(strCat("step ", i, " (cudnn)"));
+      else
+        status = launch(i); // the NVRTC fallback
     } else if (const auto *memset = std::get_if<MemsetStep>(&step)) {
       size_t b = index.at(memset->buffer);
       if (uint64_t span = plan.buffers[b].byteSpan())
@@ -432,7 +550,7 @@ Status Executable::Impl::run(const BindingRef *bindings, size_t count,
                    copy->dst, "'"));
     }
   }
-  if (internalWorkspace) {
+  if (shared) {
     // Recorded even after a failure: earlier steps may be in flight.
     Status recorded =
         drv.check(drv.cuEventRecord(state.workspaceFree, cuStream),
@@ -467,6 +585,14 @@ Executable::loadPlan(const std::string &path) {
 }
 
 const Plan &Executable::plan() const { return impl_->plan; }
+
+Expected<std::vector<std::string>> Executable::stepBackends(Stream stream) {
+  Expected<ContextState *> state = impl_->prepare(stream);
+  if (!state)
+    return state.takeStatus();
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  return (*state)->backends;
+}
 uint64_t Executable::workspaceSize() const { return impl_->plan.workspaceBytes; }
 
 Status Executable::prepare(Stream stream) {
@@ -520,7 +646,10 @@ Status precompilePlan(const Plan &plan, int deviceArch, bool forcePtx) {
   TGC_RETURN_IF_ERROR(plan.validate());
   const NvrtcInfo &nvrtc = nvrtcInfo();
   for (size_t i = 0; i < plan.steps.size(); ++i) {
+    // A cuDNN step's fallback runs wherever cuDNN does not.
     const auto *launch = std::get_if<LaunchStep>(&plan.steps[i]);
+    if (const auto *cudnnStep = std::get_if<CudnnStep>(&plan.steps[i]))
+      launch = cudnnStep->fallback ? &*cudnnStep->fallback : nullptr;
     if (!launch)
       continue;
     Expected<VariantChoice> choice =

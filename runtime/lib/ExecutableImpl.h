@@ -2,10 +2,12 @@
 #define TGC_LIB_EXECUTABLEIMPL_H
 
 // Executable's state: the plan plus, per CUDA context it has run in, the
-// loaded modules, resolved launches and the internal workspace.
+// loaded modules, resolved launches, prepared cuDNN steps, the internal
+// workspace and the cuDNN scratch workspace.
 
 #include "Bindings.h"
 #include "CudaDriver.h"
+#include "CudnnExecutor.h"
 
 #include <map>
 #include <mutex>
@@ -25,16 +27,33 @@ struct PreparedLaunch {
   std::vector<ArgSlot> args;
 };
 
+/// What prepareContext needs to know about the device.
+struct DeviceInfo {
+  int ordinal = 0;
+  int arch = 0; // compute capability * 10
+  int sharedOptin = 0;
+  bool forcePtx = false;
+};
+
 struct ContextState {
   CUcontext context = nullptr;
   int deviceArch = 0;
   std::map<std::string, CUmodule> modules;  // by kernel id + target
-  std::vector<PreparedLaunch> launches;     // by step index (unused for others)
+  // By step index: the launch of a launch step or of a cuDNN step's NVRTC
+  // fallback (unused otherwise).
+  std::vector<PreparedLaunch> launches;
+  // By step index: set for cuDNN steps that run through cuDNN.
+  std::vector<std::unique_ptr<PreparedCudnnStep>> cudnnSteps;
+  // By step index: what runs the step (Executable::stepBackends).
+  std::vector<std::string> backends;
 
-  // The internal workspace; guarded by workspaceMutex.
+  // The internal workspace and the cuDNN scratch workspace (allocated at
+  // prepare); guarded by workspaceMutex.
   std::mutex workspaceMutex;
   CUdeviceptr workspace = 0;
-  CUevent workspaceFree = nullptr; // recorded after the last run using it
+  CUdeviceptr cudnnScratch = 0;
+  uint64_t cudnnScratchBytes = 0;
+  CUevent workspaceFree = nullptr; // recorded after the last run using them
   CUstream lastStream = nullptr;
   bool eventRecorded = false;
 };
@@ -56,6 +75,15 @@ struct Executable::Impl {
 private:
   Expected<CUcontext> contextOf(const CudaDriver &driver, Stream stream);
   Status prepareContext(const CudaDriver &driver, ContextState &state);
+  /// Compiles, loads and checks `launch` as step `stepIndex`.
+  Status prepareLaunch(const CudaDriver &driver, ContextState &state,
+                       const DeviceInfo &device, size_t stepIndex,
+                       const LaunchStep &launch);
+  /// Chooses cuDNN or the NVRTC fallback for step `stepIndex`.
+  Status prepareCudnn(const CudaDriver &driver, ContextState &state,
+                      const DeviceInfo &device, size_t stepIndex,
+                      const CudnnStep &step, BackendChoice choice);
+  void release(const CudaDriver &driver, ContextState &state);
 };
 
 } // namespace tgc

@@ -1,10 +1,11 @@
 // tg-compile drives the whole pipeline: tg.sdpa is decomposed, fused into
-// one tg.attention, placed on a backend and lowered to one kernel launch.
-// RUN: tg-compile %s --emit=mlir | FileCheck %s --check-prefix=MLIR
-// RUN: tg-compile %s --emit=plan | FileCheck %s --check-prefix=PLAN
-// RUN: tg-compile %s --emit=cuda | FileCheck %s --check-prefix=CUDA
-// RUN: tg-compile %s --emit=ptx --arch=sm_80 | FileCheck %s --check-prefix=PTX
-// RUN: not tg-compile %s --arch=gfx90a 2>&1 | FileCheck %s --check-prefix=ARCH
+// one tg.attention, placed on the NVRTC backend (test/Cudnn covers cuDNN) and
+// lowered to one kernel launch.
+// RUN: tg-compile %s --backend=nvrtc --emit=mlir | FileCheck %s --check-prefix=MLIR
+// RUN: tg-compile %s --backend=nvrtc --emit=plan | FileCheck %s --check-prefix=PLAN
+// RUN: tg-compile %s --backend=nvrtc --emit=cuda | FileCheck %s --check-prefix=CUDA
+// RUN: tg-compile %s --backend=nvrtc --emit=ptx --arch=sm_80 | FileCheck %s --check-prefix=PTX
+// RUN: not tg-compile %s --backend=nvrtc --arch=gfx90a 2>&1 | FileCheck %s --check-prefix=ARCH
 
 // MLIR-LABEL: func.func @attention
 // MLIR: tg.attention %{{.*}}, %{{.*}}, %{{.*}} {causal = #tg<causal top_left>, scale = 1.250000e-01 : f64, tg.backend = "nvrtc"}

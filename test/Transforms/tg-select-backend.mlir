@@ -2,19 +2,22 @@
 // RUN: tg-opt %s --tg-select-backend="backend=cudnn explain=true" 2>&1 | FileCheck %s --check-prefix=EXPLAIN
 // RUN: not tg-opt %s --tg-select-backend="backend=cublas" 2>&1 | FileCheck %s --check-prefix=BAD
 
+// auto: the matmul goes to cuDNN, the softmax stays with the generated
+// kernels; cudnn: both go to cuDNN.
 // CHECK-LABEL: func.func @mixed
-// CHECK: tg.matmul {{.*}} {tg.backend = "nvrtc"}
+// CHECK: tg.matmul {{.*}} {tg.backend = "cudnn"}
 // CHECK: tg.softmax {{.*}} {tg.backend = "nvrtc"}
 // CHECK-NOT: tg.backend
 // CHECK: return
-// EXPLAIN: remark: backend nvrtc: cudnn was requested but the cuDNN matmul lowering is not built yet; using nvrtc
+// EXPLAIN: remark: backend cudnn: requested (cudnn)
+// EXPLAIN: remark: backend cudnn: requested (cudnn)
 // EXPLAIN: remark: backend nvrtc: requested (nvrtc)
 // BAD: error: unknown backend 'cublas' (expected auto, nvrtc or cudnn)
-func.func @mixed(%a: tensor<4x8xf16>, %b: tensor<8x4xf16>) -> tensor<4x4xf32> {
-  %m = tg.matmul %a, %b : tensor<4x8xf16>, tensor<8x4xf16> -> tensor<4x4xf32>
-  %p = tg.softmax %m axis = 1 : tensor<4x4xf32>
-  %e = tg.exp %p : tensor<4x4xf32>
-  return %e : tensor<4x4xf32>
+func.func @mixed(%a: tensor<4x8xf16>, %b: tensor<8x8xf16>) -> tensor<4x8xf32> {
+  %m = tg.matmul %a, %b : tensor<4x8xf16>, tensor<8x8xf16> -> tensor<4x8xf32>
+  %p = tg.softmax %m axis = 1 : tensor<4x8xf32>
+  %e = tg.exp %p : tensor<4x8xf32>
+  return %e : tensor<4x8xf32>
 }
 
 // A tg.backend written on an op wins over the pass option.

@@ -1,192 +1,301 @@
 #!/usr/bin/env python3
-"""The GPU suite: every attention configuration of the NVRTC grid, compiled
-by tgc from a tg.sdpa graph, run on the GPU and checked against the CPU
-reference interpreter (float64) by `tg-run --check`.
+"""The GPU suite: attention graphs compiled by tgc, run on the GPU and
+checked against the CPU reference interpreter (float64) by `tg-run --check`.
 
-Usage (on the GPU machine):  test/gpu/suite.py --bin build/bin --out $OUT [--force-ptx] [--jobs 12]
-Prints one line per configuration and a summary table; writes suite.json.
-Tolerances are tg-run's (docs/gpu-suite.md)."""
-import argparse, itertools, json, os, subprocess, sys, tempfile, time
+Grid mode (default): the NVRTC issue's 55 forward tg.sdpa configurations
+(test/gpu/attention_graphs.py) and the backward ones: tg.sdpa_grad alone on
+consistent inputs (a reference training forward is run first with `tg-run
+--ref`; its inputs, o and stats are fed back with --input), and a few
+training steps (forward and tg.sdpa_grad in one function; o, stats, dq, dk,
+dv all checked).
+--graphs mode: every function of the example and test graphs (generic
+kernels, models, FP8 attention, mixed-input matmul).
+
+--backend nvrtc|cudnn|auto is passed to tg-run as --backend and set as
+TGC_BACKEND for the runtime (cudnn: a cuDNN step that cannot run is an
+error, not a silent fallback). Each row shows what the compiler planned
+(`tg-compile --explain-backend`) and what actually ran (tg-run's
+"step N: <backend>: ..." lines); configurations cuDNN does not support show
+"nvrtc" or "nvrtc (fallback)" there and are still checked.
+
+Usage (on the GPU machine):
+  test/gpu/suite.py --bin BIN --backend cudnn [--cudnn-lib PATH] [--set fwd|bwd|all]
+                    [--quick] [--only SUBSTR] [--graphs] [--force-ptx] [--tag NAME]
+Here (no GPU): --emit-graphs DIR writes the generated graphs; --compile-only
+runs tg-compile on each and reports the planned backends.
+Writes suite_<tag>.json and suite_<tag>.md under --out ($OUT by default).
+Tolerances are tg-run's (bf16 2e-2, f16 4e-3, f32 1e-3, fp8 0.125)."""
+import argparse, glob, json, os, re, subprocess, sys, tempfile, time
 from concurrent.futures import ThreadPoolExecutor
 
-def sdpa_graph(c):
-    """A tg graph computing one tg.sdpa configuration `c` (a dict)."""
-    B, Hq, Hkv, Sq, Skv, D = c["B"], c["Hq"], c["Hkv"], c["Sq"], c["Skv"], c["D"]
-    dt = c["dtype"]
-    def t(shape, e=dt):
-        return "tensor<" + "x".join(map(str, shape)) + "x" + e + ">"
-    def arg(name, shape, e=dt, bshd=False):
-        attrs = 'tg.name = "%s"' % name
-        if bshd:  # logical [B,H,S,D] over a [B,S,H,D] buffer
-            b, h, s, d = shape
-            attrs += ", tg.strides = array<i64: %d, %d, %d, 1>" % (s * h * d, d, h * d)
-        return "%%%s: %s {%s}" % (name, t(shape, e), attrs)
-    bshd = c.get("layout") == "bshd"
-    args = [arg("q", [B, Hq, Sq, D], bshd=bshd), arg("k", [B, Hkv, Skv, D], bshd=bshd),
-            arg("v", [B, Hkv, Skv, D], bshd=bshd)]
-    operands, types = [], []
-    if c.get("bias"):
-        args.append(arg("bias", [1, Hq, Sq, Skv], "f32"))
-        operands.append("bias(%%bias : %s)" % t([1, Hq, Sq, Skv], "f32"))
-    if c.get("padding"):
-        args.append(arg("seq_len_q", [B], "i32")); args.append(arg("seq_len_kv", [B], "i32"))
-        operands.append("seq_len_q(%%seq_len_q : %s)" % t([B], "i32"))
-        operands.append("seq_len_kv(%%seq_len_kv : %s)" % t([B], "i32"))
-    if c.get("dropout"):
-        args.append("%seed: tensor<i64> {tg.name = \"seed\"}")
-        args.append("%offset: tensor<i64> {tg.name = \"offset\"}")
-        operands.append("seed(%seed) offset(%offset)")
-    attrs = []
-    if c.get("causal"):
-        attrs.append("causal = #tg<causal %s>" % c["causal"])
-    if c.get("window"):
-        l, r = c["window"]
-        if l is not None: attrs.append("window_left = %d : i64" % l)
-        if r is not None: attrs.append("window_right = %d : i64" % r)
-    if c.get("softcap"): attrs.append("softcap = %s : f64" % c["softcap"])
-    if c.get("alibi"): attrs.append("alibi")
-    if c.get("dropout"): attrs.append("dropout = %s : f64" % c["dropout"])
-    if c.get("training"): attrs.append("training")
-    out_t = t([B, Hq, Sq, D])
-    results = ['%s {tg.name = "o"%s}' % (out_t, (", tg.strides = array<i64: %d, %d, %d, 1>" % (Sq * Hq * D, D, Hq * D)) if bshd else "")]
-    res_types = [out_t]
-    if c.get("training"):
-        results.append('%s {tg.name = "stats"}' % t([B, Hq, Sq, 1], "f32")); res_types.append(t([B, Hq, Sq, 1], "f32"))
-    names = "%o, %stats" if c.get("training") else "%o"
-    return (
-        "func.func @attention(%s) -> (%s) {\n" % (", ".join(args), ", ".join(results)) +
-        "  %s = tg.sdpa %%q, %%k, %%v %s {%s}\n" % (names, " ".join(operands), ", ".join(attrs)) +
-        "      : %s, %s, %s -> %s\n" % (t([B, Hq, Sq, D]), t([B, Hkv, Skv, D]), t([B, Hkv, Skv, D]), ", ".join(res_types)) +
-        "  return %s : %s\n}\n" % (names, ", ".join(res_types)))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import attention_graphs as ag  # noqa: E402
+import tool_output as to  # noqa: E402
 
-def configs(quick):
-    base = dict(B=2, Hq=2, Hkv=2, Sq=128, Skv=128, D=128, dtype="bf16")
-    out = []
-    def add(name, **kw):
-        c = dict(base); c.update(kw); c["name"] = name; out.append(c)
-    for dt in ("bf16", "f16"):
-        for d in (64, 72, 80, 96, 128, 192, 256):
-            add("hd%d_%s" % (d, dt), D=d, dtype=dt)
-    for sq, skv in ((1, 1), (1, 17), (17, 17), (17, 128), (128, 1000), (1000, 1000), (1000, 128), (4096, 4096)):
-        for causal in (None, "top_left", "bottom_right"):
-            big = max(sq, skv) >= 1000
-            add("s%dx%d_%s" % (sq, skv, causal or "full"), Sq=sq, Skv=skv, causal=causal,
-                B=1 if big else 2, Hq=2 if big else 4, Hkv=1 if big else 2, D=64 if sq == 4096 else 128)
-    for g in (1, 4, 8):
-        add("gqa%d" % g, Hq=8, Hkv=8 // g, Sq=257, Skv=300)
-    opt = dict(Sq=200, Skv=333)
-    add("window_causal", causal="top_left", window=(64, None), **opt)
-    add("window_both", window=(40, 24), **opt)
-    add("bias", bias=True, **opt)
-    add("softcap", softcap=30.0, **opt)
-    add("alibi", alibi=True, Hq=4, Hkv=4, **opt)
-    add("dropout_small", dropout=0.2, Sq=17, Skv=17)
-    add("dropout", dropout=0.1, **opt)
-    add("padding", padding=True, B=3, **opt)
-    add("padding_causal_br", padding=True, causal="bottom_right", B=3, **opt)
-    add("training", training=True, **opt)
-    add("training_causal", training=True, causal="top_left", **opt)
-    add("layout_bshd", layout="bshd", Hq=4, Hkv=2, **opt)
-    add("layout_bshd_f16", layout="bshd", dtype="f16", **opt)
-    add("everything", bias=True, softcap=20.0, alibi=True, padding=True, causal="bottom_right",
-        dropout=0.1, training=True, Hq=4, Hkv=2, B=2, D=64, Sq=150, Skv=190)
-    if quick:
-        out = [c for c in out if max(c["Sq"], c["Skv"]) < 1000]
-    return out
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-# Graphs of every other kind (generic kernels, model forms, sdpa_grad), run
-# function by function from these files.
-GRAPH_FILES = ["examples/attention.mlir", "examples/models/*.mlir", "test/Reference/tg-run-*.mlir",
-               "test/Lowering/*.mlir"]
+# Graphs of every other kind (generic kernels, model forms, sdpa_grad, FP8
+# attention, mixed-input matmul), run function by function from these files.
+GRAPH_FILES = ["examples/*.mlir", "examples/models/*.mlir", "examples/**/*fp8*.mlir", "test/gpu/*.mlir",
+               "test/Reference/tg-run-*.mlir", "test/Lowering/*.mlir"]
 GRAPH_EXCLUDE = {"test/Lowering/errors.mlir", "test/Reference/tg-run-errors.mlir",
                  # i64 extremes the float64 reference cannot hold exactly
                  "test/Lowering/constants.mlir:ints"}
 
-def graph_entries(root):
-    import glob, re
+
+def configs(which, quick):
     out = []
+    if which in ("fwd", "all"):
+        out += ag.forward_configs()
+    if which in ("bwd", "all"):
+        out += ag.backward_configs()
+    if quick:
+        out = [c for c in out if not ag.is_big(c)]
+    return out
+
+
+def graph_entries(root):
+    out, seen = [], set()
     for pattern in GRAPH_FILES:
-        for path in sorted(glob.glob(os.path.join(root, pattern))):
+        for path in sorted(glob.glob(os.path.join(root, pattern), recursive=True)):
             rel = os.path.relpath(path, root)
             if rel in GRAPH_EXCLUDE:
                 continue
-            for fn in re.findall(r"func\.func @(\w+)", open(path).read()):
-                if "%s:%s" % (rel, fn) in GRAPH_EXCLUDE:
+            text = open(path).read()
+            for fn in re.findall(r"^\s*func\.func @(\w+)", text, re.M):
+                name = "%s:%s" % (rel, fn)
+                if name in GRAPH_EXCLUDE or name in seen:
                     continue
-                out.append(dict(name="%s:%s" % (rel, fn), file=path, entry=fn))
+                seen.add(name)
+                out.append(dict(name=name, file=path, entry=fn))
     return out
 
-def run_graph(g, args):
+
+def tool_env(args):
     env = dict(os.environ)
     if args.force_ptx:
         env["TGC_FORCE_PTX"] = "1"
-    cmd = [os.path.join(args.bin, "tg-run"), g["file"], "--entry=" + g["entry"], "--check", "--seed=3"]
-    t0 = time.time()
-    p = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=args.timeout)
-    checks = [l for l in p.stdout.splitlines() if l.startswith("check ")]
-    return dict(name=g["name"], ok=p.returncode == 0, seconds=round(time.time() - t0, 1), checks=checks,
-                log=(p.stdout + p.stderr)[-3000:] if p.returncode else "")
+    runtime = args.backend if args.runtime_backend == "same" else args.runtime_backend
+    if runtime:
+        env["TGC_BACKEND"] = runtime
+    if args.cudnn_lib:
+        env["TGC_CUDNN_LIBRARY"] = args.cudnn_lib
+    # The runtime logs the cuDNN it loaded and each cuDNN step's engine at
+    # info level, a step's NVRTC fallback and its reason at debug level.
+    env.setdefault("TGC_LOG", "debug")
+    return env
 
-def run_one(c, args, workdir):
+
+def backend_flags(args):
+    return ["--backend=" + args.backend] if args.backend else []
+
+
+def explain(path, entry, args):
+    """What tg-compile plans for each op: (summary, [(op, backend, reason)])."""
+    if args.no_explain:
+        return "", []
+    cmd = [os.path.join(args.bin, "tg-compile"), path, "--explain-backend", "--emit=plan", "--arch=" + args.arch,
+           "-o", os.devnull] + backend_flags(args) + (["--entry=" + entry] if entry else [])
+    try:
+        p = subprocess.run(cmd, capture_output=True, text=True, env=tool_env(args), timeout=120)
+    except subprocess.TimeoutExpired:
+        return "tg-compile timed out", []
+    items = to.planned(p.stderr + p.stdout)
+    if p.returncode != 0:
+        return "compile error: " + (p.stderr.strip().splitlines() or ["?"])[-1][:200], items
+    return to.planned_summary(items), items
+
+
+def tg_run(cmd, args):
+    t0 = time.time()
+    try:
+        p = subprocess.run(cmd, capture_output=True, text=True, env=tool_env(args), timeout=args.timeout)
+        rc, out = p.returncode, p.stdout + p.stderr
+    except subprocess.TimeoutExpired as ex:
+        partial = ex.stdout or ""
+        if isinstance(partial, bytes):
+            partial = partial.decode(errors="replace")
+        rc, out = 124, "timed out after %d s\n" % args.timeout + partial
+    return rc, out, round(time.time() - t0, 1)
+
+
+def result(name, rc, out, seconds, planned, planned_items, kind, compile_only=False):
+    steps = to.step_lines(out)
+    cks = to.checks(out)
+    ok = rc == 0 and (compile_only or (bool(cks) and all(c["ok"] for c in cks)))
+    return dict(name=name, kind=kind, ok=ok, rc=rc, seconds=seconds, planned=planned,
+                planned_ops=[list(i) for i in planned_items], ran=to.ran_summary(steps), steps=steps,
+                cudnn=to.cudnn_version(out), checks=cks, worst=to.worst(cks),
+                why_not_cudnn=to.why_not_cudnn(planned_items, steps),
+                log=out[-3000:] if not ok else "")
+
+
+def seed_of(name):
+    # Stable across runs (Python's hash() is salted per process).
+    return sum((i + 1) * ord(ch) for i, ch in enumerate(name)) % 1000
+
+
+def run_config(c, args, workdir):
     path = os.path.join(workdir, c["name"] + ".mlir")
     with open(path, "w") as f:
-        f.write(sdpa_graph(c))
-    env = dict(os.environ)
-    if args.force_ptx:
-        env["TGC_FORCE_PTX"] = "1"
-    cmd = [os.path.join(args.bin, "tg-run"), path, "--check", "--seed=%d" % (abs(hash(c["name"])) % 1000)]
-    t0 = time.time()
-    p = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=args.timeout)
-    ok = p.returncode == 0
-    worst = [l for l in p.stdout.splitlines() if l.startswith("check ")]
-    return dict(name=c["name"], ok=ok, seconds=round(time.time() - t0, 1), checks=worst,
-                log=(p.stdout + p.stderr)[-3000:] if not ok else "")
+        f.write(ag.graph_text(c))
+    planned, items = explain(path, None, args)
+    if args.compile_only:
+        rc = 1 if planned.startswith("compile error") or planned == "tg-compile timed out" else 0
+        return result(c["name"], rc, planned, 0.0, planned, items, c["kind"], compile_only=True)
+    seed = seed_of(c["name"])
+    extra = []
+    if c["kind"] == "bwd":
+        # Every input of the reference training forward (q, k, v and the
+        # options' inputs) and its o and stats; do stays random.
+        fwd = os.path.join(workdir, c["name"] + "_fwd.mlir")
+        data = os.path.join(workdir, c["name"] + "_data")
+        with open(fwd, "w") as f:
+            f.write(ag.sdpa_graph(dict(c, training=True)))
+        rc, out, _ = tg_run([os.path.join(args.bin, "tg-run"), fwd, "--ref", "--seed=%d" % seed,
+                             "--save-inputs=" + data, "--output-dir=" + data], args)
+        if rc != 0:
+            return result(c["name"], rc, "reference forward failed:\n" + out, 0.0, planned, items, c["kind"])
+        extra = ["--input=%s=%s" % (f[:-4], os.path.join(data, f)) for f in sorted(os.listdir(data))
+                 if f.endswith(".npy")]
+    cmd = [os.path.join(args.bin, "tg-run"), path, "--check", "--seed=%d" % seed] + backend_flags(args) + extra
+    rc, out, seconds = tg_run(cmd, args)
+    return result(c["name"], rc, out, seconds, planned, items, c["kind"])
+
+
+def run_graph(g, args):
+    planned, items = explain(g["file"], g["entry"], args)
+    if args.compile_only:
+        rc = 1 if planned.startswith("compile error") or planned == "tg-compile timed out" else 0
+        return result(g["name"], rc, planned, 0.0, planned, items, "graph", compile_only=True)
+    cmd = [os.path.join(args.bin, "tg-run"), g["file"], "--entry=" + g["entry"], "--check", "--seed=3"] + backend_flags(args)
+    rc, out, seconds = tg_run(cmd, args)
+    return result(g["name"], rc, out, seconds, planned, items, "graph")
+
+
+def summary_rows(results):
+    """(kind, ran, passed, failed) counts."""
+    table = {}
+    for r in results:
+        key = (r["kind"], r["ran"])
+        p, f = table.get(key, (0, 0))
+        table[key] = (p + r["ok"], f + (not r["ok"]))
+    return [(k[0], k[1], v[0], v[1]) for k, v in sorted(table.items())]
+
+
+def write_markdown(path, title, meta, results):
+    lines = ["# " + title, ""]
+    lines += ["- %s: %s" % (k, v) for k, v in meta.items()]
+    lines += ["", "| kind | ran | passed | failed |", "|---|---|---|---|"]
+    lines += ["| %s | %s | %d | %d |" % row for row in summary_rows(results)]
+    lines += ["", "| configuration | result | planned (tg-compile) | ran (runtime steps) | max abs error | s "
+              "| why not cuDNN |", "|---|---|---|---|---|---|---|"]
+    for r in results:
+        lines.append("| %s | %s | %s | %s | %s | %.1f | %s |" % (
+            r["name"], "PASS" if r["ok"] else "FAIL", r["planned"].replace("|", "/"), r["ran"], r["worst"] or "-",
+            r["seconds"], r["why_not_cudnn"].replace("|", "/")[:300]))
+    fails = [r for r in results if not r["ok"]]
+    if fails:
+        lines += ["", "## Failures", ""]
+        for r in fails:
+            lines += ["### " + r["name"], "", "```", r["log"].strip()[-1500:], "```", ""]
+    with open(path, "w") as f:
+        f.write("\n".join(lines) + "\n")
+
 
 def main():
-    ap = argparse.ArgumentParser()
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--bin", default="build/bin")
     ap.add_argument("--out", default=os.environ.get("OUT", "."))
     ap.add_argument("--jobs", type=int, default=12)
+    ap.add_argument("--backend", choices=["nvrtc", "cudnn", "auto"],
+                    help="tg-run --backend and TGC_BACKEND (default: neither set)")
+    ap.add_argument("--runtime-backend", choices=["same", "nvrtc", "cudnn", "auto"], default="same",
+                    help="TGC_BACKEND when it should differ from --backend (auto: a cuDNN step cuDNN "
+                         "rejects at run time falls back to NVRTC instead of failing)")
+    ap.add_argument("--cudnn-lib", default="", help="TGC_CUDNN_LIBRARY: the libcudnn.so.9 file to load")
+    ap.add_argument("--set", dest="which", choices=["fwd", "bwd", "all"], default="all",
+                    help="grid mode: forward, backward or both")
     ap.add_argument("--force-ptx", action="store_true")
-    ap.add_argument("--quick", action="store_true")
-    ap.add_argument("--only", default="")
-    ap.add_argument("--timeout", type=int, default=400)
+    ap.add_argument("--quick", action="store_true", help="grid mode: leave out S >= 1000")
+    ap.add_argument("--only", default="", help="configurations whose name contains one of these (comma list)")
+    ap.add_argument("--timeout", type=int, default=400, help="seconds per tg-run")
+    ap.add_argument("--arch", default="sm_90a", help="for tg-compile --explain-backend")
     ap.add_argument("--graphs", action="store_true",
-                    help="run every function of the example and test graphs (generic kernels) instead")
+                    help="run every function of the example and test graphs instead of the grid")
+    ap.add_argument("--tag", default="", help="output file names: suite_<tag>.json/.md")
+    ap.add_argument("--no-explain", action="store_true", help="skip tg-compile --explain-backend")
+    ap.add_argument("--compile-only", action="store_true", help="no GPU: tg-compile each graph, report the plan")
+    ap.add_argument("--emit-graphs", metavar="DIR", help="write the grid's graphs to DIR and exit")
+    ap.add_argument("--list", action="store_true", help="print the selected names and exit")
     args = ap.parse_args()
+
+    if not args.no_explain and not os.path.exists(os.path.join(args.bin, "tg-compile")):
+        if args.compile_only:
+            sys.exit("suite.py: --compile-only needs %s/tg-compile" % args.bin)
+        print("note: no %s/tg-compile: the planned column stays empty" % args.bin, flush=True)
+        args.no_explain = True
+    only = args.only.split(",")
     if args.graphs:
-        root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-        gs = [g for g in graph_entries(root) if args.only in g["name"]]
-        print("tgc GPU suite (graphs%s): %d functions" % (", forced PTX" if args.force_ptx else "", len(gs)), flush=True)
-        with ThreadPoolExecutor(args.jobs) as pool:
-            results = list(pool.map(lambda g: run_graph(g, args), gs))
-        for r in results:
-            print("%-60s %s %5.1fs  %s" % (r["name"], "PASS" if r["ok"] else "FAIL", r["seconds"], " | ".join(r["checks"])[:300]))
-            if not r["ok"]:
-                print(r["log"])
-        passed = sum(r["ok"] for r in results)
-        print("\nsummary (graphs): %d passed, %d failed" % (passed, len(results) - passed))
-        with open(os.path.join(args.out, "suite_graphs.json"), "w") as f:
-            json.dump(dict(mode="graphs", results=results), f, indent=1)
-        sys.exit(0 if passed == len(results) else 1)
-    cs = [c for c in configs(args.quick) if args.only in c["name"]]
+        items = [g for g in graph_entries(ROOT) if any(o in g["name"] for o in only)]
+    else:
+        items = [c for c in configs(args.which, args.quick) if any(o in c["name"] for o in only)]
+    if args.list:
+        print("\n".join(i["name"] for i in items))
+        return
+    if args.emit_graphs:
+        os.makedirs(args.emit_graphs, exist_ok=True)
+        for c in items:
+            with open(os.path.join(args.emit_graphs, c["name"] + ".mlir"), "w") as f:
+                f.write(ag.graph_text(c))
+        print("wrote %d graphs to %s" % (len(items), args.emit_graphs))
+        return
+
+    mode = "graphs" if args.graphs else "grid " + args.which
+    backend = args.backend or "default"
+    tag = args.tag or "_".join(filter(None, ["graphs" if args.graphs else "", backend,
+                                             "ptx" if args.force_ptx else "",
+                                             "compile" if args.compile_only else ""]))
+    if args.runtime_backend != "same":
+        backend += " (runtime %s)" % args.runtime_backend
+    label = "%s, backend %s%s%s%s" % (mode, backend, ", cuDNN " + args.cudnn_lib if args.cudnn_lib else "",
+                                      ", forced PTX" if args.force_ptx else "",
+                                      ", compile only" if args.compile_only else "")
+    print("tgc GPU suite (%s): %d %s" % (label, len(items), "functions" if args.graphs else "configurations"),
+          flush=True)
+    t0 = time.time()
     workdir = tempfile.mkdtemp(prefix="tgc-suite-")
-    label = "forced PTX" if args.force_ptx else "cubin"
-    print("tgc GPU suite (%s): %d configurations" % (label, len(cs)), flush=True)
+    fn = (lambda g: run_graph(g, args)) if args.graphs else (lambda c: run_config(c, args, workdir))
     results = []
+    width = max([len(i["name"]) for i in items] + [10])
     with ThreadPoolExecutor(args.jobs) as pool:
-        for r in pool.map(lambda c: run_one(c, args, workdir), cs):
+        for r in pool.map(fn, items):
             results.append(r)
-            print("%-28s %s %6.1fs  %s" % (r["name"], "PASS" if r["ok"] else "FAIL", r["seconds"],
-                                          " | ".join(r["checks"])), flush=True)
+            print("%-*s %s %6.1fs  planned: %-30s ran: %-18s %s" % (
+                width, r["name"], "PASS" if r["ok"] else "FAIL", r["seconds"], r["planned"][:60], r["ran"],
+                r["worst"]), flush=True)
+            if r["steps"]:
+                print("    " + "\n    ".join(r["steps"]), flush=True)
             if not r["ok"]:
                 print(r["log"], flush=True)
     passed = sum(r["ok"] for r in results)
-    print("\nsummary (%s): %d passed, %d failed" % (label, passed, len(results) - passed))
-    name = "suite_ptx.json" if args.force_ptx else "suite.json"
-    with open(os.path.join(args.out, name), "w") as f:
-        json.dump(dict(mode=label, results=results, configs=cs), f, indent=1)
+    versions = sorted({r["cudnn"] for r in results if r["cudnn"]})
+    print("\nsummary (%s): %d passed, %d failed, %.0f s" % (label, passed, len(results) - passed, time.time() - t0))
+    print("%-6s %-32s %7s %7s" % ("kind", "ran", "passed", "failed"))
+    for row in summary_rows(results):
+        print("%-6s %-32s %7d %7d" % row)
+    if versions:
+        print("cuDNN loaded by the runtime: " + "; ".join(versions))
+    meta = dict(mode=mode, backend=backend, cudnn_library=args.cudnn_lib or "(default)",
+                cudnn_loaded="; ".join(versions) or "(not reported)", force_ptx=args.force_ptx,
+                compile_only=args.compile_only, passed=passed, failed=len(results) - passed,
+                seconds=round(time.time() - t0, 1), commit=os.environ.get("TGC_COMMIT", "unknown"))
+    os.makedirs(args.out, exist_ok=True)
+    with open(os.path.join(args.out, "suite_%s.json" % tag), "w") as f:
+        json.dump(dict(meta, results=results, configs=[] if args.graphs else items), f, indent=1)
+    write_markdown(os.path.join(args.out, "suite_%s.md" % tag), "tgc GPU suite: " + label, meta, results)
     sys.exit(0 if passed == len(results) else 1)
+
 
 if __name__ == "__main__":
     main()

@@ -449,15 +449,24 @@ TEST_F(MockExecutorTest, ArchSpecificKernelOnTheWrongDevice) {
                               "exactly) but the device has compute capability 8.0");
 }
 
-TEST_F(MockExecutorTest, CudnnStepsAreRefused) {
+TEST_F(MockExecutorTest, CudnnStepWithoutCudnnOrFallback) {
+  // More in CudnnExecutorTest.cpp; here: no cuDNN, no fallback.
+  tgc::testing::setCudnnLibrary("/nonexistent/libcudnn.so.9");
   Plan plan = elementwisePlan(1000);
   plan.steps.push_back(scaleCudnnStep("x", "y"));
   std::unique_ptr<Executable> exe = load(plan);
   DeviceBuffer x(4000, mock), y(4000, mock);
   Status status = exe->run({{"x", x.data}, {"y", y.data}}, stream(0x5000));
+  tgc::testing::setCudnnLibrary("");
   EXPECT_EQ(status.code(), StatusCode::Unsupported);
-  EXPECT_EQ(status.message(), "cannot prepare plan 'elementwise': step 3 is a cuDNN step, "
-                              "which this runtime cannot execute (no cuDNN backend)");
+  EXPECT_EQ(status.message().rfind("cannot prepare plan 'elementwise': step 3 (cudnn): "
+                                   "cuDNN is not available: cannot load "
+                                   "/nonexistent/libcudnn.so.9 (",
+                                   0),
+            0u)
+      << status.message();
+  EXPECT_NE(status.message().find("; the step has no NVRTC fallback"), std::string::npos);
+  EXPECT_EQ(launches, 0);
 }
 
 TEST_F(MockExecutorTest, CopyStep) {

@@ -42,6 +42,40 @@ MockDriver &MockDriver::install() {
   return *mock;
 }
 
+std::string MockCudnn::path() { return TGC_MOCK_CUDNN_PATH; }
+
+MockCudnn &MockCudnn::install() {
+  static MockCudnn *mock = [] {
+    void *handle = dlopen(TGC_MOCK_CUDNN_PATH, RTLD_NOW | RTLD_LOCAL);
+    if (!handle)
+      throw std::runtime_error(std::string("cannot load the mock cuDNN: ") + dlerror());
+    auto *m = new MockCudnn();
+    auto get = [&](const char *name) {
+      void *symbol = dlsym(handle, name);
+      if (!symbol)
+        throw std::runtime_error(std::string("mock cuDNN lacks ") + name);
+      return symbol;
+    };
+#define TGC_MOCK(field, name) m->field = reinterpret_cast<decltype(m->field)>(get(name))
+    TGC_MOCK(reset, "mockcudnn_reset");
+    TGC_MOCK(setVersion, "mockcudnn_set_version");
+    TGC_MOCK(setHeuristics, "mockcudnn_set_heuristics");
+    TGC_MOCK(setPlanFailures, "mockcudnn_set_plan_failures");
+    TGC_MOCK(setWorkspace, "mockcudnn_set_workspace");
+    TGC_MOCK(setExecuteHook, "mockcudnn_set_execute_hook");
+    TGC_MOCK(trace, "mockcudnn_trace");
+    TGC_MOCK(clearTrace, "mockcudnn_clear_trace");
+    TGC_MOCK(liveDescriptors, "mockcudnn_live_descriptors");
+    TGC_MOCK(liveHandles, "mockcudnn_live_handles");
+#undef TGC_MOCK
+    return m;
+  }();
+  // Drop the runtime's handles and plans before resetting the mock.
+  tgc::testing::setCudnnLibrary(TGC_MOCK_CUDNN_PATH);
+  mock->reset();
+  return *mock;
+}
+
 int countLines(const std::string &trace, const std::string &prefix) {
   std::istringstream in(trace);
   std::string line;

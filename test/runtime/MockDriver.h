@@ -1,9 +1,11 @@
 #ifndef TGC_TEST_RUNTIME_MOCKDRIVER_H
 #define TGC_TEST_RUNTIME_MOCKDRIVER_H
 
-// Access to the mock libcuda (MockCudaDriver.cpp) from tests.
+// Access to the mock libcuda (MockCudaDriver.cpp) and the mock libcudnn
+// (MockCudnn.cpp) from tests.
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 
 namespace tgc::test {
@@ -25,6 +27,28 @@ struct MockDriver {
 
   /// Loads the mock, resets it and makes the runtime use it.
   static MockDriver &install();
+  static std::string path();
+};
+
+struct MockCudnn {
+  using ExecuteHook = void (*)(const int64_t *uids, void *const *pointers,
+                               int64_t count, void *workspace, void *user);
+  void (*reset)();
+  void (*setVersion)(int);
+  void (*setHeuristics)(int64_t modeA, int64_t modeFallback);
+  /// The next `count` execution plans fail to finalise with `message` as
+  /// cuDNN's last error (null keeps the default).
+  void (*setPlanFailures)(int count, const char *message);
+  void (*setWorkspace)(int64_t);
+  void (*setExecuteHook)(ExecuteHook, void *);
+  const char *(*trace)();
+  void (*clearTrace)();
+  long (*liveDescriptors)();
+  long (*liveHandles)();
+
+  /// Loads the mock, resets it and makes the runtime use it (dropping the
+  /// runtime's cached cuDNN handles and plans).
+  static MockCudnn &install();
   static std::string path();
 };
 

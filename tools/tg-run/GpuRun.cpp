@@ -248,6 +248,11 @@ int run::runOnGpu(ModuleOp module, func::FuncOp fn,
   if (cache.corruptEntries)
     os << " (" << cache.corruptEntries << " corrupt entries rebuilt)";
   os << "\n";
+  // Which backend ran each step (cuDNN engine, NVRTC kernel or fallback).
+  if (tgc::Expected<std::vector<std::string>> backends = exe.stepBackends();
+      backends.hasValue())
+    for (auto [index, what] : llvm::enumerate(*backends))
+      os << "step " << index << ": " << what << "\n";
   bool allPassed = true;
   size_t memoryIndex = inputs.size();
   for (auto [i, buffer] : llvm::enumerate(outputs)) {

@@ -1,17 +1,426 @@
-// tg.attention (forward) -> cuDNN: the fused SDPA op or the composite graph.
+// tg.attention (forward) -> cuDNN: the single fused SDPA op where it
+// applies, then the composite graph (docs/cudnn.md, "Attention forward").
 #include "Lowerings.h"
+#include "ScoreRegionToCudnn.h"
+
+#include <cmath>
+#include <limits>
 
 using namespace mlir;
 using namespace mlir::tg;
 using namespace mlir::tg::cudnn;
 
-// Not written yet (issue 5): nothing is assigned to cuDNN until it is.
+namespace {
+const double kInf = std::numeric_limits<double>::infinity();
+
+RankedTensorType typeOf(Value v) { return cast<RankedTensorType>(v.getType()); }
+ArrayRef<int64_t> shapeOf(Value v) { return typeOf(v).getShape(); }
+Type elementOf(Value v) { return typeOf(v).getElementType(); }
+
+std::string typeName(Type t) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  os << t;
+  return s;
+}
+
+/// The attention's sizes.
+struct Dims {
+  int64_t b, hq, hkv, sq, skv, d, dv;
+  explicit Dims(AttentionOp op) {
+    ArrayRef<int64_t> q = shapeOf(op.getQ()), k = shapeOf(op.getK()),
+                      v = shapeOf(op.getV());
+    b = q[0], hq = q[1], sq = q[2], d = q[3];
+    hkv = k[1], skv = k[2], dv = v[3];
+  }
+};
+
+/// The strides `v`'s buffer is declared with: tg.strides of the graph
+/// argument it is, and of every graph result it is returned as. Values with
+/// none declared live in dense row-major buffers.
+SmallVector<SmallVector<int64_t>> declaredStrides(Value v) {
+  SmallVector<SmallVector<int64_t>> out;
+  auto take = [&](Operation *fn, StringRef attrName, unsigned index) {
+    auto all = fn ? fn->getAttrOfType<ArrayAttr>(attrName) : ArrayAttr();
+    if (!all || index >= all.size())
+      return;
+    if (auto dict = dyn_cast<DictionaryAttr>(all[index]))
+      if (auto strides = dict.getAs<DenseI64ArrayAttr>("tg.strides"))
+        out.emplace_back(strides.asArrayRef());
+  };
+  if (auto arg = dyn_cast<BlockArgument>(v))
+    if (arg.getOwner()->isEntryBlock())
+      take(arg.getOwner()->getParentOp(), "arg_attrs", arg.getArgNumber());
+  for (OpOperand &use : v.getUses())
+    if (use.getOwner()->getName().getStringRef() == "func.return")
+      take(use.getOwner()->getParentOp(), "res_attrs", use.getOperandNumber());
+  return out;
+}
+
+/// Why a q/k/v/o buffer's layout does not suit cuDNN, or "".
+std::string layoutReason(Value v, StringRef name) {
+  for (ArrayRef<int64_t> strides : declaredStrides(v))
+    if (strides.empty() || strides.back() != 1)
+      return name.str() + " has head-dim stride " +
+             (strides.empty() ? std::string("?")
+                              : std::to_string(strides.back())) +
+             " (tg.strides); cuDNN's attention needs the head dim "
+             "contiguous (stride 1)";
+  return "";
+}
+
+/// The first query row that the attribute masks leave without any kv
+/// position, when there is no padding (the lengths are the shapes).
+std::optional<int64_t> firstFullyMaskedRow(AttentionOp op) {
+  Dims n(op);
+  CausalMode causal = op.getCausal();
+  std::optional<int64_t> left = op.getWindowLeft(), right = op.getWindowRight();
+  for (int64_t i = 0; i < n.sq; ++i) {
+    int64_t diag = causal == CausalMode::bottom_right ? i + n.skv - n.sq : i;
+    int64_t lo = 0, hi = n.skv - 1;
+    if (causal != CausalMode::none)
+      hi = std::min(hi, diag);
+    if (right)
+      hi = std::min(hi, diag + *right);
+    if (left)
+      lo = std::max(lo, diag - *left);
+    if (lo > hi)
+      return i;
+  }
+  return std::nullopt;
+}
+
+bool hasPadding(AttentionOp op) { return op.getSeqLenQ() || op.getSeqLenKv(); }
+bool hasMasks(AttentionOp op) {
+  return op.getCausal() != CausalMode::none || op.getWindowLeft() ||
+         op.getWindowRight() || hasPadding(op);
+}
+
+/// Whether the single fused SDPA op computes exactly this attention.
+bool fusedOpApplies(AttentionOp op) {
+  return isIdentityScoreRegion(op) && !hasMasks(op);
+}
+
+/// The oldest cuDNN the composite graph may run on (cuDNN's version notes
+/// and cudnn-frontend's checks, docs/cudnn.md).
+int compositeMinVersion(AttentionOp op, bool guarded) {
+  Dims n(op);
+  int version = 90000;
+  // -inf as the mask value (older versions want the lowest finite float),
+  // sliding windows with a bias, and no fp16/bf16 forward on 9.10.0/9.10.1.
+  if (hasMasks(op) || guarded)
+    version = 91002;
+  // cuDNN 9.14 computes non-causal sliding windows wrongly past 1024 kv.
+  bool window = op.getWindowLeft() || op.getWindowRight();
+  if (window && op.getCausal() == CausalMode::none && n.skv > 1024)
+    version = std::max(version, 91500);
+  return version;
+}
+
+/// binary_select written into an existing tensor: y = t ? x : b.
+void selectInto(GraphBuilder &g, int64_t t, int64_t x, int64_t b, int64_t y) {
+  tgc::cudnn::Op op;
+  op.kind = tgc::cudnn::OpKind::Pointwise;
+  op.mode = "binary_select";
+  op.ports = {{"x", x}, {"b", b}, {"t", t}, {"y", y}};
+  g.addOp(std::move(op));
+}
+
+/// Binary pointwise op with an explicit math precision.
+int64_t binaryIn(GraphBuilder &g, StringRef mode, int64_t x, int64_t b,
+                 DType result, DType compute) {
+  int64_t y = binaryBroadcastingB(g, mode, x, b, result);
+  setLastCompute(g, compute);
+  return y;
+}
+
+/// The composite graph, op by op (its shape follows cudnn-frontend's SDPA
+/// forward so that cuDNN's fused-attention engines recognise it).
+class CompositeBuilder {
+public:
+  CompositeBuilder(AttentionOp op, StridesFn stridesOf)
+      : op(op), stridesOf(stridesOf), n(op) {}
+
+  GraphBuilder build() {
+    bool maxGuard = scoreRegionMayYieldNegInf(op);
+    bool indexGuard = hasPadding(op);
+    GraphBuilder graph("attention fwd (composite)",
+                       compositeMinVersion(op, maxGuard || indexGuard));
+    g = &graph;
+    DType io = *dtypeOf(elementOf(op.getQ()));
+    int64_t q = bindNatural(op.getQ());
+    // K as a transposed view [B,Hkv,D,Skv]: swap the last dims and strides.
+    SmallVector<int64_t> kDims(shapeOf(op.getK())),
+        kStrides = stridesOf(op.getK());
+    std::swap(kDims[2], kDims[3]);
+    std::swap(kStrides[2], kStrides[3]);
+    int64_t kt = g->bind(op.getK(), kDims, kStrides);
+    int64_t v = bindNatural(op.getV());
+
+    int64_t s = g->matmul(q, kt);
+    // With padding, the matmuls stop at the sequence lengths (as
+    // cudnn-frontend does): the padded rows of K and V may hold anything,
+    // and 0 * NaN in P . V would leak into valid rows.
+    overrideLengths({{"m_override", true}, {"n_override", false}});
+    s = g->binary("mul", s,
+                  g->scalar(DType::F32, op.getScale().convertToDouble(), 4));
+    if (!isIdentityScoreRegion(op))
+      s = emitScoreRegion(*g, op, s, stridesOf);
+    s = paddingMask(s);
+    s = diagonalMasks(s);
+
+    // Softmax as cudnn-frontend spells it: max, sub, exp, sum, div, with
+    // stats = max + log(sum) (virtual when not training).
+    SmallVector<int64_t> rowDims{n.b, n.hq, n.sq, 1};
+    int64_t max = g->reduce("max", s, rowDims);
+    int64_t e = g->unary("exp", g->binary("sub", s, max));
+    int64_t sum = g->reduce("add", e, rowDims);
+    int64_t logSum = g->unary("log", sum);
+    // Stats right after the sum, as in the graph measured on the H200.
+    Value stats = op.getStats();
+    bool guarded = maxGuard || indexGuard;
+    int64_t lse = 0;
+    if (stats && !guarded)
+      g->pointwiseInto("add", max, logSum, bindNatural(stats));
+    else
+      lse = g->binary("add", max, logSum);
+    int64_t p = g->binary("div", e, sum, io);
+
+    // Rows that may be fully masked: tg gives zero output and -inf stats,
+    // which the graph states explicitly instead of trusting the kernel.
+    int64_t valid = 0;
+    if (maxGuard)
+      valid = andAll(valid, binaryIn(*g, "cmp_gt", max,
+                                     g->scalar(DType::F32, -kInf, 4), DType::I1,
+                                     DType::F32));
+    if (indexGuard)
+      valid = andAll(valid, rowHasKeys(max));
+
+    int64_t o = bindNatural(op.getOutput());
+    if (guarded) {
+      int64_t raw = g->matmul(p, v);
+      overrideLengths({{"m_override", true}, {"k_override", false}});
+      selectInto(*g, valid, raw, g->scalar(DType::F32, 0.0, 4), o);
+      if (stats)
+        selectInto(*g, valid, lse, g->scalar(DType::F32, -kInf, 4),
+                   bindNatural(stats));
+    } else {
+      g->matmulInto(p, v, o);
+      overrideLengths({{"m_override", true}, {"k_override", false}});
+    }
+    return std::move(graph);
+  }
+
+private:
+  int64_t bindNatural(Value v) { return g->bind(v, shapeOf(v), stridesOf(v)); }
+  /// Sequence lengths as [B,1,1,1] int32, or the static length.
+  int64_t lengthQ() {
+    if (!lenQ)
+      lenQ = op.getSeqLenQ()
+                 ? g->bind(op.getSeqLenQ(), {n.b, 1, 1, 1}, {1, 1, 1, 1})
+                 : g->scalar(DType::I32, double(n.sq), 4);
+    return lenQ;
+  }
+  int64_t lengthKv() {
+    if (!lenKv)
+      lenKv = op.getSeqLenKv()
+                  ? g->bind(op.getSeqLenKv(), {n.b, 1, 1, 1}, {1, 1, 1, 1})
+                  : g->scalar(DType::I32, double(n.skv), 4);
+    return lenKv;
+  }
+  /// Binds the given sequence lengths (true: q, false: kv) to override
+  /// ports of the last op, a matmul.
+  void overrideLengths(ArrayRef<std::pair<const char *, bool>> ports) {
+    for (auto [port, isQ] : ports) {
+      Value len = isQ ? op.getSeqLenQ() : op.getSeqLenKv();
+      if (!len)
+        continue;
+      int64_t uid = isQ ? lengthQ() : lengthKv();
+      g->graph().ops.back().ports.push_back({port, uid});
+    }
+  }
+  int64_t i32(int64_t value) { return g->scalar(DType::I32, double(value), 4); }
+  int64_t intOp(StringRef mode, int64_t x, int64_t b) {
+    return binaryIn(*g, mode, x, b, DType::I32, DType::I32);
+  }
+  int64_t cmp(StringRef mode, int64_t x, int64_t b) {
+    return binaryIn(*g, mode, x, b, DType::I1, DType::I1);
+  }
+  int64_t andAll(int64_t acc, int64_t cond) {
+    return acc ? binaryIn(*g, "logical_and", acc, cond, DType::I1, DType::I1)
+               : cond;
+  }
+  int64_t maskWith(int64_t s, int64_t keep) {
+    return g->select(keep, s, g->scalar(DType::F32, -kInf, 4));
+  }
+  /// The diagonal kv index of query row index `row`: q_idx, or
+  /// q_idx + Lkv - Lq for bottom-right alignment.
+  int64_t diagonal(int64_t row) {
+    if (op.getCausal() != CausalMode::bottom_right)
+      return row;
+    return intOp("sub", intOp("add", row, lengthKv()), lengthQ());
+  }
+
+  /// Padding: rows q_idx >= seq_len_q[b] and columns kv_idx >= seq_len_kv[b].
+  int64_t paddingMask(int64_t s) {
+    int64_t keep = 0;
+    if (op.getSeqLenQ())
+      keep = andAll(keep, cmp("cmp_lt", g->genIndex(s, 2), lengthQ()));
+    if (op.getSeqLenKv())
+      keep = andAll(keep, cmp("cmp_lt", g->genIndex(s, 3), lengthKv()));
+    return keep ? maskWith(s, keep) : s;
+  }
+
+  /// Causal and sliding-window masks as cuDNN's diagonal band: keep
+  /// kv_idx <= diag + right and kv_idx + left + 1 > diag.
+  int64_t diagonalMasks(int64_t s) {
+    CausalMode causal = op.getCausal();
+    std::optional<int64_t> left = op.getWindowLeft(),
+                           right = op.getWindowRight();
+    if (causal == CausalMode::none && !left && !right)
+      return s;
+    int64_t diag = diagonal(g->genIndex(s, 2));
+    int64_t col = g->genIndex(s, 3);
+    if (causal != CausalMode::none || right) {
+      // With causal the right bound is the diagonal itself (right >= 0).
+      int64_t shift = causal != CausalMode::none ? 0 : *right;
+      int64_t bound = shift ? intOp("add", diag, i32(shift)) : diag;
+      s = maskWith(s, cmp("cmp_ge", bound, col));
+    }
+    if (left)
+      s = maskWith(s, cmp("cmp_gt", intOp("add", col, i32(*left + 1)), diag));
+    return s;
+  }
+
+  /// Whether any kv position survives the masks in each row (on the
+  /// [B,Hq,Sq,1] tensor `like`), from the runtime sequence lengths.
+  int64_t rowHasKeys(int64_t like) {
+    int64_t ok = 0;
+    int64_t row = g->genIndex(like, 2);
+    if (op.getSeqLenQ())
+      ok = andAll(ok, cmp("cmp_lt", row, lengthQ()));
+    if (op.getSeqLenKv())
+      ok = andAll(ok, cmp("cmp_gt", lengthKv(), i32(0)));
+    CausalMode causal = op.getCausal();
+    std::optional<int64_t> left = op.getWindowLeft(),
+                           right = op.getWindowRight();
+    if (causal == CausalMode::none && !left && !right)
+      return ok;
+    int64_t diag = diagonal(row);
+    // The kept range is [max(0, diag - left), min(Lkv - 1, diag [+ right])].
+    if (causal != CausalMode::none)
+      ok = andAll(ok, cmp("cmp_ge", diag, i32(0)));
+    else if (right)
+      ok = andAll(ok, cmp("cmp_ge", intOp("add", diag, i32(*right)), i32(0)));
+    if (left)
+      ok =
+          andAll(ok, cmp("cmp_gt", lengthKv(), intOp("sub", diag, i32(*left))));
+    return ok;
+  }
+
+  AttentionOp op;
+  StridesFn stridesOf;
+  Dims n;
+  GraphBuilder *g = nullptr;
+  int64_t lenQ = 0, lenKv = 0;
+};
+
+/// The single fused SDPA op (cuDNN >= 9.13.1): K in its natural layout.
+GraphBuilder buildFused(AttentionOp op, StridesFn stridesOf) {
+  GraphBuilder g("attention fwd (sdpa_fwd)", 91301);
+  auto bindNatural = [&](Value v) {
+    return g.bind(v, shapeOf(v), stridesOf(v));
+  };
+  tgc::cudnn::Op sdpa;
+  sdpa.kind = tgc::cudnn::OpKind::SdpaForward;
+  sdpa.ports = {{"q", bindNatural(op.getQ())},
+                {"k", bindNatural(op.getK())},
+                {"v", bindNatural(op.getV())},
+                {"o", bindNatural(op.getOutput())}};
+  if (Value stats = op.getStats())
+    sdpa.ports.push_back({"stats", bindNatural(stats)});
+  sdpa.ports.push_back(
+      {"scale", g.scalar(DType::F32, op.getScale().convertToDouble(), 4)});
+  g.addOp(std::move(sdpa));
+  return g;
+}
+} // namespace
+
 std::string cudnn::attentionUnsupportedReason(AttentionOp op) {
   if (isFp8(op)) return attentionFp8UnsupportedReason(op);
-  return "the cuDNN attention lowering is not built yet";
+  Type t = elementOf(op.getQ());
+  if (!t.isBF16() && !t.isF16())
+    return "q/k/v are " + typeName(t) +
+           "; cuDNN's fused attention takes only bf16 or f16";
+  if (elementOf(op.getK()) != t || elementOf(op.getV()) != t)
+    return "q, k and v have different element types";
+  if (elementOf(op.getOutput()) != t)
+    return "the output is " + typeName(elementOf(op.getOutput())) +
+           " while q/k/v are " + typeName(t) +
+           "; cuDNN writes the output in the input type";
+  Dims n(op);
+  for (auto [name, d] :
+       {std::pair<const char *, int64_t>{"D", n.d}, {"Dv", n.dv}})
+    if (d % 8 != 0 || d > 256)
+      return std::string("head dim ") + name + " = " + std::to_string(d) +
+             "; cuDNN needs a multiple of 8 and at most 256";
+  if (n.hq % n.hkv != 0)
+    return "query heads (" + std::to_string(n.hq) +
+           ") are not a multiple of kv heads (" + std::to_string(n.hkv) + ")";
+  for (Value len : {op.getSeqLenQ(), op.getSeqLenKv()})
+    if (len && !elementOf(len).isInteger(32))
+      return "sequence lengths are " + typeName(elementOf(len)) +
+             "; cuDNN's padding masks take int32";
+  if (op.getDropout().convertToDouble() > 0.0)
+    return "cuDNN's dropout mask (its own Philox stream) differs from "
+           "tg.dropout's documented keep-bit mapping, so results would not "
+           "match the graph";
+  for (auto [v, name] : {std::pair<Value, StringRef>{op.getQ(), "q"},
+                         {op.getK(), "k"},
+                         {op.getV(), "v"},
+                         {op.getOutput(), "the output"}}) {
+    std::string why = layoutReason(v, name);
+    if (!why.empty())
+      return why;
+  }
+  std::string region = scoreRegionUnsupportedReason(op);
+  if (!region.empty())
+    return region;
+  for (auto [i, capture] : llvm::enumerate(op.getCaptures()))
+    for (ArrayRef<int64_t> strides : declaredStrides(capture))
+      for (auto [d, s] : llvm::zip(shapeOf(capture), strides))
+        if (d != 1 && s <= 0)
+          return "capture #" + std::to_string(i) +
+                 " has a non-positive stride (tg.strides), which cuDNN "
+                 "tensors cannot describe";
+  if (!hasPadding(op))
+    if (std::optional<int64_t> row = firstFullyMaskedRow(op))
+      return "the masks leave query row " + std::to_string(*row) +
+             " without any kv position (Sq = " + std::to_string(n.sq) +
+             ", Skv = " + std::to_string(n.skv) +
+             "); tg gives zero output and -inf stats there, which cuDNN's "
+             "fused attention does not promise";
+  if (op.getWindowLeft() && !hasPadding(op) && n.sq > n.skv)
+    return "cuDNN's sliding window needs Sq <= Skv without padding (Sq = " +
+           std::to_string(n.sq) + ", Skv = " + std::to_string(n.skv) +
+           "; cudnn-frontend refuses it)";
+  if (op.getCausal() == CausalMode::bottom_right && !isIdentityScoreRegion(op))
+    return "cuDNN's fused attention has no bottom-right causal mask together "
+           "with a bias or score modifier (cudnn-frontend refuses it)";
+  return "";
 }
 
 FailureOr<Lowering> cudnn::lowerAttention(AttentionOp op, StridesFn stridesOf) {
   if (isFp8(op)) return lowerAttentionFp8(op, stridesOf);
-  return op.emitOpError("has no cuDNN lowering yet");
+  for (Value v : {op.getQ(), op.getK(), op.getV(), op.getOutput()}) {
+    SmallVector<int64_t> strides = stridesOf(v);
+    if (strides.empty() || strides.back() != 1)
+      return op.emitOpError("cannot be lowered to cuDNN: an operand's head "
+                            "dim is not contiguous in its buffer");
+  }
+  Lowering lowering;
+  if (fusedOpApplies(op))
+    lowering.graphs.push_back(buildFused(op, stridesOf));
+  lowering.graphs.push_back(CompositeBuilder(op, stridesOf).build());
+  return lowering;
 }

@@ -19,6 +19,7 @@
 //   op reduction max compute f32 x 6 y 9
 //   op rng bernoulli probability 0.9 y 10 seed 11 offset 12
 //   op sdpa_fwd q 1 k 2 v 3 o 20 stats 21 scale 5
+//   op reshape x 9 y 10
 //   end
 //
 // Modes are cuDNN's enumerator names, lower case, without their prefix
@@ -65,6 +66,8 @@ enum class OpKind {
   Rng,          // mode: bernoulli; probability; ports y seed offset
   SdpaForward,  // the single fused op (9.13.1+); ports q k v o [stats] scale
   SdpaBackward, // ports q k v o do stats scale dq dk dv
+  Reshape,      // ports x y: y is a view of x with other dims/strides
+                // (OPERATION_RESHAPE_DESCRIPTOR; e.g. P^T in the backward)
 };
 const char *opKindName(OpKind kind);
 std::optional<OpKind> parseOpKind(std::string_view name);

@@ -13,6 +13,11 @@ namespace tgc::testing {
 /// the previous driver must be destroyed first.
 void setCudaDriverLibrary(const std::string &path);
 
+/// Makes the next cuDNN use load `path` (a fake, or a missing file) instead
+/// of $TGC_CUDNN_LIBRARY / libcudnn.so.9; "" restores the default. Drops the
+/// process-wide cuDNN handles and plan cache. Same caveats as above.
+void setCudnnLibrary(const std::string &path);
+
 } // namespace tgc::testing
 
 #endif // TGC_TESTING_H

@@ -121,6 +121,13 @@ tgc_status_t tgc_executable_buffer_info(const tgc_executable_t *exe,
  * the first run. */
 tgc_status_t tgc_executable_prepare(tgc_executable_t *exe, tgc_stream_t stream);
 
+/* What runs each step in the stream's context, preparing it there first:
+ * one line per step, e.g. "step 0: cudnn: graph 'g' engine 7 (...)" or
+ * "step 1: nvrtc: kernel 'k' (sm_90), fallback: <why not cuDNN>". *text
+ * stays valid until the next tgc_* call on this thread. */
+tgc_status_t tgc_executable_describe(tgc_executable_t *exe, tgc_stream_t stream,
+                                     const char **text);
+
 /* Enqueues the plan on `stream`; returns without synchronising. Uses a
  * workspace the executable allocates once per context. */
 tgc_status_t tgc_run(tgc_executable_t *exe, const tgc_binding_t *bindings,

@@ -67,9 +67,9 @@ public:
   /// Bytes of workspace a caller-supplied Workspace must have.
   uint64_t workspaceSize() const;
 
-  /// Compiles and loads the kernels for the context of `stream` (the
-  /// current context for the default stream). Optional: run() does it on
-  /// first use. Does not synchronise.
+  /// Compiles and loads the kernels and builds the cuDNN execution plans
+  /// for the context of `stream` (the current context for the default
+  /// stream). Optional: run() does it on first use. Does not synchronise.
   Status prepare(Stream stream = nullptr);
 
   /// Enqueues the plan on `stream` and returns without synchronising.
@@ -78,9 +78,17 @@ public:
   /// are ordered on the device through an event, never on the host.
   Status run(const std::vector<Binding> &bindings, Stream stream);
   /// Same, with a caller-supplied workspace (no allocation, no ordering
-  /// between runs: the caller owns it, e.g. one workspace per stream).
+  /// between runs: the caller owns it, e.g. one workspace per stream). The
+  /// cuDNN scratch workspace of cuDNN steps stays the executable's own and
+  /// is ordered across streams as above (docs/api.md).
   Status run(const std::vector<Binding> &bindings, const Workspace &workspace,
              Stream stream);
+
+  /// What runs each step in the context of `stream`, preparing it there
+  /// first: "nvrtc: kernel 'k' (sm_90)", "cudnn: graph 'g' engine 7
+  /// (heuristics mode A, config 0 of 4, workspace 0 bytes)", "nvrtc: kernel
+  /// 'k' (sm_90), fallback: <why cuDNN was not used>", "memset", "copy".
+  Expected<std::vector<std::string>> stepBackends(Stream stream = nullptr);
 
   /// The host-side checks run() makes before touching the GPU: names,
   /// null pointers, alignment, dtype/shape/strides, workspace size.

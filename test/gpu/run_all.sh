@@ -1,0 +1,120 @@
+#!/usr/bin/env bash
+# Every GPU check of the cuDNN issue in one device call (< 560 s):
+#   1. env       versions, libraries
+#   2. nvrtc     suite, quick grid (S < 1000, forward + backward), --backend nvrtc
+#   3. cudnn919  suite, full grid (forward + backward), --backend cudnn, cuDNN 9.19 (PyTorch's venv)
+#   4. cudnn914  suite, quick grid, --backend cudnn, system cuDNN 9.14; runtime TGC_BACKEND=auto, so what
+#                needs a newer cuDNN shows as "nvrtc (fallback)" with the reason instead of failing
+#   5. graphs    suite --graphs (examples incl. FP8 and mixed-input matmul), --backend cudnn, cuDNN 9.19
+#   6. bench     bench/bench_cudnn.py (tgc vs torch cuDNN, same libcudnn; FP8; mixed matmul)
+# Each stage has a timeout; the bench gets what is left. Files in $OUT (6):
+#   run_all.log (every stage's full output), summary.md (the suites' tables),
+#   suites.json (the suites' results), bench.json, bench.md, bench.png.
+#
+# Usage (GPU machine, repository root; binaries carried in .carry):
+#   OUT=$OUT bash test/gpu/run_all.sh
+# Environment: TGC_BIN (default .carry/bin: tg-run, tg-compile), TGC_LIB
+# (default .carry/lib/libtgc.so), TGC_COMMIT, STAGES (default
+# "env nvrtc cudnn919 cudnn914 graphs bench"), JOBS (default 16), SUITE_ARGS
+# and BENCH_ARGS (extra arguments, e.g. SUITE_ARGS="--only hd64").
+set -u
+cd "$(dirname "$0")/../.."
+ROOT=$PWD
+OUT=${OUT:-$ROOT/out}
+mkdir -p "$OUT"
+BIN=${TGC_BIN:-$ROOT/.carry/bin}
+LIB=${TGC_LIB:-$ROOT/.carry/lib/libtgc.so}
+JOBS=${JOBS:-16}
+STAGES=${STAGES:-env nvrtc cudnn919 cudnn914 graphs bench}
+export TGC_COMMIT=${TGC_COMMIT:-$(git rev-parse --short HEAD 2>/dev/null || echo unknown)}
+VENV_CUDNN=/opt/torch/.venv/lib/python3.12/site-packages/nvidia/cudnn/lib
+SYS_CUDNN=/usr/lib/x86_64-linux-gnu/libcudnn.so.9
+CUDA_LIB=/usr/local/cuda/lib64
+BASE_LD=${LD_LIBRARY_PATH:-}
+LIMIT=550            # seconds for the whole script (device limit 600)
+WORK=$(mktemp -d /tmp/tgc-run-all.XXXXXX)
+# One kernel cache for all stages: NVRTC kernels compiled once.
+export TGC_CACHE_DIR=$WORK/kernel-cache
+LOG=$OUT/run_all.log
+: >"$LOG"
+T0=$(date +%s)
+declare -a REPORT
+
+elapsed() { echo $(( $(date +%s) - T0 )); }
+
+# stage NAME TIMEOUT LD_PATH COMMAND...: runs COMMAND with LD_LIBRARY_PATH,
+# its full output in run_all.log, its summary lines on stdout.
+stage() {
+  local name=$1 limit=$2 ld=$3; shift 3
+  local left=$(( LIMIT - $(elapsed) ))
+  if (( limit > left )); then limit=$left; fi
+  if (( limit < 10 )); then
+    echo "== $name: skipped (no time left)"; REPORT+=("$name skipped"); return
+  fi
+  local t=$(date +%s) f=$WORK/$name.log rc
+  echo "== $name (timeout ${limit}s, at $(elapsed)s): $*" | tee -a "$LOG"
+  LD_LIBRARY_PATH=$ld timeout -k 5 "$limit" "$@" >"$f" 2>&1
+  rc=$?
+  cat "$f" >>"$LOG"
+  if [[ $name == env ]]; then cat "$f"; fi
+  if [[ $name == bench ]]; then grep -E "^\|" "$f" | cut -c1-220 | head -50; fi
+  grep -E "^(summary|kind |fwd |bwd |train |graph |cuDNN loaded|note:|bench_cudnn:|Ratios|tgc GPU suite)|FAIL|Traceback|Error|error:" "$f" \
+    | grep -v "^\s*$" | head -60
+  local dt=$(( $(date +%s) - t ))
+  [[ $rc == 124 || $rc == 137 ]] && echo "   $name TIMED OUT after ${limit}s"
+  echo "== $name: rc=$rc, ${dt}s (total $(elapsed)s)" | tee -a "$LOG"
+  REPORT+=("$name rc=$rc ${dt}s")
+}
+
+run_env() {  # runs under `bash -c`: what it reads is exported
+  echo "commit $TGC_COMMIT; bin $BIN; lib $LIB"
+  ls -la "$BIN" "$LIB"
+  nvidia-smi --query-gpu=name,driver_version,memory.used,memory.total --format=csv,noheader
+  ls -la "$VENV_CUDNN"/libcudnn.so* "$SYS_CUDNN"* 2>&1
+  ls "$CUDA_LIB" | grep -i cudnn || echo "(no cuDNN in $CUDA_LIB)"
+  python3 -c "import torch; print('torch', torch.__version__, 'cudnn', torch.backends.cudnn.version())"
+}
+
+SUITE="python3 test/gpu/suite.py --bin $BIN --out $WORK --jobs $JOBS --timeout 150 ${SUITE_ARGS:-}"
+for s in $STAGES; do
+  case $s in
+    env) export -f run_env; export BIN LIB VENV_CUDNN SYS_CUDNN CUDA_LIB
+         stage env 30 "$BASE_LD" bash -c run_env ;;
+    nvrtc) stage nvrtc 50 "$CUDA_LIB:$BASE_LD" \
+      $SUITE --backend nvrtc --quick --tag nvrtc_quick ;;
+    cudnn919) stage cudnn919 120 "$VENV_CUDNN:$CUDA_LIB:$BASE_LD" \
+      $SUITE --backend cudnn --cudnn-lib "$VENV_CUDNN/libcudnn.so.9" --tag cudnn919 ;;
+    cudnn914) stage cudnn914 70 "/usr/lib/x86_64-linux-gnu:$CUDA_LIB:$BASE_LD" \
+      $SUITE --backend cudnn --runtime-backend auto --cudnn-lib "$SYS_CUDNN" --quick --tag cudnn914_quick ;;
+    graphs) stage graphs 60 "$VENV_CUDNN:$CUDA_LIB:$BASE_LD" \
+      $SUITE --graphs --backend cudnn --cudnn-lib "$VENV_CUDNN/libcudnn.so.9" --tag graphs_cudnn919 ;;
+    bench)
+      # What is left, less a margin; the bench's own caps sit inside that.
+      left=$(( LIMIT - $(elapsed) - 10 ))
+      (( left > 250 )) && left=250
+      stage bench "$left" "$VENV_CUDNN:$CUDA_LIB:$BASE_LD" \
+        python3 bench/bench_cudnn.py --lib "$LIB" --out "$OUT" \
+        --total-s $(( left - 20 )) --budget-s $(( left - 75 )) ${BENCH_ARGS:-} ;;
+    *) echo "unknown stage $s" ;;
+  esac
+done
+
+# Combine the suites' files: at most 8 files come back from the device.
+python3 - "$WORK" "$OUT" <<'EOF'
+import glob, json, os, sys
+work, out = sys.argv[1:3]
+suites, md = {}, []
+for path in sorted(glob.glob(os.path.join(work, "suite_*.json"))):
+    tag = os.path.basename(path)[len("suite_"):-len(".json")]
+    suites[tag] = json.load(open(path))
+    mdp = path[:-5] + ".md"
+    if os.path.exists(mdp):
+        md.append(open(mdp).read())
+json.dump(suites, open(os.path.join(out, "suites.json"), "w"), indent=1)
+open(os.path.join(out, "summary.md"), "w").write("\n\n".join(md))
+print("suites: " + ", ".join("%s %d/%d" % (t, s.get("passed", 0), s.get("passed", 0) + s.get("failed", 0))
+                             for t, s in suites.items()))
+EOF
+echo "== stages: ${REPORT[*]:-none}"
+echo "== total $(elapsed)s; files in $OUT: $(ls "$OUT" | tr '\n' ' ')"
+rm -rf "$WORK"
