@@ -6,7 +6,7 @@
 // RUN: tg-compile %s --entry=gqa_training_e5m2 --backend=cudnn --emit=cudnn | FileCheck %s --check-prefix=GQA
 
 // AMAX: // ===== step 0 (cudnn), no fallback
-// AMAX-NEXT: graph "attention fwd fp8 (composite)" min_version 90100
+// AMAX-NEXT: graph "attention fwd fp8 (composite)" min_version 91002
 // AMAX-NEXT: tensor [[Q:[0-9]+]] f8E4M3FN [1,2,64,32] [4096,2048,32,1] buffer "q"
 // AMAX-NEXT: tensor [[KT:[0-9]+]] f8E4M3FN [1,2,32,64] [4096,2048,1,32] buffer "k"
 // AMAX-NEXT: tensor [[V:[0-9]+]] f8E4M3FN [1,2,64,32] [4096,2048,32,1] buffer "v"
@@ -32,7 +32,7 @@
 // AMAX-NEXT: op pointwise mul compute f32 x [[S2]] b [[DK]] y [[S3:[0-9]+]]
 // AMAX-NEXT: op pointwise gen_index compute f32 axis 2 x [[S3]] y [[ROW]]
 // AMAX-NEXT: op pointwise gen_index compute f32 axis 3 x [[S3]] y [[COL:[0-9]+]]
-// AMAX-NEXT: op pointwise cmp_ge compute f32 x [[ROW]] b [[COL]] y [[KEEP]]
+// AMAX-NEXT: op pointwise cmp_ge compute i1 x [[ROW]] b [[COL]] y [[KEEP]]
 // AMAX-NEXT: op pointwise binary_select compute f32 x [[S3]] b [[NINF]] t [[KEEP]] y [[MASKED:[0-9]+]]
 // AMAX-NEXT: op reduction max compute f32 x [[MASKED]] y [[MAX]]
 // AMAX-NEXT: op pointwise sub compute f32 x [[MASKED]] b [[MAX]] y [[D:[0-9]+]]

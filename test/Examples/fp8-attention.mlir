@@ -16,7 +16,7 @@
 // REF: output amax_o: shape [] dtype f32
 
 // CUDNN: // ===== step 0 (cudnn), no fallback
-// CUDNN-NEXT: graph "attention fwd fp8 (composite)" min_version 90100
+// CUDNN-NEXT: graph "attention fwd fp8 (composite)" min_version 91002
 // CUDNN: op reduction amax compute f32
 // CUDNN: op reduction amax compute f32
 // CUDNN: end

@@ -9,6 +9,7 @@
 //
 // The scales and amaxes are rank-0 tg values bound as f32 [1,1,1,1].
 #include "Lowerings.h"
+#include "ScoreRegionToCudnn.h"
 
 #include <limits>
 
@@ -18,16 +19,14 @@ using namespace mlir::tg::cudnn;
 
 /// cuDNN 9.1 introduced the FP8 forward graph on Hopper.
 static constexpr int kFp8MinVersion = 90100;
+/// Masks use -inf, which cuDNN takes from 9.10.2 on (cudnn-frontend uses
+/// the lowest finite float before 9.10; AttentionForward.cpp does the same).
+static constexpr int kFp8MaskedMinVersion = 91002;
 
 static RankedTensorType typeOf(Value value) {
   return cast<RankedTensorType>(value.getType());
 }
 
-static bool isIdentityScore(AttentionOp op) {
-  Block &block = op.getScoreBlock();
-  return op.getCaptures().empty() && block.getOperations().size() == 1 &&
-         block.getTerminator()->getOperand(0) == block.getArgument(0);
-}
 
 std::string cudnn::attentionFp8UnsupportedReason(AttentionOp op) {
   for (auto [name, value] :
@@ -43,7 +42,7 @@ std::string cudnn::attentionFp8UnsupportedReason(AttentionOp op) {
     return "FP8 attention with a bf16/f16 output needs Blackwell and cuDNN "
            "9.13 (Hopper writes fp8 only), and an FP8 cuDNN step has no "
            "NVRTC fallback";
-  if (!isIdentityScore(op))
+  if (!op.getCaptures().empty() || !isIdentityScoreRegion(op))
     return "cuDNN's FP8 attention graph takes no score modifiers (bias, "
            "ALiBi, soft-capping, score-region math)";
   if (op.getDropout().convertToDouble() > 0.0)
@@ -84,7 +83,6 @@ struct Fp8GraphBuilder {
                               "attention tensor must have stride 1");
     ArrayRef<int64_t> qShape = typeOf(op.getQ()).getShape();
     int64_t batch = qShape[0], heads = qShape[1], seqQ = qShape[2];
-    int64_t seqKv = typeOf(op.getK()).getDimSize(2);
     DType pType = *dtypeOf(typeOf(op.getQ()).getElementType());
 
     int64_t q = bindOwn(op.getQ());
@@ -112,6 +110,7 @@ struct Fp8GraphBuilder {
     if (op.getCausal() == CausalMode::top_left) {
       int64_t row = g.genIndex(s, 2), column = g.genIndex(s, 3);
       int64_t keep = g.binary("cmp_ge", row, column, DType::I1);
+      setLastCompute(g, DType::I1); // boolean math, as cudnn-frontend sets it
       int64_t ninf = g.scalar(DType::F32,
                               -std::numeric_limits<double>::infinity(), 4);
       s = g.select(keep, s, ninf);
@@ -127,7 +126,6 @@ struct Fp8GraphBuilder {
       int64_t lse = bindOwn(stats);
       g.pointwiseInto("add", g.unary("log", sum), max, lse);
     }
-    (void)seqKv;
 
     // amax of P before its scale; P8 in Q's fp8 format (virtual).
     if (Value amax = op.getAmaxS())
@@ -148,7 +146,10 @@ struct Fp8GraphBuilder {
 
 FailureOr<Lowering> cudnn::lowerAttentionFp8(AttentionOp op,
                                             StridesFn stridesOf) {
-  Fp8GraphBuilder builder(op, stridesOf, kFp8MinVersion);
+  Fp8GraphBuilder builder(op, stridesOf,
+                          op.getCausal() == CausalMode::none
+                              ? kFp8MinVersion
+                              : kFp8MaskedMinVersion);
   if (failed(builder.build()))
     return failure();
   Lowering lowering;
