@@ -515,3 +515,27 @@ func.func @f(%q: tensor<1x4x16x32xf8E4M3FN>, %k: tensor<1x4x24x32xf8E4M3FN>, %v:
   inputs[8].values[0] = 4.0; // scale_o
   check(source, inputs);
 }
+
+// The same graph without a mask or stats, in e5m2 (P typed e5m2), amax only.
+TEST_F(CudnnGraphEvalTest, Fp8AttentionGraphE5M2) {
+  std::string source = R"(
+func.func @f(%q: tensor<2x2x8x16xf8E5M2>, %k: tensor<2x2x12x16xf8E5M2>, %v: tensor<2x2x12x16xf8E5M2>,
+             %dq: tensor<f32>, %dk: tensor<f32>, %dv: tensor<f32>, %ds: tensor<f32>, %ss: tensor<f32>, %so: tensor<f32>)
+    -> (tensor<2x2x8x16xf8E5M2>, tensor<f32>, tensor<f32>) {
+  %o, %as, %ao = tg.attention %q, %k, %v fp8_scales(%dq, %dk, %dv, %ds, %ss, %so : tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>)
+      {scale = 0.25 : f64}
+      : tensor<2x2x8x16xf8E5M2>, tensor<2x2x12x16xf8E5M2>, tensor<2x2x12x16xf8E5M2>
+      -> tensor<2x2x8x16xf8E5M2> amax(tensor<f32>, tensor<f32>) score {
+  ^bb0(%s: tensor<f32>, %b: tensor<i64>, %h: tensor<i64>, %qi: tensor<i64>, %ki: tensor<i64>):
+    tg.yield %s : tensor<f32>
+  }
+  return %o, %as, %ao : tensor<2x2x8x16xf8E5M2>, tensor<f32>, tensor<f32>
+})";
+  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(source, &context);
+  ASSERT_TRUE(module);
+  SmallVector<HostTensor> inputs = ref::makeRandomInputs(
+      *module->getOps<func::FuncOp>().begin(), {/*seed=*/8, 1.0});
+  inputs[4].values[0] = 0.75; // descale_k
+  inputs[8].values[0] = 8.0;  // scale_o
+  check(source, inputs);
+}
