@@ -2,7 +2,7 @@
 // cudnn-frontend's sdpa_fp8 builds it for Hopper (per-tensor scaling):
 //
 //   S = matmul(Q, Kᵀ) * scale * descale_q * descale_k        (f32, virtual)
-//   causal top-left mask, softmax (max, sub, exp, sum, div)  [stats]
+//   causal top-left mask, softmax (max, sub, exp, sum, log/add stats, div)
 //   amax_s = amax(P); P8 = P * scale_s typed as Q's fp8 format (virtual)
 //   O_acc = matmul(P8, V) * descale_s * descale_v; amax_o = amax(O_acc)
 //   O = O_acc * scale_o                                       (bound)
@@ -26,7 +26,6 @@ static constexpr int kFp8MaskedMinVersion = 91002;
 static RankedTensorType typeOf(Value value) {
   return cast<RankedTensorType>(value.getType());
 }
-
 
 std::string cudnn::attentionFp8UnsupportedReason(AttentionOp op) {
   for (auto [name, value] :
@@ -58,7 +57,7 @@ std::string cudnn::attentionFp8UnsupportedReason(AttentionOp op) {
 }
 
 namespace {
-/// Builds the FP8 graph; the members name the graph's tensors.
+/// Builds the FP8 graph of one op, binding its operands and results.
 struct Fp8GraphBuilder {
   AttentionOp op;
   StridesFn stridesOf;
@@ -116,16 +115,18 @@ struct Fp8GraphBuilder {
       s = g.select(keep, s, ninf);
     }
 
-    // Softmax over kv; stats = max + log(sum) in training.
+    // Softmax over kv as cudnn-frontend spells it: max, sub, exp, sum, then
+    // stats = max + log(sum) (bound in training, else virtual), then div.
     SmallVector<int64_t> rowDims{batch, heads, seqQ, 1};
     int64_t max = g.reduce("max", s, rowDims);
     int64_t e = g.unary("exp", g.binary("sub", s, max));
     int64_t sum = g.reduce("add", e, rowDims);
+    int64_t logSum = g.unary("log", sum);
+    if (Value stats = op.getStats())
+      g.pointwiseInto("add", max, logSum, bindOwn(stats));
+    else
+      g.binary("add", max, logSum);
     int64_t p = g.binary("div", e, sum);
-    if (Value stats = op.getStats()) {
-      int64_t lse = bindOwn(stats);
-      g.pointwiseInto("add", g.unary("log", sum), max, lse);
-    }
 
     // amax of P before its scale; P8 in Q's fp8 format (virtual).
     if (Value amax = op.getAmaxS())
