@@ -673,7 +673,8 @@ TEST_F(CudnnGraphEvalTest, AttentionGradTwoSidedWindowF16) {
 }
 
 // FP8 attention (AttentionFp8.cpp): the composite graph with K as a
-// transposed view, a top-left causal mask, training stats, P typed as
+// transposed view, GQA (4 query heads on 2 kv heads), a top-left causal
+// mask, training stats, P typed as
 // e4m3, amax of P and O and the output scale, against tg.attention's FP8
 // semantics. Both round every intermediate (the graph to its tensor types,
 // the interpreter to f32 and fp8 at the same points), so they agree to f32
@@ -681,12 +682,12 @@ TEST_F(CudnnGraphEvalTest, AttentionGradTwoSidedWindowF16) {
 // differ by one fp8 step, which these inputs do not hit.
 TEST_F(CudnnGraphEvalTest, Fp8AttentionGraph) {
   std::string source = R"(
-func.func @f(%q: tensor<1x4x16x32xf8E4M3FN>, %k: tensor<1x4x24x32xf8E4M3FN>, %v: tensor<1x4x24x32xf8E4M3FN>,
+func.func @f(%q: tensor<1x4x16x32xf8E4M3FN>, %k: tensor<1x2x24x32xf8E4M3FN>, %v: tensor<1x2x24x32xf8E4M3FN>,
              %dq: tensor<f32>, %dk: tensor<f32>, %dv: tensor<f32>, %ds: tensor<f32>, %ss: tensor<f32>, %so: tensor<f32>)
     -> (tensor<1x4x16x32xf8E4M3FN>, tensor<1x4x16x1xf32>, tensor<f32>, tensor<f32>) {
   %o, %lse, %as, %ao = tg.attention %q, %k, %v fp8_scales(%dq, %dk, %dv, %ds, %ss, %so : tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>)
       {causal = #tg<causal top_left>, scale = 0.17677669529663687 : f64, training}
-      : tensor<1x4x16x32xf8E4M3FN>, tensor<1x4x24x32xf8E4M3FN>, tensor<1x4x24x32xf8E4M3FN>
+      : tensor<1x4x16x32xf8E4M3FN>, tensor<1x2x24x32xf8E4M3FN>, tensor<1x2x24x32xf8E4M3FN>
       -> tensor<1x4x16x32xf8E4M3FN>, tensor<1x4x16x1xf32> amax(tensor<f32>, tensor<f32>) score {
   ^bb0(%s: tensor<f32>, %b: tensor<i64>, %h: tensor<i64>, %qi: tensor<i64>, %ki: tensor<i64>):
     tg.yield %s : tensor<f32>
