@@ -289,6 +289,7 @@ GraphBuilder buildFused(AttentionOp op, StridesFn stridesOf) {
 } // namespace
 
 std::string cudnn::attentionUnsupportedReason(AttentionOp op) {
+  if (isFp8(op)) return attentionFp8UnsupportedReason(op);
   Type t = elementOf(op.getQ());
   if (!t.isBF16() && !t.isF16())
     return "q/k/v are " + typeName(t) +
@@ -358,6 +359,7 @@ std::string cudnn::attentionUnsupportedReason(AttentionOp op) {
 }
 
 FailureOr<Lowering> cudnn::lowerAttention(AttentionOp op, StridesFn stridesOf) {
+  if (isFp8(op)) return lowerAttentionFp8(op, stridesOf);
   for (Value v : {op.getQ(), op.getK(), op.getV(), op.getOutput()}) {
     SmallVector<int64_t> strides = stridesOf(v);
     if (strides.empty() || strides.back() != 1)
