@@ -103,27 +103,18 @@ bool fusedOpApplies(AttentionOp op) {
 
 /// The oldest cuDNN the composite graph may run on (cuDNN's version notes
 /// and cudnn-frontend's checks, docs/cudnn.md).
-int compositeMinVersion(AttentionOp op, bool guarded) {
+int compositeMinVersion(AttentionOp op) {
   Dims n(op);
   int version = 90000;
   // -inf as the mask value (older versions want the lowest finite float),
   // sliding windows with a bias, and no fp16/bf16 forward on 9.10.0/9.10.1.
-  if (hasMasks(op) || guarded)
+  if (hasMasks(op) || scoreRegionMayYieldNegInf(op))
     version = 91002;
   // cuDNN 9.14 computes non-causal sliding windows wrongly past 1024 kv.
   bool window = op.getWindowLeft() || op.getWindowRight();
   if (window && op.getCausal() == CausalMode::none && n.skv > 1024)
     version = std::max(version, 91500);
   return version;
-}
-
-/// binary_select written into an existing tensor: y = t ? x : b.
-void selectInto(GraphBuilder &g, int64_t t, int64_t x, int64_t b, int64_t y) {
-  tgc::cudnn::Op op;
-  op.kind = tgc::cudnn::OpKind::Pointwise;
-  op.mode = "binary_select";
-  op.ports = {{"x", x}, {"b", b}, {"t", t}, {"y", y}};
-  g.addOp(std::move(op));
 }
 
 /// Binary pointwise op with an explicit math precision.
@@ -142,10 +133,7 @@ public:
       : op(op), stridesOf(stridesOf), n(op) {}
 
   GraphBuilder build() {
-    bool maxGuard = scoreRegionMayYieldNegInf(op);
-    bool indexGuard = hasPadding(op);
-    GraphBuilder graph("attention fwd (composite)",
-                       compositeMinVersion(op, maxGuard || indexGuard));
+    GraphBuilder graph("attention fwd (composite)", compositeMinVersion(op));
     g = &graph;
     DType io = *dtypeOf(elementOf(op.getQ()));
     int64_t q = bindNatural(op.getQ());
@@ -177,37 +165,17 @@ public:
     int64_t sum = g->reduce("add", e, rowDims);
     int64_t logSum = g->unary("log", sum);
     // Stats right after the sum, as in the graph measured on the H200.
-    Value stats = op.getStats();
-    bool guarded = maxGuard || indexGuard;
-    int64_t lse = 0;
-    if (stats && !guarded)
+    // Nothing may follow the second matmul: a select there (e.g. to force
+    // zeros into fully masked rows) makes the engines reject the graph
+    // (measured on the H200). Rows past seq_len_q are not computed at all
+    // (m_override): the plan zeroes the output first (Lowering::zeroFirst).
+    if (Value stats = op.getStats())
       g->pointwiseInto("add", max, logSum, bindNatural(stats));
     else
-      lse = g->binary("add", max, logSum);
+      g->binary("add", max, logSum);
     int64_t p = g->binary("div", e, sum, io);
-
-    // Rows that may be fully masked: tg gives zero output and -inf stats,
-    // which the graph states explicitly instead of trusting the kernel.
-    int64_t valid = 0;
-    if (maxGuard)
-      valid = andAll(valid, binaryIn(*g, "cmp_gt", max,
-                                     g->scalar(DType::F32, -kInf, 4), DType::I1,
-                                     DType::F32));
-    if (indexGuard)
-      valid = andAll(valid, rowHasKeys(max));
-
-    int64_t o = bindNatural(op.getOutput());
-    if (guarded) {
-      int64_t raw = g->matmul(p, v);
-      overrideLengths({{"m_override", true}, {"k_override", false}});
-      selectInto(*g, valid, raw, g->scalar(DType::F32, 0.0, 4), o);
-      if (stats)
-        selectInto(*g, valid, lse, g->scalar(DType::F32, -kInf, 4),
-                   bindNatural(stats));
-    } else {
-      g->matmulInto(p, v, o);
-      overrideLengths({{"m_override", true}, {"k_override", false}});
-    }
+    g->matmulInto(p, v, bindNatural(op.getOutput()));
+    overrideLengths({{"m_override", true}, {"k_override", false}});
     return std::move(graph);
   }
 
@@ -292,32 +260,6 @@ private:
     return s;
   }
 
-  /// Whether any kv position survives the masks in each row (on the
-  /// [B,Hq,Sq,1] tensor `like`), from the runtime sequence lengths.
-  int64_t rowHasKeys(int64_t like) {
-    int64_t ok = 0;
-    int64_t row = g->genIndex(like, 2);
-    if (op.getSeqLenQ())
-      ok = andAll(ok, cmp("cmp_lt", row, lengthQ()));
-    if (op.getSeqLenKv())
-      ok = andAll(ok, cmp("cmp_gt", lengthKv(), i32(0)));
-    CausalMode causal = op.getCausal();
-    std::optional<int64_t> left = op.getWindowLeft(),
-                           right = op.getWindowRight();
-    if (causal == CausalMode::none && !left && !right)
-      return ok;
-    int64_t diag = diagonal(row);
-    // The kept range is [max(0, diag - left), min(Lkv - 1, diag [+ right])].
-    if (causal != CausalMode::none)
-      ok = andAll(ok, cmp("cmp_ge", diag, i32(0)));
-    else if (right)
-      ok = andAll(ok, cmp("cmp_ge", intOp("add", diag, i32(*right)), i32(0)));
-    if (left)
-      ok =
-          andAll(ok, cmp("cmp_gt", lengthKv(), intOp("sub", diag, i32(*left))));
-    return ok;
-  }
-
   AttentionOp op;
   StridesFn stridesOf;
   Dims n;
@@ -399,6 +341,9 @@ std::string cudnn::attentionUnsupportedReason(AttentionOp op) {
              ", Skv = " + std::to_string(n.skv) +
              "); tg gives zero output and -inf stats there, which cuDNN's "
              "fused attention does not promise";
+  if (op.getStats() && op.getSeqLenQ())
+    return "training stats with seq_len_q: cuDNN leaves the rows past "
+           "seq_len_q unwritten, and tg's stats there are -inf";
   if (op.getWindowLeft() && !hasPadding(op) && n.sq > n.skv)
     return "cuDNN's sliding window needs Sq <= Skv without padding (Sq = " +
            std::to_string(n.sq) + ", Skv = " + std::to_string(n.skv) +
@@ -420,5 +365,9 @@ FailureOr<Lowering> cudnn::lowerAttention(AttentionOp op, StridesFn stridesOf) {
   if (fusedOpApplies(op))
     lowering.graphs.push_back(buildFused(op, stridesOf));
   lowering.graphs.push_back(CompositeBuilder(op, stridesOf).build());
+  // The composite graph does not compute the rows past seq_len_q, whose
+  // output tg defines as zero.
+  if (op.getSeqLenQ())
+    lowering.zeroFirst.push_back(op.getOutput());
   return lowering;
 }

@@ -7,7 +7,26 @@ using namespace mlir;
 using namespace mlir::tg;
 using namespace mlir::tg::cudnn;
 
+/// Graphs cuDNN's engines reject, measured on the H200 with cuDNN 9.14 and
+/// 9.19 (docs/cudnn.md): runtime fusion needs a matmul (or convolution) to
+/// anchor a graph, and its generic matmul engines take one batch dim.
+static std::string measuredEngineGap(Operation *op) {
+  if (isa<ReduceOp, SoftmaxOp>(op))
+    return "cuDNN has no engine for a reduction or softmax without a matmul "
+           "in its graph (no engine config on H200, cuDNN 9.19)";
+  if (isa<MatmulOp, FusedMatmulOp>(op) &&
+      cast<RankedTensorType>(op->getResult(0).getType()).getRank() > 3)
+    return "cuDNN's matmul engines found no config for two batch dims "
+           "(rank-4 operands, H200, cuDNN 9.19)";
+  return "";
+}
+
 std::string cudnn::unsupportedReason(Operation *op) {
+  std::string gap = measuredEngineGap(op);
+  return gap.empty() ? graphUnsupportedReason(op) : gap;
+}
+
+std::string cudnn::graphUnsupportedReason(Operation *op) {
   return llvm::TypeSwitch<Operation *, std::string>(op)
       .Case([](AttentionOp a) { return attentionUnsupportedReason(a); })
       .Case([](AttentionGradOp a) { return attentionGradUnsupportedReason(a); })
@@ -22,7 +41,7 @@ std::string cudnn::unsupportedReason(Operation *op) {
 }
 
 FailureOr<Lowering> cudnn::lower(Operation *op, StridesFn stridesOf) {
-  std::string reason = unsupportedReason(op);
+  std::string reason = graphUnsupportedReason(op);
   if (!reason.empty())
     return op->emitOpError("cannot be lowered to cuDNN: ") << reason;
   return llvm::TypeSwitch<Operation *, FailureOr<Lowering>>(op)

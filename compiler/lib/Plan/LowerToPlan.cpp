@@ -294,6 +294,13 @@ LogicalResult PlanBuilder::addCudnnStep(const KernelStep &step) {
       step.op, [&](Value v) { return stridesOf(v); });
   if (failed(lowering))
     return failure();
+  for (Value value : lowering->zeroFirst) {
+    FailureOr<std::string> name = bufferFor(value);
+    if (failed(name))
+      return failure();
+    plan.steps.push_back(tgc::MemsetStep{*name, 0});
+    ++currentStep;
+  }
   tgc::CudnnStep cudnnStep;
   for (cudnn::GraphBuilder &builder : lowering->graphs) {
     tgc::cudnn::Graph graph = builder.graph();

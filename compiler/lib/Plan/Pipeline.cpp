@@ -11,12 +11,16 @@ void tg::buildCompilePipeline(OpPassManager &pm, StringRef backend,
   OpPassManager &fn = pm.nest<func::FuncOp>();
   fn.addPass(createDecomposeSdpa());
   fn.addPass(createCanonicalizerPass());
-  fn.addPass(createCSEPass());
-  // The fused backward (tg.attention_grad) is not formed until
-  // tg-expand-attention can expand it again for NVRTC.
+  // The fused backward (tg.attention_grad) runs only on cuDNN; where cuDNN
+  // cannot take it, tg-expand-attention expands it again for the generated
+  // kernels. With nvrtc only, it is not formed at all.
   FuseAttentionOptions fuse;
-  fuse.backward = false;
+  fuse.backward = backend != "nvrtc";
   fn.addPass(createFuseAttention(fuse));
+  // CSE only after attention fusion: in a training step it would merge the
+  // backward's recomputed scores with the forward's, and neither chain
+  // would then fuse.
+  fn.addPass(createCSEPass());
   fn.addPass(createFuseMatmul());
   SelectBackendOptions select;
   select.backend = backend.str();

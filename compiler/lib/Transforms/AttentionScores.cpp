@@ -45,10 +45,19 @@ template <typename OpTy> static AttentionConfig configOf(OpTy op) {
 
 AttentionConfig AttentionConfig::from(SdpaOp op) { return configOf(op); }
 AttentionConfig AttentionConfig::from(SdpaGradOp op) { return configOf(op); }
-AttentionConfig AttentionConfig::from(AttentionOp op) {
+/// tg.attention and tg.attention_grad: the scale is an attribute, the rest
+/// of the score math is the region (the caller's afterScale).
+template <typename OpTy> static AttentionConfig regionConfigOf(OpTy op) {
   AttentionConfig c = sharedConfigOf(op);
   c.scale = op.getScale().convertToDouble();
   return c;
+}
+
+AttentionConfig AttentionConfig::from(AttentionOp op) {
+  return regionConfigOf(op);
+}
+AttentionConfig AttentionConfig::from(AttentionGradOp op) {
+  return regionConfigOf(op);
 }
 
 int64_t AttentionConfig::batch() const { return shapeOf(q)[0]; }

@@ -33,6 +33,8 @@ struct AttentionConfig {
   /// The operands, scale and attribute masks of a tg.attention; its score
   /// region goes in `afterScale`.
   static AttentionConfig from(AttentionOp op);
+  /// The same for a tg.attention_grad (its regions are the caller's).
+  static AttentionConfig from(AttentionGradOp op);
 
   int64_t batch() const;
   int64_t queryHeads() const;
@@ -70,6 +72,27 @@ Value sumToKvHeads(OpBuilder &b, Location loc, Value x, int64_t kvHeads);
 
 /// `value` converted to element type `elementType` (no op if it already is).
 Value castElements(OpBuilder &b, Location loc, Value value, Type elementType);
+
+/// What the attention backward reads besides the scores' operands.
+struct AttentionGradInputs {
+  Value o, dO, stats;
+  RankedTensorType dqType, dkType, dvType;
+};
+
+struct AttentionGradients {
+  Value dq, dk, dv;
+};
+
+/// The textbook attention backward (DecomposeSdpaGrad.cpp) from the masked
+/// scores: P recomputed from the stats, dV, dP, D = rowsum(dO * O),
+/// dS = P * (dP - D), then `throughScores` (the chain rule through the
+/// score math after the scale: soft-cap, a score_grad region; null for
+/// none), the scale, dQ and dK. Shared by tg.sdpa_grad's decomposition and
+/// tg.attention_grad's expansion.
+AttentionGradients buildAttentionGradients(
+    OpBuilder &b, Location loc, const AttentionConfig &config,
+    const MaskedScores &scores, const AttentionGradInputs &inputs,
+    function_ref<Value(Value)> throughScores);
 
 /// The rewrite of tg.sdpa_grad (DecomposeSdpaGrad.cpp).
 void populateDecomposeSdpaGradPatterns(RewritePatternSet &patterns);

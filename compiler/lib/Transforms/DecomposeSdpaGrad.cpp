@@ -12,6 +12,8 @@
 //   softcap: dS *= 1 - tanh²(s / softcap);  then dS *= scale
 //   dQ  = dS.K,  dK = dSᵀ.Q            (bias and ALiBi are additive)
 // With GQA, dK and dV of the G query heads sharing a kv head are summed.
+// buildAttentionGradients is shared with tg-expand-attention, which expands
+// tg.attention_grad (its score_grad region takes the soft-cap's place).
 #include "AttentionScores.h"
 
 #include "mlir/IR/PatternMatch.h"
@@ -49,6 +51,67 @@ static Value gradForKvHeads(OpBuilder &b, Location loc, Value lhs, Value rhs,
                       resultType.getElementType());
 }
 
+AttentionGradients mlir::tg::detail::buildAttentionGradients(
+    OpBuilder &b, Location loc, const AttentionConfig &config,
+    const MaskedScores &scores, const AttentionGradInputs &in,
+    function_ref<Value(Value)> throughScores) {
+  Type f32 = b.getF32Type();
+  auto scalar = [&](double value) {
+    return ConstantOp::createScalar(b, loc, f32, value);
+  };
+  auto mul = [&](Value x, Value y) -> Value {
+    return MulOp::create(b, loc, x, y);
+  };
+  auto sub = [&](Value x, Value y) -> Value {
+    return SubOp::create(b, loc, x, y);
+  };
+
+  // P = exp(S - lse). A fully masked row has lse = -inf and S = -inf;
+  // subtracting 0 instead keeps exp(-inf) = 0 rather than NaN.
+  Value ninf = scalar(-std::numeric_limits<double>::infinity());
+  Value emptyRow = CmpOp::create(b, loc, CmpPredicate::eq, in.stats, ninf);
+  Value safeStats = SelectOp::create(b, loc, emptyRow, scalar(0.0), in.stats);
+  Value p = ExpOp::create(b, loc, sub(scores.scores, safeStats));
+  bool dropout = config.dropout > 0.0;
+  auto applyDropout = [&](Value x) -> Value {
+    return DropoutOp::create(b, loc, x, config.seed, config.offset,
+                             b.getF64FloatAttr(config.dropout));
+  };
+  Value pDropped = dropout ? applyDropout(p) : p;
+
+  // dV = Pdᵀ.dO (f32 P, unlike the forward's rounded P: the gradient is
+  // compared with the exact reference, and no kernel is modelled here).
+  AttentionGradients grads;
+  grads.dv = gradForKvHeads(b, loc, transposeLast(b, loc, pDropped), in.dO,
+                            in.dvType);
+
+  // dP = dropout(dO.Vᵀ): the same keep mask and 1 / (1 - p) scaling.
+  Value vHeads = expandKvHeads(b, loc, config.v, config.queryHeads());
+  Value dPDropped = MatmulOp::create(
+      b, loc, RankedTensorType::get(config.scoreShape(), f32), in.dO,
+      transposeLast(b, loc, vHeads), /*acc=*/TypeAttr());
+  Value dP = dropout ? applyDropout(dPDropped) : dPDropped;
+
+  // D = rowsum(dO * O), in f32.
+  Value outProduct = mul(castElements(b, loc, in.dO, f32),
+                         castElements(b, loc, in.o, f32));
+  auto rowType = cast<RankedTensorType>(in.stats.getType());
+  Value delta = ReduceOp::create(b, loc, rowType, ReduceKind::sum, outProduct,
+                                 ArrayRef<int64_t>{3}, /*keepdim=*/true);
+
+  // dS = P * (dP - D), then back through the score math and the scale.
+  Value dS = mul(p, sub(dP, delta));
+  if (throughScores)
+    dS = throughScores(dS);
+  dS = mul(dS, scalar(config.scale));
+
+  grads.dq = MatmulOp::create(b, loc, in.dqType, dS, scores.kHeads,
+                              /*acc=*/TypeAttr());
+  grads.dk = gradForKvHeads(b, loc, transposeLast(b, loc, dS), config.q,
+                            in.dkType);
+  return grads;
+}
+
 namespace {
 struct ExpandSdpaGrad : OpRewritePattern<SdpaGradOp> {
   using OpRewritePattern::OpRewritePattern;
@@ -56,70 +119,29 @@ struct ExpandSdpaGrad : OpRewritePattern<SdpaGradOp> {
   LogicalResult matchAndRewrite(SdpaGradOp op,
                                 PatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    Type f32 = rewriter.getF32Type();
     AttentionConfig config = AttentionConfig::from(op);
     MaskedScores scores = buildMaskedScores(rewriter, loc, config);
-    auto scalar = [&](double value) {
-      return ConstantOp::createScalar(rewriter, loc, f32, value);
+    // Through the soft-cap: d(c tanh(s / c))/ds = 1 - tanh²(s / c). Bias
+    // and ALiBi are additive and pass the gradient unchanged.
+    auto throughSoftcap = [&](Value dS) -> Value {
+      Value one = ConstantOp::createScalar(rewriter, loc,
+                                           rewriter.getF32Type(), 1.0);
+      Value t = scores.softcapTanh;
+      Value squared = MulOp::create(rewriter, loc, t, t);
+      return MulOp::create(rewriter, loc, dS,
+                           SubOp::create(rewriter, loc, one, squared));
     };
-    auto mul = [&](Value x, Value y) -> Value {
-      return MulOp::create(rewriter, loc, x, y);
-    };
-    auto sub = [&](Value x, Value y) -> Value {
-      return SubOp::create(rewriter, loc, x, y);
-    };
-
-    // P = exp(S - lse). A fully masked row has lse = -inf and S = -inf;
-    // subtracting 0 instead keeps exp(-inf) = 0 rather than NaN.
-    Value stats = op.getStats();
-    Value ninf = scalar(-std::numeric_limits<double>::infinity());
-    Value emptyRow = CmpOp::create(rewriter, loc, CmpPredicate::eq, stats, ninf);
-    Value safeStats = SelectOp::create(rewriter, loc, emptyRow, scalar(0.0),
-                                       stats);
-    Value p = ExpOp::create(rewriter, loc, sub(scores.scores, safeStats));
-    bool dropout = config.dropout > 0.0;
-    auto applyDropout = [&](Value x) -> Value {
-      return DropoutOp::create(rewriter, loc, x, config.seed, config.offset,
-                               rewriter.getF64FloatAttr(config.dropout));
-    };
-    Value pDropped = dropout ? applyDropout(p) : p;
-
-    // dV = Pdᵀ.dO (f32 P, unlike the forward's rounded P: the gradient is
-    // compared with the exact reference, and no kernel is modelled here).
-    Value dO = op.getDO();
-    Value dv = gradForKvHeads(rewriter, loc, transposeLast(rewriter, loc,
-                                                           pDropped),
-                              dO, cast<RankedTensorType>(op.getDv().getType()));
-
-    // dP = dropout(dO.Vᵀ): the same keep mask and 1 / (1 - p) scaling.
-    Value vHeads =
-        expandKvHeads(rewriter, loc, config.v, config.queryHeads());
-    Value dPDropped = MatmulOp::create(
-        rewriter, loc, RankedTensorType::get(config.scoreShape(), f32), dO,
-        transposeLast(rewriter, loc, vHeads), /*acc=*/TypeAttr());
-    Value dP = dropout ? applyDropout(dPDropped) : dPDropped;
-
-    // D = rowsum(dO * O), in f32.
-    Value outProduct = mul(castElements(rewriter, loc, dO, f32),
-                           castElements(rewriter, loc, op.getO(), f32));
-    auto rowType = cast<RankedTensorType>(stats.getType());
-    Value delta = ReduceOp::create(rewriter, loc, rowType, ReduceKind::sum,
-                                   outProduct, ArrayRef<int64_t>{3},
-                                   /*keepdim=*/true);
-
-    // dS = P * (dP - D), then back through softcap and scale.
-    Value dS = mul(p, sub(dP, delta));
-    if (scores.softcapTanh)
-      dS = mul(dS, sub(scalar(1.0), mul(scores.softcapTanh,
-                                        scores.softcapTanh)));
-    dS = mul(dS, scalar(config.scale));
-
-    Value dq = MatmulOp::create(rewriter, loc, op.getDq().getType(), dS,
-                                scores.kHeads, /*acc=*/TypeAttr());
-    Value dk = gradForKvHeads(rewriter, loc, transposeLast(rewriter, loc, dS),
-                              config.q,
-                              cast<RankedTensorType>(op.getDk().getType()));
-    rewriter.replaceOp(op, {dq, dk, dv});
+    AttentionGradInputs in{op.getO(),
+                           op.getDO(),
+                           op.getStats(),
+                           cast<RankedTensorType>(op.getDq().getType()),
+                           cast<RankedTensorType>(op.getDk().getType()),
+                           cast<RankedTensorType>(op.getDv().getType())};
+    AttentionGradients grads = buildAttentionGradients(
+        rewriter, loc, config, scores, in,
+        scores.softcapTanh ? function_ref<Value(Value)>(throughSoftcap)
+                           : function_ref<Value(Value)>());
+    rewriter.replaceOp(op, {grads.dq, grads.dk, grads.dv});
     return success();
   }
 };

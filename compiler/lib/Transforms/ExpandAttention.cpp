@@ -1,5 +1,6 @@
 // tg-expand-attention: tg.attention -> primitive ops, for the attention ops
-// the fused kernel cannot run (and, with all=true, for testing).
+// the fused kernel cannot run (and, with all=true, for testing), and every
+// tg.attention_grad not assigned to cuDNN (no generated kernel runs it).
 #include "AttentionScores.h"
 
 #include "tg/Cudnn/CudnnLowering.h"
@@ -41,11 +42,15 @@ static bool fusedKernelSupports(AttentionOp op) {
   return true;
 }
 
-/// The score region applied to whole [B, Hq, Sq, Skv] tensors: each
-/// pointwise op of the region is rebuilt on the tensors its operands map to,
-/// with the broadcast shape of those operands.
-static Value applyScoreRegion(OpBuilder &b, AttentionOp op, Value scores) {
-  Block &block = op.getScoreBlock();
+/// A per-score region (tg.attention's `score`, tg.attention_grad's `score`
+/// and `score_grad`) applied to whole [B, Hq, Sq, Skv] tensors: each
+/// pointwise op of the region is rebuilt on the tensors its operands map
+/// to, with the broadcast shape of those operands. The region's score
+/// argument maps to `scores`, its captured elements to `captures`, and the
+/// arguments after those (score_grad's dz) to `trailing`.
+static Value applyRegion(OpBuilder &b, Location loc, Block &block,
+                         Value scores, ValueRange captures,
+                         ValueRange trailing) {
   auto scoreType = cast<RankedTensorType>(scores.getType());
   ArrayRef<int64_t> shape = scoreType.getShape();
   IRMapping mapping;
@@ -56,11 +61,14 @@ static Value applyScoreRegion(OpBuilder &b, AttentionOp op, Value scores) {
     indexShape[axis] = shape[axis];
     mapping.map(block.getArgument(1 + axis),
                 GenIndexOp::create(
-                    b, op.getLoc(),
-                    RankedTensorType::get(indexShape, b.getI64Type()), axis));
+                    b, loc, RankedTensorType::get(indexShape, b.getI64Type()),
+                    axis));
   }
-  for (auto [i, capture] : llvm::enumerate(op.getCaptures()))
-    mapping.map(block.getArgument(AttentionOp::kNumIndexArgs + i), capture);
+  unsigned next = AttentionOp::kNumIndexArgs;
+  for (Value capture : captures)
+    mapping.map(block.getArgument(next++), capture);
+  for (Value value : trailing)
+    mapping.map(block.getArgument(next++), value);
 
   for (Operation &inner : block.without_terminator()) {
     SmallVector<Value> operands;
@@ -87,7 +95,7 @@ static Value applyScoreRegion(OpBuilder &b, AttentionOp op, Value scores) {
   // A region yielding a value that does not depend on the score (e.g. a
   // constant) still gives one score per element.
   if (cast<RankedTensorType>(yielded.getType()).getShape() != shape)
-    yielded = BroadcastOp::create(b, op.getLoc(), scoreType, yielded);
+    yielded = BroadcastOp::create(b, loc, scoreType, yielded);
   return yielded;
 }
 
@@ -95,7 +103,9 @@ static void expand(AttentionOp op) {
   OpBuilder b(op);
   Location loc = op.getLoc();
   AttentionConfig config = AttentionConfig::from(op);
-  config.afterScale = [&](Value s) { return applyScoreRegion(b, op, s); };
+  config.afterScale = [&](Value s) {
+    return applyRegion(b, loc, op.getScoreBlock(), s, op.getCaptures(), {});
+  };
   MaskedScores scores = buildMaskedScores(b, loc, config);
 
   auto scoreType = cast<RankedTensorType>(scores.scores.getType());
@@ -117,20 +127,91 @@ static void expand(AttentionOp op) {
   op.erase();
 }
 
+/// tg.attention_grad as the textbook backward that tg-decompose-sdpa writes
+/// for tg.sdpa_grad, with the score region in place of softcap/bias/ALiBi
+/// and the score_grad region (applied to the unmodified scaled scores and
+/// dZ) in place of the soft-cap's derivative.
+static void expand(AttentionGradOp op) {
+  OpBuilder b(op);
+  Location loc = op.getLoc();
+  AttentionConfig config = AttentionConfig::from(op);
+  Value scaled; // s = scale * q.kT, before the score region
+  config.afterScale = [&](Value s) {
+    scaled = s;
+    return applyRegion(b, loc, op.getScoreBlock(), s, op.getCaptures(), {});
+  };
+  MaskedScores scores = buildMaskedScores(b, loc, config);
+  auto throughRegion = [&](Value dz) {
+    return applyRegion(b, loc, op.getScoreGrad().front(), scaled,
+                       op.getCaptures(), dz);
+  };
+  AttentionGradInputs in{op.getO(),
+                         op.getDO(),
+                         op.getStats(),
+                         cast<RankedTensorType>(op.getDq().getType()),
+                         cast<RankedTensorType>(op.getDk().getType()),
+                         cast<RankedTensorType>(op.getDv().getType())};
+  // An empty score_grad is the identity.
+  AttentionGradients grads = buildAttentionGradients(
+      b, loc, config, scores, in,
+      op.getScoreGrad().empty() ? function_ref<Value(Value)>()
+                                : function_ref<Value(Value)>(throughRegion));
+  op.getDq().replaceAllUsesWith(grads.dq);
+  op.getDk().replaceAllUsesWith(grads.dk);
+  op.getDv().replaceAllUsesWith(grads.dv);
+  op.erase();
+}
+
+/// cuDNN <= 9.15 computes the attention backward wrongly when Skv is not a
+/// multiple of 128 unless the graph has a padding mask (cudnn-frontend then
+/// adds one with the full lengths). A tg.attention_grad on cuDNN without
+/// sequence lengths gets explicit full-length ones, which mask nothing: the
+/// cuDNN lowering binds them in its graph for those versions.
+static void addFullLengthsForCudnn(AttentionGradOp op) {
+  ArrayRef<int64_t> q = cast<RankedTensorType>(op.getQ().getType()).getShape();
+  int64_t skv = cast<RankedTensorType>(op.getK().getType()).getDimSize(2);
+  if (skv % 128 == 0 || op.getSeqLenQ() || op.getSeqLenKv())
+    return;
+  OpBuilder b(op);
+  auto type = RankedTensorType::get({q[0]}, b.getI32Type());
+  Value lenQ = ConstantOp::createSplat(b, op.getLoc(), type, double(q[2]));
+  Value lenKv = ConstantOp::createSplat(b, op.getLoc(), type, double(skv));
+  // Operand segments: q k v o d_o stats | seq_len_q seq_len_kv | ...
+  op->insertOperands(6, {lenQ, lenKv});
+  auto &segments = op.getProperties().operandSegmentSizes;
+  segments[6] = 1;
+  segments[7] = 1;
+}
+
 namespace {
 struct ExpandAttentionPass
     : tg::impl::ExpandAttentionBase<ExpandAttentionPass> {
   using ExpandAttentionBase::ExpandAttentionBase;
   void runOnOperation() override {
     SmallVector<AttentionOp> ops;
-    getOperation().walk([&](AttentionOp op) {
-      if (cudnn::isAssignedToCudnn(op))
+    // No generated kernel runs tg.attention_grad: every one not on cuDNN is
+    // expanded.
+    SmallVector<AttentionGradOp> grads;
+    SmallVector<AttentionGradOp> onCudnn;
+    getOperation().walk([&](Operation *op) {
+      if (cudnn::isAssignedToCudnn(op)) {
+        if (auto grad = dyn_cast<AttentionGradOp>(op))
+          onCudnn.push_back(grad);
         return;
-      if (all || !fusedKernelSupports(op))
-        ops.push_back(op);
+      }
+      if (auto attention = dyn_cast<AttentionOp>(op)) {
+        if (all || !fusedKernelSupports(attention))
+          ops.push_back(attention);
+      } else if (auto grad = dyn_cast<AttentionGradOp>(op)) {
+        grads.push_back(grad);
+      }
     });
     for (AttentionOp op : ops)
       expand(op);
+    for (AttentionGradOp op : grads)
+      expand(op);
+    for (AttentionGradOp op : onCudnn)
+      addFullLengthsForCudnn(op);
   }
 };
 } // namespace

@@ -9,11 +9,13 @@
 #include "tg/Dialect/TG/IR/TGDialect.h"
 #include "tg/Dialect/TG/IR/TGOps.h"
 #include "tg/Reference/Interpreter.h"
+#include "tg/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
 #include "llvm/ADT/DenseMap.h"
 
 #include <gtest/gtest.h>
@@ -46,12 +48,16 @@ int64_t countOf(const std::vector<int64_t> &dims) {
 }
 
 /// The flat index into `dims` (broadcasting unit dims) of the element at
-/// coordinates `coords` of a larger tensor.
+/// coordinates `coords` of a larger tensor of dims `outer`. A dim that
+/// divides the outer one groups it, as cuDNN's GQA batch dims do (query
+/// head h reads kv head h / (Hq / Hkv); a reduction onto Hkv sums groups).
 int64_t broadcastIndex(const std::vector<int64_t> &dims,
-                       const std::vector<int64_t> &coords) {
+                       const std::vector<int64_t> &coords,
+                       const std::vector<int64_t> &outer) {
   int64_t index = 0;
   for (size_t i = 0; i < dims.size(); ++i)
-    index = index * dims[i] + (dims[i] == 1 ? 0 : coords[i]);
+    index = index * dims[i] +
+            (dims[i] == 1 ? 0 : coords[i] * dims[i] / outer[i]);
   return index;
 }
 
@@ -62,6 +68,14 @@ std::vector<int64_t> coordsOf(int64_t flat, const std::vector<int64_t> &dims) {
     flat /= dims[i];
   }
   return coords;
+}
+
+int64_t offsetOf(const std::vector<int64_t> &coords,
+                 const std::vector<int64_t> &strides) {
+  int64_t offset = 0;
+  for (size_t i = 0; i < coords.size(); ++i)
+    offset += coords[i] * strides[i];
+  return offset;
 }
 
 double pointwise(const std::string &mode, double x, double b, double t) {
@@ -111,6 +125,8 @@ double pointwise(const std::string &mode, double x, double b, double t) {
     return x == b;
   if (mode == "cmp_neq")
     return x != b;
+  if (mode == "logical_and")
+    return x != 0.0 && b != 0.0;
   if (mode == "logical_not")
     return x == 0.0;
   if (mode == "binary_select")
@@ -195,10 +211,12 @@ protected:
         EXPECT_EQ(x->dims, y.dims) << "pointwise " << op.mode;
         for (int64_t i = 0; i < countOf(y.dims); ++i) {
           std::vector<int64_t> c = coordsOf(i, y.dims);
-          double xv = x->values[broadcastIndex(x->dims, c)];
-          double bv = b ? b->values[broadcastIndex(b->dims, c)] : 0.0;
-          double tv = t ? t->values[broadcastIndex(t->dims, c)] : 0.0;
-          y.values[i] = round(pointwise(op.mode, xv, bv, tv), yt->dtype);
+          double xv = x->values[broadcastIndex(x->dims, c, y.dims)];
+          double bv = b ? b->values[broadcastIndex(b->dims, c, y.dims)] : 0.0;
+          double tv = t ? t->values[broadcastIndex(t->dims, c, y.dims)] : 0.0;
+          double v = op.mode == "gen_index" ? double(c[*op.axis])
+                                            : pointwise(op.mode, xv, bv, tv);
+          y.values[i] = round(v, yt->dtype);
         }
       } else if (op.kind == cg::OpKind::Matmul) {
         const HostValue *a = in("a"), *b = in("b");
@@ -209,12 +227,14 @@ protected:
         for (int64_t i = 0; i < countOf(y.dims); ++i) {
           std::vector<int64_t> c = coordsOf(i, y.dims);
           double sum = 0.0;
+          std::vector<int64_t> outerA = y.dims, outerB = y.dims;
+          outerA[r - 1] = outerB[r - 2] = k;
           for (int64_t kk = 0; kk < k; ++kk) {
             std::vector<int64_t> ca = c, cb = c;
             ca[r - 1] = kk;
             cb[r - 2] = kk;
-            sum += a->values[broadcastIndex(a->dims, ca)] *
-                   b->values[broadcastIndex(b->dims, cb)];
+            sum += a->values[broadcastIndex(a->dims, ca, outerA)] *
+                   b->values[broadcastIndex(b->dims, cb, outerB)];
           }
           y.values[i] = round(sum, yt->dtype);
         }
@@ -224,7 +244,7 @@ protected:
           return values;
         std::vector<bool> seen(y.values.size(), false);
         for (int64_t i = 0; i < countOf(x->dims); ++i) {
-          int64_t j = broadcastIndex(y.dims, coordsOf(i, x->dims));
+          int64_t j = broadcastIndex(y.dims, coordsOf(i, x->dims), x->dims);
           double v = x->values[i];
           if (!seen[j]) {
             y.values[j] = v;
@@ -241,6 +261,20 @@ protected:
         }
         for (double &v : y.values)
           v = round(v, yt->dtype);
+      } else if (op.kind == cg::OpKind::Reshape) {
+        // A view: y's element at c is the one x holds at the same memory
+        // offset (x laid out by its strides, y read by its own).
+        const HostValue *x = in("x");
+        const cg::Tensor *xt = graph.find(op.port("x"));
+        if (!x || !xt)
+          return values;
+        std::map<int64_t, double> memory;
+        for (int64_t i = 0; i < countOf(x->dims); ++i)
+          memory[offsetOf(coordsOf(i, x->dims), xt->strides)] = x->values[i];
+        for (int64_t i = 0; i < countOf(y.dims); ++i)
+          y.values[i] = round(
+              memory.at(offsetOf(coordsOf(i, y.dims), yt->strides)),
+              yt->dtype);
       } else {
         ADD_FAILURE() << "unexpected op kind " << cg::opKindName(op.kind);
       }
@@ -269,7 +303,7 @@ protected:
         candidate = op;
     });
     ASSERT_TRUE(candidate);
-    ASSERT_EQ(cudnn::unsupportedReason(candidate), "");
+    ASSERT_EQ(cudnn::graphUnsupportedReason(candidate), "");
     FailureOr<cudnn::Lowering> lowering = cudnn::lower(candidate, [](Value v) {
       return cudnn::denseStrides(
           cast<RankedTensorType>(v.getType()).getShape());
@@ -316,6 +350,100 @@ protected:
           << (cmp.nanOrShapeMismatch ? ", NaN or shape mismatch" : "") << "\n"
           << cg::printGraph(builder.graph());
     }
+  }
+
+  /// The backward: the tg.attention_grad of `source` (on cuDNN; after
+  /// tg-expand-attention, which may give it the full-length sequence lengths
+  /// of the cuDNN <= 9.15 workaround) is lowered, and every composite graph
+  /// is evaluated on random inputs (bound views read through their strides)
+  /// and compared with the interpreter's dq, dk, dv within
+  /// `tol * max|expected|` + `tol` relative. Returns the graphs evaluated.
+  int checkAttentionGrad(const std::string &source, double tol) {
+    OwningOpRef<ModuleOp> module =
+        parseSourceString<ModuleOp>(source, &context);
+    EXPECT_TRUE(module) << source;
+    if (!module)
+      return 0;
+    PassManager pm(&context);
+    pm.addNestedPass<func::FuncOp>(createExpandAttention());
+    EXPECT_TRUE(succeeded(pm.run(*module)));
+    func::FuncOp fn = *module->getOps<func::FuncOp>().begin();
+    SmallVector<HostTensor> inputs = ref::makeRandomInputs(fn, {});
+    FailureOr<SmallVector<HostTensor>> expected = ref::interpret(fn, inputs);
+    EXPECT_TRUE(succeeded(expected));
+    AttentionGradOp op;
+    fn.walk([&](AttentionGradOp found) { op = found; });
+    EXPECT_TRUE(op && succeeded(expected));
+    if (!op || failed(expected))
+      return 0;
+    EXPECT_EQ(cudnn::unsupportedReason(op), "");
+    FailureOr<cudnn::Lowering> lowering = cudnn::lower(op, [](Value v) {
+      return cudnn::denseStrides(
+          cast<RankedTensorType>(v.getType()).getShape());
+    });
+    EXPECT_TRUE(succeeded(lowering));
+    if (failed(lowering))
+      return 0;
+    auto ret = cast<func::ReturnOp>(fn.front().getTerminator());
+    int evaluated = 0;
+    for (cudnn::GraphBuilder &builder : lowering->graphs) {
+      const cg::Graph &graph = builder.graph();
+      if (llvm::any_of(graph.ops, [](const cg::Op &o) {
+            return o.kind == cg::OpKind::SdpaBackward;
+          }))
+        continue; // one opaque op: nothing to evaluate here
+      SCOPED_TRACE(graph.name);
+      std::map<int64_t, HostValue> bound;
+      std::map<int64_t, unsigned> resultOf;
+      for (auto [uid, value] : builder.bindings()) {
+        const cg::Tensor &t = builder.tensor(uid);
+        std::vector<double> buffer;
+        if (auto arg = dyn_cast<BlockArgument>(value)) {
+          const HostTensor &h = inputs[arg.getArgNumber()];
+          buffer.assign(h.values.begin(), h.values.end());
+        } else if (auto constant = value.getDefiningOp<ConstantOp>()) {
+          for (const APInt &v : cast<DenseIntElementsAttr>(constant.getValue())
+                                    .getValues<APInt>())
+            buffer.push_back(double(v.getSExtValue()));
+        } else {
+          for (auto [i, r] : llvm::enumerate(ret.getOperands()))
+            if (r == value)
+              resultOf[uid] = i;
+          continue;
+        }
+        HostValue view{t.dims, {}};
+        for (int64_t i = 0; i < countOf(t.dims); ++i)
+          view.values.push_back(
+              buffer.at(offsetOf(coordsOf(i, t.dims), t.strides)));
+        bound[uid] = std::move(view);
+      }
+      EXPECT_EQ(resultOf.size(), 3u);
+      std::map<int64_t, HostValue> values = evaluate(graph, std::move(bound));
+      for (auto [uid, index] : resultOf) {
+        const HostTensor &want = (*expected)[index];
+        HostTensor actual = want;
+        EXPECT_EQ(values.count(uid), 1u) << "result " << index;
+        if (!values.count(uid))
+          continue;
+        actual.values = values[uid].values;
+        double scale = 0.0;
+        for (double v : want.values)
+          scale = std::max(scale, std::fabs(v));
+        ref::Comparison cmp = ref::compare(actual, want, tol * scale, tol);
+        EXPECT_TRUE(cmp.ok())
+            << "result " << index << ": max abs error " << cmp.maxAbsError
+            << " (largest gradient " << scale << "), " << cmp.mismatches
+            << " mismatches"
+            << (cmp.nanOrShapeMismatch ? ", NaN or shape mismatch" : "")
+            << "\n"
+            << cg::printGraph(graph);
+        if (getenv("TGC_CUDNN_EVAL_ERRORS"))
+          llvm::errs() << graph.name << " result " << index << ": "
+                       << cmp.maxAbsError / scale << " of the largest\n";
+      }
+      ++evaluated;
+    }
+    return evaluated;
   }
 
   MLIRContext context;
@@ -467,3 +595,68 @@ func.func @f(%x: tensor<4x16x8xbf16>) -> tensor<4x16x8xbf16> {
         {}, 1e-2);
 }
 } // namespace
+
+//===----------------------------------------------------------------------===//
+// The attention backward's composite graphs (AttentionBackward.cpp)
+//===----------------------------------------------------------------------===//
+
+/// A tg.attention_grad on cuDNN with an identity score region.
+std::string attentionGrad(const std::string &elem, int64_t hq, int64_t hkv,
+                          int64_t sq, int64_t skv, int64_t d,
+                          const std::string &attrs) {
+  auto t = [&](int64_t h, int64_t s, int64_t last, const std::string &e) {
+    return "tensor<1x" + std::to_string(h) + "x" + std::to_string(s) + "x" +
+           std::to_string(last) + "x" + e + ">";
+  };
+  std::string q = t(hq, sq, d, elem), k = t(hkv, skv, d, elem),
+              st = t(hq, sq, 1, "f32");
+  return "func.func @f(%q: " + q + ", %k: " + k + ", %v: " + k + ", %o: " +
+         q + ", %do: " + q + ", %lse: " + st + ") -> (" + q + ", " + k + ", " +
+         k + ") {\n  %dq, %dk, %dv = tg.attention_grad %q, %k, %v, %o, %do, "
+         "%lse {" + attrs + (attrs.empty() ? "" : ", ") +
+         "scale = 0.3 : f64, tg.backend = \"cudnn\"} : " + q + ", " + k +
+         ", " + k + ", " + q + ", " + q + ", " + st +
+         " score {\n^bb0(%s: tensor<f32>, %b: tensor<i64>, %h: "
+         "tensor<i64>, %qi: tensor<i64>, %ki: tensor<i64>):\n  tg.yield %s : "
+         "tensor<f32>\n} score_grad {\n}\n  return %dq, %dk, %dv : " +
+         q + ", " + k + ", " + k + "\n}\n";
+}
+
+// Tolerances, as a fraction of the largest gradient (TGC_CUDNN_EVAL_ERRORS=1
+// prints the errors): the graph types Pᵀ and dSᵀ (and GQA's per-head
+// partial dK/dV) like Q, where the interpreter rounds only dq/dk/dv.
+constexpr double kF16Tolerance = 4e-3, kBf16Tolerance = 1.5e-2;
+
+TEST_F(CudnnGraphEvalTest, AttentionGradPlainF16) {
+  // Skv = 128: one composite graph (and the fused op, not evaluated).
+  EXPECT_EQ(checkAttentionGrad(attentionGrad("f16", 2, 2, 16, 128, 8, ""),
+                               kF16Tolerance),
+            1);
+}
+
+TEST_F(CudnnGraphEvalTest, AttentionGradCausalGqaWithPaddingWorkaround) {
+  // Skv = 24: the graph for cuDNN >= 9.16 and the one with the full-length
+  // padding mask and matmul overrides.
+  EXPECT_EQ(checkAttentionGrad(
+                attentionGrad("f16", 4, 2, 24, 24, 8,
+                              "causal = #tg<causal top_left>"),
+                kF16Tolerance),
+            2);
+}
+
+TEST_F(CudnnGraphEvalTest, AttentionGradBottomRightWindowBf16) {
+  EXPECT_EQ(checkAttentionGrad(
+                attentionGrad("bf16", 2, 1, 8, 24, 16,
+                              "causal = #tg<causal bottom_right>, "
+                              "window_left = 5 : i64"),
+                kBf16Tolerance),
+            2);
+}
+
+TEST_F(CudnnGraphEvalTest, AttentionGradTwoSidedWindowF16) {
+  EXPECT_EQ(checkAttentionGrad(attentionGrad("f16", 2, 2, 20, 20, 8,
+                                             "window_left = 3 : i64, "
+                                             "window_right = 2 : i64"),
+                               kF16Tolerance),
+            2);
+}

@@ -2,6 +2,9 @@
 // configurations, the reference interpreter gives the same results on the
 // original graph and on its decomposition (same random inputs), and the
 // decomposed gradients match central finite differences of the forward.
+// The backward cases also go through tg-fuse-attention (backward=true) to
+// one tg.attention_grad and back through tg-expand-attention; both must
+// match the direct tg.sdpa_grad.
 //
 // Tolerances (|actual - expected| <= atol + rtol * |expected| per element;
 // the largest error seen, as a fraction of the tolerance, in brackets):
@@ -806,6 +809,62 @@ INSTANTIATE_TEST_SUITE_P(
     [](const ::testing::TestParamInfo<SdpaCase> &info) {
       return info.param.name;
     });
+
+//===----------------------------------------------------------------------===//
+// Backward fused into tg.attention_grad (tg-fuse-attention backward=true),
+// then expanded again by tg-expand-attention (what the pipeline does when
+// cuDNN cannot take it) == tg.sdpa_grad. Same tolerances as above.
+//===----------------------------------------------------------------------===//
+
+TEST_P(SdpaBackward, FusedAndExpandedMatchDirect) {
+  const SdpaCase &c = GetParam();
+  OwningOpRef<ModuleOp> module = parse(moduleText(c));
+  ASSERT_TRUE(module) << moduleText(c);
+  Normal normal(seedOf(c.name));
+  GradInputs in = gradInputs(ctx, c, normal);
+  std::vector<HostTensor> fwd = run(*module, "forward", in.forward);
+  ASSERT_EQ(fwd.size(), 2u);
+  std::vector<HostTensor> args = gradArguments(in, fwd);
+  std::vector<HostTensor> direct = run(*module, "grad", args);
+  ASSERT_EQ(direct.size(), 3u);
+
+  auto count = [](ModuleOp m, auto opTag) {
+    using OpTy = decltype(opTag);
+    int n = 0;
+    m.lookupSymbol<func::FuncOp>("grad").walk([&](OpTy) { ++n; });
+    return n;
+  };
+  OwningOpRef<ModuleOp> fused = module->clone();
+  {
+    PassManager pm(&ctx);
+    pm.addNestedPass<func::FuncOp>(tg::createDecomposeSdpa());
+    tg::FuseAttentionOptions options;
+    options.backward = true;
+    pm.addNestedPass<func::FuncOp>(tg::createFuseAttention(options));
+    ASSERT_TRUE(succeeded(pm.run(*fused)));
+  }
+  ASSERT_EQ(count(*fused, tg::AttentionGradOp()), 1)
+      << "the backward of " << c.name << " was not fused";
+  OwningOpRef<ModuleOp> expanded = fused->clone();
+  {
+    PassManager pm(&ctx);
+    pm.addNestedPass<func::FuncOp>(tg::createExpandAttention());
+    ASSERT_TRUE(succeeded(pm.run(*expanded)));
+  }
+  ASSERT_EQ(count(*expanded, tg::AttentionGradOp()), 0);
+
+  const char *names[] = {"dq", "dk", "dv"};
+  for (auto [what, graph] :
+       {std::pair<const char *, ModuleOp>{"fused", *fused},
+        std::pair<const char *, ModuleOp>{"expanded", *expanded}}) {
+    SCOPED_TRACE(what);
+    std::vector<HostTensor> got = run(graph, "grad", args);
+    ASSERT_EQ(got.size(), 3u);
+    for (int i = 0; i < 3; ++i)
+      EXPECT_TRUE(allClose(got[i], direct[i],
+                           gradTolerance(c.elem, direct[i]), names[i]));
+  }
+}
 
 //===----------------------------------------------------------------------===//
 // Backward vs central finite differences of the forward

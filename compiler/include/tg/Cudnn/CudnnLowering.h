@@ -18,6 +18,9 @@ namespace mlir::tg::cudnn {
 /// they are.
 struct Lowering {
   SmallVector<GraphBuilder, 1> graphs;
+  /// Results whose buffers are zeroed before the step (cuDNN leaves parts
+  /// of them unwritten, e.g. attention rows past seq_len_q).
+  SmallVector<Value> zeroFirst;
 };
 
 /// Physical strides (elements) of the buffer holding a value.
@@ -28,7 +31,12 @@ using StridesFn = function_ref<SmallVector<int64_t>(Value)>;
 /// options cuDNN has no equivalent for).
 std::string unsupportedReason(Operation *op);
 
-/// Lowers one op that unsupportedReason() accepts. Operands and results
+/// Why no cuDNN graph can be built for `op` ("" when one can). Narrower than
+/// unsupportedReason(), which also refuses graphs that cuDNN's engines were
+/// measured to reject (e.g. standalone reductions).
+std::string graphUnsupportedReason(Operation *op);
+
+/// Lowers one op that graphUnsupportedReason() accepts. Operands and results
 /// are buffers (graph arguments, results or workspace intermediates).
 FailureOr<Lowering> lower(Operation *op, StridesFn stridesOf);
 

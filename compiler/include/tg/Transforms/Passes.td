@@ -134,7 +134,17 @@ def ExpandAttention : Pass<"tg-expand-attention", "func::FuncOp"> {
     the NVRTC attention kernel's range are expanded (q/k/v and output not
     bf16/f16 of one type, head dims not multiples of 8 up to 256, fp8
     captures), so that every verified graph still runs, on the generic
-    kernels; with `all` every tg.attention is expanded.
+    kernels; with `all` every tg.attention is expanded. Ops assigned to cuDNN
+    (`tg.backend = "cudnn"`) are left alone.
+
+    Every tg.attention_grad not assigned to cuDNN is expanded too (no
+    generated kernel runs it): into the textbook backward that
+    tg-decompose-sdpa writes for tg.sdpa_grad, with the score region applied
+    to the scores and the `score_grad` region (on the scaled scores and the
+    gradient dZ) in place of the soft-cap's derivative. A tg.attention_grad
+    on cuDNN whose Skv is not a multiple of 128 and that has no sequence
+    lengths gets full-length ones (constants that mask nothing), for the
+    padding workaround cuDNN <= 9.15 needs (docs/cudnn.md).
   }];
   let options = [
     Option<"all", "all", "bool", /*default=*/"false",

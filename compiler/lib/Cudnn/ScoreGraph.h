@@ -1,0 +1,77 @@
+// Pieces of cuDNN attention graphs that the forward and the backward share:
+// the attribute masks (padding, causal and sliding window) built as
+// cudnn-frontend builds them, the static checks on the rows they empty,
+// and the head-dim layout rule. Written for the backward
+// (AttentionBackward.cpp); the forward keeps its own copy until the two are
+// merged.
+#ifndef TG_LIB_CUDNN_SCOREGRAPH_H
+#define TG_LIB_CUDNN_SCOREGRAPH_H
+
+#include "tg/Cudnn/GraphBuilder.h"
+#include "tg/Dialect/TG/IR/TGOps.h"
+
+#include <optional>
+#include <string>
+
+namespace mlir::tg::cudnn {
+
+/// The attribute masks of tg.attention / tg.attention_grad.
+struct AttributeMasks {
+  CausalMode causal = CausalMode::none;
+  std::optional<int64_t> windowLeft, windowRight;
+  int64_t sq = 0, skv = 0;
+
+  template <typename OpTy> static AttributeMasks of(OpTy op) {
+    AttributeMasks m;
+    m.causal = op.getCausal();
+    m.windowLeft = op.getWindowLeft();
+    m.windowRight = op.getWindowRight();
+    m.sq = cast<RankedTensorType>(op.getQ().getType()).getDimSize(2);
+    m.skv = cast<RankedTensorType>(op.getK().getType()).getDimSize(2);
+    return m;
+  }
+  bool bottomRight() const { return causal == CausalMode::bottom_right; }
+  /// The diagonal band's right bound: kv_idx <= diag + bound (causal: 0).
+  std::optional<int64_t> rightBound() const;
+  bool any() const {
+    return causal != CausalMode::none || windowLeft || windowRight;
+  }
+};
+
+/// Why cuDNN cannot express the masks (cudnn-frontend's support checks),
+/// or "". `padded` says whether sequence lengths are given.
+std::string masksUnsupportedReason(const AttributeMasks &masks, bool padded);
+
+/// Without padding: the first query row the masks leave without any kv
+/// position (tg gives it zero gradients and -inf stats; cuDNN's kernels do
+/// not promise that), if any.
+std::optional<int64_t> firstEmptyRow(const AttributeMasks &masks);
+
+/// The padding mask on the scores `s`: -inf where q_idx >= seq_len_q[b] or
+/// kv_idx >= seq_len_kv[b] (`lenQ`, `lenKv`: int32 [B,1,1,1] tensors).
+int64_t paddingMask(GraphBuilder &g, int64_t s, int64_t lenQ, int64_t lenKv);
+
+/// The causal/window masks on `s` as cudnn-frontend's diagonal band (right
+/// bound, then left bound). `lenQ`/`lenKv` are the sequence-length tensors
+/// when padding is given (0 otherwise; bottom-right alignment then uses the
+/// shapes).
+int64_t diagonalBandMask(GraphBuilder &g, int64_t s,
+                         const AttributeMasks &masks, int64_t lenQ,
+                         int64_t lenKv);
+
+/// The strides `v`'s buffer is declared with: tg.strides of the graph
+/// argument it is and of every graph result it is returned as.
+SmallVector<SmallVector<int64_t>> declaredStrides(Value v);
+
+/// Why the buffer of `v` does not suit cuDNN's attention (head dim not
+/// contiguous), or "".
+std::string headDimLayoutReason(Value v, StringRef name);
+
+/// Whether `seqLen` is a tg.constant whose every element is `length`: the
+/// full-length sequence lengths of the padding workaround, which mask
+/// nothing.
+bool isFullLength(Value seqLen, int64_t length);
+
+} // namespace mlir::tg::cudnn
+
+#endif // TG_LIB_CUDNN_SCOREGRAPH_H
