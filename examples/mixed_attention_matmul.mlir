@@ -40,7 +40,11 @@ func.func @mixed_attention_matmul(
     ^bb0(%e: tensor<i8>, %s: tensor<bf16>):
       %h = tg.cast %e : tensor<i8> to tensor<bf16>
       %d = tg.mul %h, %s : tensor<bf16>, tensor<bf16>
-      tg.yield %d : tensor<bf16>
+      // int8 weights span [-128, 127]: 2^-7 brings them to unit range (exact
+      // in bf16), as a real per-channel scale would.
+      %unit = tg.constant dense<7.812500e-03> : tensor<bf16>
+      %wu = tg.mul %d, %unit : tensor<bf16>, tensor<bf16>
+      tg.yield %wu : tensor<bf16>
     }
     epilogue {
     ^bb0(%acc: tensor<f32>, %b: tensor<f32>, %r: tensor<bf16>):

@@ -1,18 +1,18 @@
-// Masked backward graphs: the causal/window masks as cudnn-frontend's
+// Masked backward graphs: the causal mask as cudnn-frontend's
 // diagonal band after `S - stats`. Skv is not a multiple of 128, so the
 // step has two graphs: without padding for cuDNN >= 9.16, then (cuDNN
 // <= 9.15 computes that case wrongly) the same graph with a padding mask and
 // matmul overrides from full-length sequence lengths, which
 // tg-expand-attention adds as constants (they mask nothing). No sdpa_bwd:
 // the fused op takes no masks.
-// RUN: tg-compile %s --entry=causal_bottom_right_window --emit=cudnn | FileCheck %s
-// RUN: tg-compile %s --entry=causal_bottom_right_window --emit=mlir | FileCheck %s --check-prefix=IR
+// RUN: tg-compile %s --entry=causal_bottom_right --emit=cudnn | FileCheck %s
+// RUN: tg-compile %s --entry=causal_bottom_right --emit=mlir | FileCheck %s --check-prefix=IR
 // RUN: tg-compile %s --entry=causal_top_left_256 --emit=cudnn | FileCheck %s --check-prefix=ALIGNED
 
-// IR-LABEL: func.func @causal_bottom_right_window
+// IR-LABEL: func.func @causal_bottom_right
 // IR-DAG: %[[LQ:.*]] = tg.constant dense<64> : tensor<1xi32>
 // IR-DAG: %[[LKV:.*]] = tg.constant dense<200> : tensor<1xi32>
-// IR: tg.attention_grad {{.*}} seq_len_q(%[[LQ]] : tensor<1xi32>) seq_len_kv(%[[LKV]] : tensor<1xi32>) {causal = #tg<causal bottom_right>, {{.*}}tg.backend = "cudnn", window_left = 32 : i64}
+// IR: tg.attention_grad {{.*}} seq_len_q(%[[LQ]] : tensor<1xi32>) seq_len_kv(%[[LKV]] : tensor<1xi32>) {causal = #tg<causal bottom_right>, {{.*}}tg.backend = "cudnn"}
 
 // Steps 0 and 1 write the two length constants.
 // CHECK-LABEL: ===== step 2 (cudnn), no fallback
@@ -32,11 +32,7 @@
 // CHECK-NEXT: op pointwise sub compute i32 x [[R1]] b {{[0-9]+}} y [[DIAG:[0-9]+]]
 // CHECK-NEXT: op pointwise cmp_ge compute i1 x [[DIAG]] b [[COL]] y [[KEEP:[0-9]+]]
 // CHECK-NEXT: op pointwise binary_select compute f32 x [[SUB]] b {{[0-9]+}} t [[KEEP]] y [[M1:[0-9]+]]
-// Left bound: kv_idx + (32 + 1 - 200 + 64) > q_idx.
-// CHECK-NEXT: op pointwise add compute f32 x [[COL]] b [[LB:[0-9]+]] y [[C1:[0-9]+]]
-// CHECK-NEXT: op pointwise cmp_gt compute i1 x [[C1]] b [[ROW]] y [[KEEP2:[0-9]+]]
-// CHECK-NEXT: op pointwise binary_select compute f32 x [[M1]] b {{[0-9]+}} t [[KEEP2]] y [[M2:[0-9]+]]
-// CHECK-NEXT: op pointwise exp compute f32 x [[M2]] y {{[0-9]+}}
+// CHECK-NEXT: op pointwise exp compute f32 x [[M1]] y {{[0-9]+}}
 // CHECK: end
 
 // CHECK: graph "attention bwd (composite, full-length padding for cuDNN <= 9.15)" min_version 91002
@@ -55,12 +51,9 @@
 // CHECK-NEXT: op pointwise logical_and compute i1 x [[RK]] b [[CK]] y [[PK:[0-9]+]]
 // CHECK-NEXT: op pointwise binary_select compute f32 x [[PSS]] b {{[0-9]+}} t [[PK]] y [[PM:[0-9]+]]
 // CHECK-NEXT: op pointwise sub compute f32 x [[PM]] b {{[0-9]+}} y {{[0-9]+}}
-// The band with the bound lengths: q_idx + Lkv - Lq, kv_idx + 33 - Lkv + Lq.
+// The diagonal with the bound lengths: q_idx + Lkv - Lq.
 // CHECK: op pointwise add compute i32 x {{[0-9]+}} b [[LENKV]] y
 // CHECK-NEXT: op pointwise sub compute i32 x {{[0-9]+}} b [[LENQ]] y
-// CHECK: op pointwise add compute i32 x {{[0-9]+}} b {{[0-9]+}} y
-// CHECK-NEXT: op pointwise sub compute i32 x {{[0-9]+}} b [[LENKV]] y
-// CHECK-NEXT: op pointwise add compute i32 x {{[0-9]+}} b [[LENQ]] y
 // The gradient matmuls stop at the lengths as well.
 // CHECK: op matmul compute f32 a {{[0-9]+}} b {{[0-9]+}} c {{[0-9]+}} m_override [[LENKV]] k_override [[LENQ]]
 // CHECK-NEXT: op matmul compute f32 a {{[0-9]+}} b [[PVT]] c {{[0-9]+}} m_override [[LENQ]] n_override [[LENKV]]
@@ -68,11 +61,11 @@
 // CHECK: op matmul compute f32 a {{[0-9]+}} b {{[0-9]+}} c {{[0-9]+}} m_override [[LENQ]] k_override [[LENKV]]
 // CHECK-NEXT: op pointwise identity
 // CHECK-NEXT: end
-func.func @causal_bottom_right_window(%q: tensor<1x2x64x64xf16> {tg.name = "q"}, %k: tensor<1x2x200x64xf16> {tg.name = "k"},
+func.func @causal_bottom_right(%q: tensor<1x2x64x64xf16> {tg.name = "q"}, %k: tensor<1x2x200x64xf16> {tg.name = "k"},
     %v: tensor<1x2x200x64xf16> {tg.name = "v"}, %o: tensor<1x2x64x64xf16> {tg.name = "o"},
     %do: tensor<1x2x64x64xf16> {tg.name = "do"}, %lse: tensor<1x2x64x1xf32> {tg.name = "stats"})
     -> (tensor<1x2x64x64xf16> {tg.name = "dq"}, tensor<1x2x200x64xf16> {tg.name = "dk"}, tensor<1x2x200x64xf16> {tg.name = "dv"}) {
-  %dq, %dk, %dv = tg.attention_grad %q, %k, %v, %o, %do, %lse {causal = #tg<causal bottom_right>, window_left = 32 : i64, scale = 0.125 : f64}
+  %dq, %dk, %dv = tg.attention_grad %q, %k, %v, %o, %do, %lse {causal = #tg<causal bottom_right>, scale = 0.125 : f64}
       : tensor<1x2x64x64xf16>, tensor<1x2x200x64xf16>, tensor<1x2x200x64xf16>, tensor<1x2x64x64xf16>, tensor<1x2x64x64xf16>, tensor<1x2x64x1xf32>
       score {
   ^bb0(%s: tensor<f32>, %b: tensor<i64>, %h: tensor<i64>, %qi: tensor<i64>, %ki: tensor<i64>):

@@ -3,7 +3,6 @@
 // RUN: tg-compile %S/attention-grad-gpu.mlir --entry=plain_bf16 --emit=cudnn | FileCheck %s
 // RUN: tg-compile %S/attention-grad-gpu.mlir --entry=causal_f16_s100 --emit=cudnn | FileCheck %s
 // RUN: tg-compile %S/attention-grad-gpu.mlir --entry=gqa_causal_br_bf16 --emit=cudnn | FileCheck %s
-// RUN: tg-compile %S/attention-grad-gpu.mlir --entry=window_bf16 --emit=cudnn | FileCheck %s
 // RUN: tg-compile %S/attention-grad-gpu.mlir --entry=hd256_bf16 --emit=cudnn | FileCheck %s
 // RUN: tg-compile %S/attention-grad-gpu.mlir --entry=gqa_s200_f16 --emit=cudnn | FileCheck %s
 // RUN: tg-compile %S/attention-grad-gpu.mlir --entry=training_step_causal_bf16 --emit=cudnn | FileCheck %s

@@ -4,14 +4,15 @@
 // compares dq, dk, dv with the reference interpreter's tg.sdpa_grad on
 // random inputs (stats included). attention-grad-gpu-plan.mlir checks, on
 // the CPU, that each compiles with its backward on cuDNN.
+// Only the training step runs here: cuDNN's backward (like cudnn-frontend's
+// graph) rounds P and dS to 16 bits before its matmuls, which is within the
+// tolerance when o and stats come from the forward (P <= 1) but not for the
+// random o/stats the other functions get from tg-run (P = exp(S - stats)
+// is then unbounded; measured on H200: 1-5% of dq/dk/dv elements off by up
+// to 64). The GPU suite's backward configurations compute o and stats with
+// a forward in the same graph.
 // REQUIRES: gpu
 // RUN: tg-run %s --entry=training_step_causal_bf16 --check --seed=3
-// RUN: tg-run %s --entry=plain_bf16 --check --seed=3
-// RUN: tg-run %s --entry=causal_f16_s100 --check --seed=3
-// RUN: tg-run %s --entry=gqa_causal_br_bf16 --check --seed=3
-// RUN: tg-run %s --entry=window_bf16 --check --seed=3
-// RUN: tg-run %s --entry=hd256_bf16 --check --seed=3
-// RUN: tg-run %s --entry=gqa_s200_f16 --check --seed=3
 
 func.func @plain_bf16(%q: tensor<2x4x128x64xbf16> {tg.name = "q"}, %k: tensor<2x4x128x64xbf16> {tg.name = "k"}, %v: tensor<2x4x128x64xbf16> {tg.name = "v"},
     %o: tensor<2x4x128x64xbf16> {tg.name = "o"}, %do: tensor<2x4x128x64xbf16> {tg.name = "do"}, %lse: tensor<2x4x128x1xf32> {tg.name = "stats"})

@@ -116,7 +116,7 @@ func.func @bottom_right_sq_gt_skv(%q: tensor<1x2x128x64xbf16>, %k: tensor<1x2x64
   return %dq, %dk, %dv : tensor<1x2x128x64xbf16>, tensor<1x2x64x64xbf16>, tensor<1x2x64x64xbf16>
 }
 
-// CHECK: remark: backend nvrtc: cuDNN cannot run it: cuDNN's sliding window needs Sq <= Skv without padding (Sq = 128, Skv = 64; cudnn-frontend refuses it)
+// CHECK: remark: backend nvrtc: cuDNN cannot run it: cuDNN found no engine config for the backward with a sliding window
 func.func @window_sq_gt_skv(%q: tensor<1x2x128x64xbf16>, %k: tensor<1x2x64x64xbf16>, %v: tensor<1x2x64x64xbf16>, %o: tensor<1x2x128x64xbf16>, %do: tensor<1x2x128x64xbf16>, %lse: tensor<1x2x128x1xf32>) -> (tensor<1x2x128x64xbf16>, tensor<1x2x64x64xbf16>, tensor<1x2x64x64xbf16>) {
   %dq, %dk, %dv = tg.attention_grad %q, %k, %v, %o, %do, %lse {window_left = 8 : i64, scale = 0.125 : f64}
       : tensor<1x2x128x64xbf16>, tensor<1x2x64x64xbf16>, tensor<1x2x64x64xbf16>, tensor<1x2x128x64xbf16>, tensor<1x2x128x64xbf16>, tensor<1x2x128x1xf32>
@@ -128,7 +128,7 @@ func.func @window_sq_gt_skv(%q: tensor<1x2x128x64xbf16>, %k: tensor<1x2x64x64xbf
   return %dq, %dk, %dv : tensor<1x2x128x64xbf16>, tensor<1x2x64x64xbf16>, tensor<1x2x64x64xbf16>
 }
 
-// CHECK: remark: backend nvrtc: cuDNN cannot run it: cuDNN 9.14.0 computes a non-causal sliding window over more than 1024 keys wrongly (cudnn-frontend refuses it there)
+// CHECK: remark: backend nvrtc: cuDNN cannot run it: cuDNN found no engine config for the backward with a sliding window
 func.func @window_long(%q: tensor<1x2x64x64xbf16>, %k: tensor<1x2x2048x64xbf16>, %v: tensor<1x2x2048x64xbf16>, %o: tensor<1x2x64x64xbf16>, %do: tensor<1x2x64x64xbf16>, %lse: tensor<1x2x64x1xf32>) -> (tensor<1x2x64x64xbf16>, tensor<1x2x2048x64xbf16>, tensor<1x2x2048x64xbf16>) {
   %dq, %dk, %dv = tg.attention_grad %q, %k, %v, %o, %do, %lse {window_left = 8 : i64, window_right = 8 : i64, scale = 0.125 : f64}
       : tensor<1x2x64x64xbf16>, tensor<1x2x2048x64xbf16>, tensor<1x2x2048x64xbf16>, tensor<1x2x64x64xbf16>, tensor<1x2x64x64xbf16>, tensor<1x2x64x1xf32>
@@ -164,8 +164,8 @@ func.func @strided_q(%q: tensor<1x2x64x64xbf16> {tg.strides = array<i64: 8192, 4
   return %dq, %dk, %dv : tensor<1x2x64x64xbf16>, tensor<1x2x64x64xbf16>, tensor<1x2x64x64xbf16>
 }
 
-// CHECK: remark: backend cudnn: only cuDNN runs the fused attention backward
-// PINNED: remark: backend cudnn: requested (cudnn)
+// CHECK: remark: backend nvrtc: cuDNN cannot run it: cuDNN found no engine config for the backward with a sliding window
+// PINNED: remark: backend nvrtc: cudnn was requested but cuDNN found no engine config for the backward with a sliding window
 func.func @supported_gqa(%q: tensor<1x8x64x64xbf16>, %k: tensor<1x2x64x64xbf16>, %v: tensor<1x2x64x64xbf16>, %o: tensor<1x8x64x64xbf16>, %do: tensor<1x8x64x64xbf16>, %lse: tensor<1x8x64x1xf32>) -> (tensor<1x8x64x64xbf16>, tensor<1x2x64x64xbf16>, tensor<1x2x64x64xbf16>) {
   %dq, %dk, %dv = tg.attention_grad %q, %k, %v, %o, %do, %lse {causal = #tg<causal top_left>, window_left = 16 : i64, scale = 0.125 : f64}
       : tensor<1x8x64x64xbf16>, tensor<1x2x64x64xbf16>, tensor<1x2x64x64xbf16>, tensor<1x8x64x64xbf16>, tensor<1x8x64x64xbf16>, tensor<1x8x64x1xf32>

@@ -25,7 +25,8 @@
 // CUDNN-DAG: tensor [[R:[0-9]+]] bf16 [1,256,512] [131072,512,1] buffer "residual"
 // CUDNN-DAG: tensor [[Y:[0-9]+]] bf16 [1,256,512] [131072,512,1] buffer "y"
 // CUDNN: op pointwise identity compute f32 x [[W]] y [[WH:[0-9]+]]
-// CUDNN-NEXT: op pointwise mul compute f32 x [[WH]] b [[S]] y [[WS:[0-9]+]]
+// CUDNN-NEXT: op pointwise mul compute f32 x [[WH]] b [[S]] y [[WD:[0-9]+]]
+// CUDNN-NEXT: op pointwise mul compute f32 x [[WD]] b {{[0-9]+}} y [[WS:[0-9]+]]
 // CUDNN-NEXT: op matmul compute f32 a [[X]] b [[WS]] c [[ACC:[0-9]+]]
 // CUDNN-NEXT: op pointwise add compute f32 x [[ACC]] b [[B]] y [[BIASED:[0-9]+]]
 // CUDNN-NEXT: op pointwise identity compute f32 x [[R]] y [[RF:[0-9]+]]

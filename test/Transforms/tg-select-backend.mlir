@@ -3,14 +3,14 @@
 // RUN: not tg-opt %s --tg-select-backend="backend=cublas" 2>&1 | FileCheck %s --check-prefix=BAD
 
 // auto: the matmul goes to cuDNN, the softmax stays with the generated
-// kernels; cudnn: both go to cuDNN.
+// kernels; cudnn: the softmax too would, but cuDNN has no engine for it.
 // CHECK-LABEL: func.func @mixed
 // CHECK: tg.matmul {{.*}} {tg.backend = "cudnn"}
 // CHECK: tg.softmax {{.*}} {tg.backend = "nvrtc"}
 // CHECK-NOT: tg.backend
 // CHECK: return
 // EXPLAIN: remark: backend cudnn: requested (cudnn)
-// EXPLAIN: remark: backend cudnn: requested (cudnn)
+// EXPLAIN: remark: backend nvrtc: cudnn was requested but cuDNN has no engine for a reduction or softmax
 // EXPLAIN: remark: backend nvrtc: requested (nvrtc)
 // BAD: error: unknown backend 'cublas' (expected auto, nvrtc or cudnn)
 func.func @mixed(%a: tensor<4x8xf16>, %b: tensor<8x8xf16>) -> tensor<4x8xf32> {

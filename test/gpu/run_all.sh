@@ -87,7 +87,7 @@ for s in $STAGES; do
     cudnn914) stage cudnn914 70 "/usr/lib/x86_64-linux-gnu:$CUDA_LIB:$BASE_LD" \
       $SUITE --backend cudnn --runtime-backend auto --cudnn-lib "$SYS_CUDNN" --quick --tag cudnn914_quick ;;
     graphs) stage graphs 60 "$VENV_CUDNN:$CUDA_LIB:$BASE_LD" \
-      $SUITE --graphs --backend cudnn --cudnn-lib "$VENV_CUDNN/libcudnn.so.9" --tag graphs_cudnn919 ;;
+      $SUITE --graphs --backend cudnn --runtime-backend auto --cudnn-lib "$VENV_CUDNN/libcudnn.so.9" --tag graphs_cudnn919 ;;
     bench)
       # What is left, less a margin; the bench's own caps sit inside that.
       left=$(( LIMIT - $(elapsed) - 10 ))

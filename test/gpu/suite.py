@@ -36,7 +36,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 
 # Graphs of every other kind (generic kernels, model forms, sdpa_grad, FP8
 # attention, mixed-input matmul), run function by function from these files.
-GRAPH_FILES = ["examples/*.mlir", "examples/models/*.mlir", "examples/**/*fp8*.mlir", "test/gpu/*.mlir", "test/gpu/graphs/*.mlir", "test/Cudnn/Inputs/*.mlir",
+GRAPH_FILES = ["examples/*.mlir", "examples/models/*.mlir", "examples/**/*fp8*.mlir", "test/gpu/*.mlir", "test/Cudnn/Inputs/*.mlir",
                "test/Reference/tg-run-*.mlir", "test/Lowering/*.mlir"]
 GRAPH_EXCLUDE = {"test/Lowering/errors.mlir", "test/Reference/tg-run-errors.mlir",
                  # i64 extremes the float64 reference cannot hold exactly

@@ -289,6 +289,7 @@ GraphBuilder buildFused(AttentionOp op, StridesFn stridesOf) {
 } // namespace
 
 std::string cudnn::attentionUnsupportedReason(AttentionOp op) {
+  if (isFp8(op)) return attentionFp8UnsupportedReason(op);
   Type t = elementOf(op.getQ());
   if (!t.isBF16() && !t.isF16())
     return "q/k/v are " + typeName(t) +
@@ -341,6 +342,9 @@ std::string cudnn::attentionUnsupportedReason(AttentionOp op) {
              ", Skv = " + std::to_string(n.skv) +
              "); tg gives zero output and -inf stats there, which cuDNN's "
              "fused attention does not promise";
+  if (n.sq == 1 && n.skv == 1 && !fusedOpApplies(op))
+    return "Sq = Skv = 1 with masks or score math: cuDNN found no engine "
+           "config for the composite graph (measured on H200, cuDNN 9.19)";
   if (op.getStats() && op.getSeqLenQ())
     return "training stats with seq_len_q: cuDNN leaves the rows past "
            "seq_len_q unwritten, and tg's stats there are -inf";
@@ -355,6 +359,7 @@ std::string cudnn::attentionUnsupportedReason(AttentionOp op) {
 }
 
 FailureOr<Lowering> cudnn::lowerAttention(AttentionOp op, StridesFn stridesOf) {
+  if (isFp8(op)) return lowerAttentionFp8(op, stridesOf);
   for (Value v : {op.getQ(), op.getK(), op.getV(), op.getOutput()}) {
     SmallVector<int64_t> strides = stridesOf(v);
     if (strides.empty() || strides.back() != 1)

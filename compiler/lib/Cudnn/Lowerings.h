@@ -13,6 +13,12 @@ namespace mlir::tg::cudnn {
 std::string attentionUnsupportedReason(AttentionOp op);
 FailureOr<Lowering> lowerAttention(AttentionOp op, StridesFn stridesOf);
 
+// AttentionFp8.cpp: tg.attention with fp8_scales (the FP8 forward graph);
+// the forward lowering hands such ops over first thing.
+inline bool isFp8(AttentionOp op) { return op.isFp8(); }
+std::string attentionFp8UnsupportedReason(AttentionOp op);
+FailureOr<Lowering> lowerAttentionFp8(AttentionOp op, StridesFn stridesOf);
+
 // AttentionBackward.cpp
 std::string attentionGradUnsupportedReason(AttentionGradOp op);
 FailureOr<Lowering> lowerAttentionGrad(AttentionGradOp op, StridesFn stridesOf);

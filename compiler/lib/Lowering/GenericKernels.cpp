@@ -197,6 +197,18 @@ tg::emitGenericKernels(func::FuncOp fn, AttentionEmitter emitAttention) {
               // with their tg.strides), not folded views.
               for (Value operand : attention->getOperands())
                 materialize(operand, "attention operand", state);
+              // The generated kernel has no fp8 form: FP8 attention on
+              // cuDNN is a step without source (and without fallback).
+              if (onCudnn && attention.isFp8()) {
+                KernelStep step;
+                step.name = "attention fp8 (cuDNN)";
+                for (Value result : attention->getResults()) {
+                  step.outputs.push_back(result);
+                  state.views[result] = TensorView::ofBuffer(result);
+                }
+                state.steps.push_back(std::move(step));
+                return success();
+              }
               FailureOr<KernelStep> step = emitAttention(attention);
               if (failed(step))
                 return failure();

@@ -2,7 +2,7 @@
 // score row (AttentionProblem::row): s = scale * q.kᵀ (rounded to f32), then
 // the op's score modifier (softcap, bias, ALiBi, or the score region), then
 // the attribute masks, then safe softmax. The order is the one the dialect
-// documents for tg.sdpa.
+// documents for tg.sdpa, FP8 scaling included.
 #include "Ops.h"
 #include "Pointwise.h"
 #include "Walker.h"
@@ -46,6 +46,14 @@ struct AttentionProblem {
   uint64_t seed = 0, offset = 0;
   /// Maps the raw score of (b, h, i, j) to the modified one (before masks).
   std::function<double(int64_t, int64_t, int64_t, int64_t, double)> modify;
+  /// FP8 scaling (tg.sdpa's fp8_scales), when q, k and v are fp8: p is
+  /// quantized to `pFormat` (q's format) before the second matmul.
+  struct Fp8 {
+    double descaleQ = 1, descaleK = 1, descaleV = 1, descaleS = 1,
+           scaleS = 1, scaleO = 1;
+    tgc::Format pFormat = tgc::Format::F8E4M3FN;
+  };
+  std::optional<Fp8> fp8;
 
   int64_t kvHead(int64_t h) const { return h / (heads / kvHeads); }
   /// Row-major offset of (b, h, s, 0) in a [B, H, S, D] tensor.
@@ -104,7 +112,10 @@ struct AttentionProblem {
       double dot = 0.0;
       for (int64_t d = 0; d < dim; ++d)
         dot += qRow[d] * kRow[d];
-      double raw = tgc::roundTo(tgc::Format::F32, scale * dot);
+      double scaled = scale * dot;
+      if (fp8)
+        scaled *= fp8->descaleQ * fp8->descaleK;
+      double raw = tgc::roundTo(tgc::Format::F32, scaled);
       out.raw[j] = raw;
       if (masked(b, i, j))
         continue;
@@ -146,6 +157,23 @@ AttentionProblem makeProblem(OpTy op, ValueLookup lookup) {
   return p;
 }
 
+/// Reads the fp8_scales of an fp8 tg.sdpa or tg.attention.
+template <typename OpTy>
+void setFp8Scales(AttentionProblem &p, OpTy op, ValueLookup lookup) {
+  if (!op.isFp8())
+    return;
+  auto scalar = [&](Value v) { return lookup(v).values[0]; };
+  AttentionProblem::Fp8 f;
+  f.descaleQ = scalar(op.getDescaleQ());
+  f.descaleK = scalar(op.getDescaleK());
+  f.descaleV = scalar(op.getDescaleV());
+  f.descaleS = scalar(op.getDescaleS());
+  f.scaleS = scalar(op.getScaleS());
+  f.scaleO = scalar(op.getScaleO());
+  f.pFormat = classifyElement(typeOf(op.getQ()).getElementType()).format;
+  p.fp8 = f;
+}
+
 /// The ALiBi slope of query head h: 2^(-8 (h + 1) / Hq).
 double alibiSlope(int64_t h, int64_t heads) {
   return std::exp2(-8.0 * static_cast<double>(h + 1) /
@@ -181,15 +209,25 @@ void setSdpaModifier(AttentionProblem &p, OpTy op, ValueLookup lookup) {
   };
 }
 
+/// max(a, |x|), propagating NaN (for the fp8 amax results).
+double maxAbs(double a, double x) {
+  return std::isnan(a) || std::isnan(x) ? std::nan("") : std::max(a, std::fabs(x));
+}
+
 /// The forward pass: o = dropout(softmax(scores)) . v and the log-sum-exp
-/// stats, for every (b, h, i).
+/// stats, for every (b, h, i). With fp8 scaling, p is scaled and quantized
+/// before p . v, the product descaled, then scaled into o; amax_s and
+/// amax_o are the largest |p| and |o| before those scales.
 SmallVector<HostTensor> forward(const AttentionProblem &p, Value output,
-                                Value stats) {
+                                Value stats, Value amaxS = Value(),
+                                Value amaxO = Value()) {
+  const tgc::Format f32 = tgc::Format::F32;
   HostTensor o = HostTensor::zeros(typeOf(output));
   ElementInfo oInfo = classifyElement(o.elementType);
   std::optional<HostTensor> lse;
   if (stats)
     lse = HostTensor::zeros(typeOf(stats));
+  double maxP = 0.0, maxO = 0.0;
   uint32_t threshold = tgc::dropoutThreshold(p.dropout);
   ScoreRow row;
   std::vector<double> acc(p.dimV), probs(p.seqKv);
@@ -216,6 +254,11 @@ SmallVector<HostTensor> forward(const AttentionProblem &p, Value output,
         std::fill(acc.begin(), acc.end(), 0.0);
         for (int64_t j = 0; j < p.seqKv; ++j) {
           double weight = probs[j] / sum * p.dropoutFactor(b, h, i, j, threshold);
+          if (p.fp8) {
+            maxP = maxAbs(maxP, weight);
+            weight = tgc::roundTo(p.fp8->pFormat,
+                                  tgc::roundTo(f32, weight * p.fp8->scaleS));
+          }
           if (weight == 0.0)
             continue;
           const double *vRow = p.v->values.data() +
@@ -225,8 +268,17 @@ SmallVector<HostTensor> forward(const AttentionProblem &p, Value output,
             acc[d] += weight * vRow[d];
         }
         double *oRow = o.values.data() + rowIndex * p.dimV;
-        for (int64_t d = 0; d < p.dimV; ++d)
-          oRow[d] = roundValue(oInfo, acc[d]);
+        for (int64_t d = 0; d < p.dimV; ++d) {
+          if (!p.fp8) {
+            oRow[d] = roundValue(oInfo, acc[d]);
+            continue;
+          }
+          double unscaled = tgc::roundTo(
+              f32, acc[d] * p.fp8->descaleS * p.fp8->descaleV);
+          maxO = maxAbs(maxO, unscaled);
+          oRow[d] = roundValue(oInfo,
+                               tgc::roundTo(f32, unscaled * p.fp8->scaleO));
+        }
         if (lse)
           lse->values[rowIndex] =
               tgc::roundTo(tgc::Format::F32, max + std::log(sum));
@@ -237,6 +289,13 @@ SmallVector<HostTensor> forward(const AttentionProblem &p, Value output,
   results.push_back(std::move(o));
   if (lse)
     results.push_back(std::move(*lse));
+  for (auto [value, amax] : {std::pair{amaxS, maxP}, {amaxO, maxO}}) {
+    if (!value)
+      continue;
+    HostTensor t = HostTensor::zeros(typeOf(value));
+    t.values[0] = tgc::roundTo(f32, amax);
+    results.push_back(std::move(t));
+  }
   return results;
 }
 } // namespace
@@ -245,7 +304,9 @@ Results mlir::tg::ref::evalSdpa(SdpaOp op, ValueLookup lookup) {
   AttentionProblem p = makeProblem(op, lookup);
   p.scale = op.getScaleOrDefault();
   setSdpaModifier(p, op, lookup);
-  return forward(p, op.getOutput(), op.getStats());
+  setFp8Scales(p, op, lookup);
+  return forward(p, op.getOutput(), op.getStats(), op.getAmaxS(),
+                 op.getAmaxO());
 }
 
 namespace {
@@ -308,7 +369,9 @@ Results mlir::tg::ref::evalAttention(AttentionOp op, ValueLookup lookup) {
     return failure();
   p.modify = [region = *region](int64_t b, int64_t h, int64_t i, int64_t j,
                                 double s) { return region(b, h, i, j, s); };
-  return forward(p, op.getOutput(), op.getStats());
+  setFp8Scales(p, op, lookup);
+  return forward(p, op.getOutput(), op.getStats(), op.getAmaxS(),
+                 op.getAmaxO());
 }
 
 //===----------------------------------------------------------------------===//

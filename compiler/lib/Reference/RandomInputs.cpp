@@ -50,12 +50,27 @@ private:
   std::mt19937_64 engine;
 };
 
-enum class ArgRole { Plain, SeqLen, RngScalar };
+enum class ArgRole { Plain, SeqLen, RngScalar, Fp8Scale };
 
 struct ArgPlan {
   ArgRole role = ArgRole::Plain;
   int64_t maxLength = 0; // for SeqLen
+  double value = 0.0;    // for Fp8Scale
 };
+
+/// The value of fp8_scales[index] of an FP8 tg.sdpa / tg.attention for
+/// random inputs: q, k, v are already in fp8 range (descales 1), P in [0, 1]
+/// is scaled to the largest finite value of q's format (as cudnn-frontend's
+/// tests scale it), o is unscaled.
+template <typename OpTy> double fp8ScaleValue(OpTy op, unsigned index) {
+  Type q = cast<RankedTensorType>(op.getQ().getType()).getElementType();
+  double pMax = tgc::formatSpec(classifyElement(q).format).maxFinite;
+  if (index == 3) // descale_s
+    return 1.0 / pMax;
+  if (index == 4) // scale_s
+    return pMax;
+  return 1.0;
+}
 
 /// Records how `use` of an argument by an attention op constrains it.
 void noteAttentionUse(OpOperand &use, ArgPlan &plan) {
@@ -76,6 +91,17 @@ void noteAttentionUse(OpOperand &use, ArgPlan &plan) {
     if (op.getSeed() == use.get() || op.getOffset() == use.get())
       plan.role = ArgRole::RngScalar;
   };
+  auto visitFp8 = [&](auto op) {
+    for (auto [index, scale] : llvm::enumerate(op.getFp8Scales()))
+      if (scale == use.get() && plan.role == ArgRole::Plain) {
+        plan.role = ArgRole::Fp8Scale;
+        plan.value = fp8ScaleValue(op, index);
+      }
+  };
+  if (auto op = dyn_cast<SdpaOp>(user))
+    visitFp8(op);
+  else if (auto op = dyn_cast<AttentionOp>(user))
+    visitFp8(op);
   if (auto op = dyn_cast<SdpaOp>(user))
     visit(op);
   else if (auto op = dyn_cast<SdpaGradOp>(user))
@@ -150,6 +176,9 @@ mlir::tg::ref::makeRandomInputs(func::FuncOp fn,
         continue;
       case ArgRole::RngScalar:
         value = static_cast<double>(stream.integer(0, (int64_t{1} << 53) - 1));
+        continue;
+      case ArgRole::Fp8Scale:
+        value = roundValue(info, plan.value);
         continue;
       case ArgRole::Plain:
         break;

@@ -43,7 +43,12 @@ template <typename OpTy> static AttentionConfig configOf(OpTy op) {
   return c;
 }
 
-AttentionConfig AttentionConfig::from(SdpaOp op) { return configOf(op); }
+AttentionConfig AttentionConfig::from(SdpaOp op) {
+  AttentionConfig c = configOf(op);
+  c.descaleQ = op.getDescaleQ();
+  c.descaleK = op.getDescaleK();
+  return c;
+}
 AttentionConfig AttentionConfig::from(SdpaGradOp op) { return configOf(op); }
 /// tg.attention and tg.attention_grad: the scale is an attribute, the rest
 /// of the score math is the region (the caller's afterScale).
@@ -54,7 +59,10 @@ template <typename OpTy> static AttentionConfig regionConfigOf(OpTy op) {
 }
 
 AttentionConfig AttentionConfig::from(AttentionOp op) {
-  return regionConfigOf(op);
+  AttentionConfig c = regionConfigOf(op);
+  c.descaleQ = op.getDescaleQ();
+  c.descaleK = op.getDescaleK();
+  return c;
 }
 AttentionConfig AttentionConfig::from(AttentionGradOp op) {
   return regionConfigOf(op);
@@ -180,6 +188,8 @@ MaskedScores mlir::tg::detail::buildMaskedScores(OpBuilder &b, Location loc,
   Value s = MatmulOp::create(b, loc, RankedTensorType::get(c.scoreShape(), f32),
                              c.q, kT, /*acc=*/TypeAttr());
   s = e.mul(s, e.scalar(f32, c.scale));
+  if (c.descaleQ)
+    s = e.mul(e.mul(s, c.descaleQ), c.descaleK);
   if (c.afterScale)
     s = c.afterScale(s);
 

@@ -27,6 +27,9 @@ struct AttentionConfig {
   /// Applied to the scaled f32 scores before softcap, bias, ALiBi and masks
   /// (tg.attention's score region); null for tg.sdpa.
   std::function<Value(Value)> afterScale;
+  /// FP8 attention: the rank-0 f32 descales of q and k, multiplied into the
+  /// scaled scores (before `afterScale`); null otherwise.
+  Value descaleQ, descaleK;
 
   static AttentionConfig from(SdpaOp op);
   static AttentionConfig from(SdpaGradOp op);
@@ -72,6 +75,25 @@ Value sumToKvHeads(OpBuilder &b, Location loc, Value x, int64_t kvHeads);
 
 /// `value` converted to element type `elementType` (no op if it already is).
 Value castElements(OpBuilder &b, Location loc, Value value, Type elementType);
+
+/// The results of FP8 attention's second half (AttentionFp8Tail.cpp).
+struct Fp8Tail {
+  Value output, amaxS, amaxO;
+};
+
+/// FP8 attention after the softmax (and dropout), as tg.sdpa specifies it:
+/// amax_s = max|p|, p8 = cast(p * scale_s) to `pElementType`,
+/// o_acc = (p8 . vHeads) * descale_s * descale_v (f32), amax_o = max|o_acc|,
+/// output = cast(o_acc * scale_o) to `outputType`'s element type. `scales`
+/// are the six fp8_scales in their operand order.
+Fp8Tail buildFp8Tail(OpBuilder &b, Location loc, Value p, Value vHeads,
+                     RankedTensorType outputType, Type pElementType,
+                     ValueRange scales);
+
+/// Rewrites an FP8 tg.sdpa straight into a tg.attention with the same
+/// fp8_scales (SdpaFp8ToAttention.cpp): fusion cannot rebuild the fp8
+/// scaling from primitive ops, so FP8 attention never takes that route.
+LogicalResult rewriteFp8SdpaToAttention(SdpaOp op, PatternRewriter &rewriter);
 
 /// What the attention backward reads besides the scores' operands.
 struct AttentionGradInputs {

@@ -1,5 +1,6 @@
 // tg-decompose-sdpa: tg.sdpa -> transpose, matmul, scale, softcap, bias,
-// ALiBi, gen_index masks, softmax (with stats), dropout, cast, matmul.
+// ALiBi, gen_index masks, softmax (with stats), dropout, cast, matmul. An
+// FP8 tg.sdpa becomes a tg.attention instead (SdpaFp8ToAttention.cpp).
 // tg.sdpa_grad's rewrite lives in DecomposeSdpaGrad.cpp and runs in the same
 // pass.
 #include "AttentionScores.h"
@@ -25,6 +26,9 @@ struct ExpandSdpa : OpRewritePattern<SdpaOp> {
 
   LogicalResult matchAndRewrite(SdpaOp op,
                                 PatternRewriter &rewriter) const override {
+    // FP8 attention is not decomposed: it becomes tg.attention directly.
+    if (op.isFp8())
+      return rewriteFp8SdpaToAttention(op, rewriter);
     Location loc = op.getLoc();
     AttentionConfig config = AttentionConfig::from(op);
     MaskedScores scores = buildMaskedScores(rewriter, loc, config);

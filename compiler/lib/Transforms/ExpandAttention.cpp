@@ -116,12 +116,24 @@ static void expand(AttentionOp op) {
   if (config.dropout > 0.0)
     p = DropoutOp::create(b, loc, p, config.seed, config.offset,
                           b.getF64FloatAttr(config.dropout));
-  // P in v's precision, as tg-decompose-sdpa and the kernels have it.
-  Value pCast = castElements(b, loc, p, elementTypeOf(config.v));
   Value vHeads = expandKvHeads(b, loc, config.v, config.queryHeads());
-  Value o = MatmulOp::create(b, loc, op.getOutput().getType(), pCast, vHeads,
-                             /*acc=*/TypeAttr());
-  op.getOutput().replaceAllUsesWith(o);
+  if (op.isFp8()) {
+    // P quantized to q's fp8 format, then the fp8 second matmul and scales.
+    Fp8Tail tail = buildFp8Tail(
+        b, loc, p, vHeads, cast<RankedTensorType>(op.getOutput().getType()),
+        elementTypeOf(config.q), op.getFp8Scales());
+    op.getOutput().replaceAllUsesWith(tail.output);
+    if (Value amax = op.getAmaxS())
+      amax.replaceAllUsesWith(tail.amaxS);
+    if (Value amax = op.getAmaxO())
+      amax.replaceAllUsesWith(tail.amaxO);
+  } else {
+    // P in v's precision, as tg-decompose-sdpa and the kernels have it.
+    Value pCast = castElements(b, loc, p, elementTypeOf(config.v));
+    Value o = MatmulOp::create(b, loc, op.getOutput().getType(), pCast,
+                               vHeads, /*acc=*/TypeAttr());
+    op.getOutput().replaceAllUsesWith(o);
+  }
   if (Value stats = op.getStats())
     stats.replaceAllUsesWith(softmax.getStats());
   op.erase();

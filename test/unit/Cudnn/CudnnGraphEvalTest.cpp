@@ -247,7 +247,7 @@ protected:
           int64_t j = broadcastIndex(y.dims, coordsOf(i, x->dims), x->dims);
           double v = x->values[i];
           if (!seen[j]) {
-            y.values[j] = v;
+            y.values[j] = op.mode == "amax" ? std::fabs(v) : v;
             seen[j] = true;
           } else if (op.mode == "add") {
             y.values[j] += v;
@@ -255,6 +255,8 @@ protected:
             y.values[j] = pointwise("max", y.values[j], v, 0);
           } else if (op.mode == "min") {
             y.values[j] = pointwise("min", y.values[j], v, 0);
+          } else if (op.mode == "amax") {
+            y.values[j] = pointwise("max", y.values[j], std::fabs(v), 0);
           } else {
             ADD_FAILURE() << "reduction mode " << op.mode;
           }
@@ -299,7 +301,7 @@ protected:
 
     Operation *candidate = nullptr;
     fn.walk([&](Operation *op) {
-      if (isa<MatmulOp, FusedMatmulOp, ReduceOp, SoftmaxOp>(op))
+      if (isa<MatmulOp, FusedMatmulOp, ReduceOp, SoftmaxOp, AttentionOp>(op))
         candidate = op;
     });
     ASSERT_TRUE(candidate);
@@ -324,9 +326,18 @@ protected:
       auto it = argIndex.find(value);
       if (it != argIndex.end()) {
         const HostTensor &h = inputs[it->second];
-        bound[uid] = {t.dims,
-                      std::vector<double>(h.values.begin(), h.values.end())};
         EXPECT_EQ(countOf(t.dims), int64_t(h.values.size()));
+        // Gather through the tensor's strides: a view such as K transposed
+        // reads the dense argument in another order.
+        HostValue v{t.dims, std::vector<double>(countOf(t.dims))};
+        for (int64_t i = 0; i < countOf(t.dims); ++i) {
+          std::vector<int64_t> c = coordsOf(i, t.dims);
+          int64_t at = 0;
+          for (size_t d = 0; d < c.size(); ++d)
+            at += c[d] * t.strides[d];
+          v.values[i] = h.values[at];
+        }
+        bound[uid] = std::move(v);
         continue;
       }
       for (auto [i, r] : llvm::enumerate(ret.getOperands()))
@@ -659,4 +670,61 @@ TEST_F(CudnnGraphEvalTest, AttentionGradTwoSidedWindowF16) {
                                              "window_right = 2 : i64"),
                                kF16Tolerance),
             2);
+}
+
+// FP8 attention (AttentionFp8.cpp): the composite graph with K as a
+// transposed view, GQA (4 query heads on 2 kv heads), a top-left causal
+// mask, training stats, P typed as
+// e4m3, amax of P and O and the output scale, against tg.attention's FP8
+// semantics. Both round every intermediate (the graph to its tensor types,
+// the interpreter to f32 and fp8 at the same points), so they agree to f32
+// rounding here; a P or output element on an fp8 rounding midpoint could
+// differ by one fp8 step, which these inputs do not hit.
+TEST_F(CudnnGraphEvalTest, Fp8AttentionGraph) {
+  std::string source = R"(
+func.func @f(%q: tensor<1x4x16x32xf8E4M3FN>, %k: tensor<1x2x24x32xf8E4M3FN>, %v: tensor<1x2x24x32xf8E4M3FN>,
+             %dq: tensor<f32>, %dk: tensor<f32>, %dv: tensor<f32>, %ds: tensor<f32>, %ss: tensor<f32>, %so: tensor<f32>)
+    -> (tensor<1x4x16x32xf8E4M3FN>, tensor<1x4x16x1xf32>, tensor<f32>, tensor<f32>) {
+  %o, %lse, %as, %ao = tg.attention %q, %k, %v fp8_scales(%dq, %dk, %dv, %ds, %ss, %so : tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>)
+      {causal = #tg<causal top_left>, scale = 0.17677669529663687 : f64, training}
+      : tensor<1x4x16x32xf8E4M3FN>, tensor<1x2x24x32xf8E4M3FN>, tensor<1x2x24x32xf8E4M3FN>
+      -> tensor<1x4x16x32xf8E4M3FN>, tensor<1x4x16x1xf32> amax(tensor<f32>, tensor<f32>) score {
+  ^bb0(%s: tensor<f32>, %b: tensor<i64>, %h: tensor<i64>, %qi: tensor<i64>, %ki: tensor<i64>):
+    tg.yield %s : tensor<f32>
+  }
+  return %o, %lse, %as, %ao : tensor<1x4x16x32xf8E4M3FN>, tensor<1x4x16x1xf32>, tensor<f32>, tensor<f32>
+})";
+  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(source, &context);
+  ASSERT_TRUE(module);
+  SmallVector<HostTensor> inputs = ref::makeRandomInputs(
+      *module->getOps<func::FuncOp>().begin(), {/*seed=*/3, 1.0});
+  inputs[3].values[0] = 0.5; // descale_q
+  inputs[4].values[0] = 1.5; // descale_k
+  inputs[5].values[0] = 2.0; // descale_v
+  inputs[8].values[0] = 4.0; // scale_o
+  check(source, inputs);
+}
+
+// The same graph without a mask or stats, in e5m2 (P typed e5m2), amax only.
+TEST_F(CudnnGraphEvalTest, Fp8AttentionGraphE5M2) {
+  std::string source = R"(
+func.func @f(%q: tensor<2x2x8x16xf8E5M2>, %k: tensor<2x2x12x16xf8E5M2>, %v: tensor<2x2x12x16xf8E5M2>,
+             %dq: tensor<f32>, %dk: tensor<f32>, %dv: tensor<f32>, %ds: tensor<f32>, %ss: tensor<f32>, %so: tensor<f32>)
+    -> (tensor<2x2x8x16xf8E5M2>, tensor<f32>, tensor<f32>) {
+  %o, %as, %ao = tg.attention %q, %k, %v fp8_scales(%dq, %dk, %dv, %ds, %ss, %so : tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>)
+      {scale = 0.25 : f64}
+      : tensor<2x2x8x16xf8E5M2>, tensor<2x2x12x16xf8E5M2>, tensor<2x2x12x16xf8E5M2>
+      -> tensor<2x2x8x16xf8E5M2> amax(tensor<f32>, tensor<f32>) score {
+  ^bb0(%s: tensor<f32>, %b: tensor<i64>, %h: tensor<i64>, %qi: tensor<i64>, %ki: tensor<i64>):
+    tg.yield %s : tensor<f32>
+  }
+  return %o, %as, %ao : tensor<2x2x8x16xf8E5M2>, tensor<f32>, tensor<f32>
+})";
+  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(source, &context);
+  ASSERT_TRUE(module);
+  SmallVector<HostTensor> inputs = ref::makeRandomInputs(
+      *module->getOps<func::FuncOp>().begin(), {/*seed=*/8, 1.0});
+  inputs[4].values[0] = 0.75; // descale_k
+  inputs[8].values[0] = 8.0;  // scale_o
+  check(source, inputs);
 }

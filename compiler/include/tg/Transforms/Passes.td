@@ -9,7 +9,9 @@ def DecomposeSdpa : Pass<"tg-decompose-sdpa", "func::FuncOp"> {
     Rewrites `tg.sdpa` into matmul, scale, bias, gen_index masks, softmax,
     dropout and matmul (and the stats output), and `tg.sdpa_grad` into the
     textbook backward graph. The result computes the same values as the
-    original op (checked with the reference interpreter).
+    original op (checked with the reference interpreter). An FP8 `tg.sdpa`
+    (with `fp8_scales`) becomes a `tg.attention` with the same scales and
+    amax results instead: fusion could not rebuild the fp8 scaling.
 
     Before:
     ```mlir
@@ -133,9 +135,12 @@ def ExpandAttention : Pass<"tg-expand-attention", "func::FuncOp"> {
     dropout and matmul, with the same semantics. By default only ops outside
     the NVRTC attention kernel's range are expanded (q/k/v and output not
     bf16/f16 of one type, head dims not multiples of 8 up to 256, fp8
-    captures), so that every verified graph still runs, on the generic
-    kernels; with `all` every tg.attention is expanded. Ops assigned to cuDNN
-    (`tg.backend = "cudnn"`) are left alone.
+    captures, FP8 attention), so that every verified graph still runs, on
+    the generic kernels; with `all` every tg.attention is expanded. Ops
+    assigned to cuDNN (`tg.backend = "cudnn"`) are left alone. FP8 attention
+    expands with its scaling: fp8 matmuls with f32 accumulation, the
+    descales, P scaled and cast to q's fp8 format, amax as abs and a full
+    max reduction, the output scale and cast.
 
     Every tg.attention_grad not assigned to cuDNN is expanded too (no
     generated kernel runs it): into the textbook backward that

@@ -822,6 +822,57 @@ static LogicalResult verifyOutputAndStats(Operation *op, Value q, Value k,
   return success();
 }
 
+static bool isFp8Element(Type type) {
+  return isa<Float8E4M3FNType, Float8E5M2Type>(type);
+}
+
+/// The fp8 rules of tg.sdpa and tg.attention: fp8 q, k, v take exactly the
+/// six rank-0 f32 fp8_scales; amax_s and amax_o come together, only with
+/// the scales; an fp8 output needs fp8 inputs.
+static LogicalResult verifyFp8(Operation *op, Value q, ValueRange scales,
+                               Type output, Value amaxS, Value amaxO) {
+  static const char *const names[] = {"descale_q", "descale_k", "descale_v",
+                                      "descale_s", "scale_s",   "scale_o"};
+  bool fp8 = isFp8Element(elementTypeOf(q));
+  if (!scales.empty() && scales.size() != std::size(names))
+    return op->emitOpError("expects six fp8_scales (descale_q, descale_k, "
+                           "descale_v, descale_s, scale_s, scale_o), got ")
+           << scales.size();
+  if (fp8 && scales.empty())
+    return op->emitOpError("with fp8 q, k and v needs fp8_scales (descale_q, "
+                           "descale_k, descale_v, descale_s, scale_s, "
+                           "scale_o)");
+  if (!fp8 && !scales.empty())
+    return op->emitOpError("takes fp8_scales only with fp8 q, k and v, got ")
+           << elementTypeOf(q);
+  auto isScalarF32 = [](Type type) {
+    auto tensor = dyn_cast<RankedTensorType>(type);
+    return tensor && tensor.getRank() == 0 &&
+           tensor.getElementType().isF32();
+  };
+  for (auto [name, scale] : llvm::zip(names, scales))
+    if (!isScalarF32(scale.getType()))
+      return op->emitOpError("fp8 scale ")
+             << name << " must be a rank-0 f32 tensor, got "
+             << scale.getType();
+  Type outElem = cast<RankedTensorType>(output).getElementType();
+  if (fp8 && outElem.isF32())
+    return op->emitOpError("fp8 attention gives an f8E4M3FN, f8E5M2, bf16 "
+                           "or f16 output, got f32");
+  if (!fp8 && isFp8Element(outElem))
+    return op->emitOpError("gives an fp8 output only with fp8 q, k and v");
+  if (static_cast<bool>(amaxS) != static_cast<bool>(amaxO))
+    return op->emitOpError("returns amax_s and amax_o together");
+  if (amaxS && scales.empty())
+    return op->emitOpError("returns amax_s and amax_o only with fp8_scales");
+  for (auto [name, amax] :
+       {std::pair<StringRef, Value>{"amax_s", amaxS}, {"amax_o", amaxO}})
+    if (amax && !isScalarF32(amax.getType()))
+      return op->emitOpError(name)
+             << " must be a rank-0 f32 tensor, got " << amax.getType();
+  return success();
+}
+
 static double defaultScale(Value q, std::optional<APFloat> scale) {
   if (scale)
     return scale->convertToDouble();
@@ -839,7 +890,9 @@ LogicalResult SdpaOp::verify() {
                        getScale(),  getSoftcap()};
   parts.dropout = getDropout().convertToDouble();
   if (failed(verifyAttention(*this, parts)) ||
-      failed(verifyWindow(*this, getWindowLeft(), getWindowRight())))
+      failed(verifyWindow(*this, getWindowLeft(), getWindowRight())) ||
+      failed(verifyFp8(*this, getQ(), getFp8Scales(), getType(0), getAmaxS(),
+                       getAmaxO())))
     return failure();
   return verifyOutputAndStats(*this, getQ(), getK(), getV(), getType(0),
                               getStats(), getTraining());
@@ -865,7 +918,8 @@ LogicalResult SdpaGradOp::verify() {
 void AttentionOp::build(OpBuilder &builder, OperationState &state,
                         Type outputType, Type statsType, Value q, Value k,
                         Value v, Value seqLenQ, Value seqLenKv, Value seed,
-                        Value offset, ValueRange captures) {
+                        Value offset, ValueRange captures,
+                        ValueRange fp8Scales, bool amax) {
   state.addOperands({q, k, v});
   auto addOptional = [&](Value value) {
     if (value)
@@ -876,6 +930,7 @@ void AttentionOp::build(OpBuilder &builder, OperationState &state,
   addOptional(seed);
   addOptional(offset);
   state.addOperands(captures);
+  state.addOperands(fp8Scales);
   auto &props = state.getOrAddProperties<Properties>();
   props.operandSegmentSizes = {1,
                                1,
@@ -884,12 +939,19 @@ void AttentionOp::build(OpBuilder &builder, OperationState &state,
                                seqLenKv ? 1 : 0,
                                seed ? 1 : 0,
                                offset ? 1 : 0,
-                               static_cast<int32_t>(captures.size())};
+                               static_cast<int32_t>(captures.size()),
+                               static_cast<int32_t>(fp8Scales.size())};
   state.addTypes(outputType);
   if (statsType) {
     state.addTypes(statsType);
     props.training = builder.getUnitAttr();
   }
+  if (amax) {
+    Type scalar = RankedTensorType::get({}, builder.getF32Type());
+    state.addTypes({scalar, scalar});
+  }
+  props.resultSegmentSizes = {1, statsType ? 1 : 0, amax ? 1 : 0,
+                              amax ? 1 : 0};
   Region *region = state.addRegion();
   Block *block = new Block();
   region->push_back(block);
@@ -911,7 +973,9 @@ LogicalResult AttentionOp::verify() {
                        getScale(),  std::nullopt};
   parts.dropout = getDropout().convertToDouble();
   if (failed(verifyAttention(*this, parts)) ||
-      failed(verifyWindow(*this, getWindowLeft(), getWindowRight())))
+      failed(verifyWindow(*this, getWindowLeft(), getWindowRight())) ||
+      failed(verifyFp8(*this, getQ(), getFp8Scales(), getType(0), getAmaxS(),
+                       getAmaxO())))
     return failure();
   SmallVector<int64_t> scores = scoreShape(getQ(), getK());
   for (Value capture : getCaptures())

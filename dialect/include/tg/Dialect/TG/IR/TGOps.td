@@ -28,8 +28,12 @@ def TG_NumericTensor : TG_TensorOf<[TG_Numeric]>;
 def TG_FloatTensor : TG_TensorOf<[TG_Float]>;
 def TG_IntTensor : TG_TensorOf<[TG_Int]>;
 def TG_BoolTensor : TG_TensorOf<[I1]>;
-// What the attention ops take for q, k, v (fp8 attention is not supported).
+// What the attention ops take for q, k, v (and their gradients).
 def TG_AttnTensor : TG_TensorOf<[BF16, F16, F32]>;
+// tg.sdpa and tg.attention also take fp8 q, k, v (with fp8_scales) and may
+// return an fp8 output.
+def TG_AttnFp8Tensor
+    : TG_TensorOf<[BF16, F16, F32, F8E4M3FN, F8E5M2]>;
 def TG_StatsTensor : TG_TensorOf<[F32]>;
 // Softmax needs an infinity to mask with, which the fp8 formats lack.
 def TG_SoftmaxTensor : TG_TensorOf<[BF16, F16, F32]>;
@@ -597,7 +601,25 @@ defvar TG_AttentionMaskAttrs = (ins
   OptionalAttr<I64Attr>:$window_right,
   DefaultValuedAttr<F64Attr, "0.0">:$dropout);
 
-def TG_SdpaOp : TG_Op<"sdpa", [Pure, AttrSizedOperandSegments]> {
+// Named views of the fp8_scales operands of tg.sdpa and tg.attention (null
+// when the op has none).
+defvar TG_Fp8ScaleAccessors = [{
+    /// The number of fp8_scales operands when present, in this order.
+    static constexpr unsigned kNumFp8Scales = 6;
+    bool isFp8() { return getFp8Scales().size() == kNumFp8Scales; }
+    ::mlir::Value getFp8Scale(unsigned i) {
+      return isFp8() ? getFp8Scales()[i] : ::mlir::Value();
+    }
+    ::mlir::Value getDescaleQ() { return getFp8Scale(0); }
+    ::mlir::Value getDescaleK() { return getFp8Scale(1); }
+    ::mlir::Value getDescaleV() { return getFp8Scale(2); }
+    ::mlir::Value getDescaleS() { return getFp8Scale(3); }
+    ::mlir::Value getScaleS() { return getFp8Scale(4); }
+    ::mlir::Value getScaleO() { return getFp8Scale(5); }
+}];
+
+def TG_SdpaOp : TG_Op<"sdpa", [Pure, AttrSizedOperandSegments,
+    AttrSizedResultSegments]> {
   let summary = "scaled dot-product attention (cuDNN's SDPA options)";
   let description = [{
     q `[B,Hq,Sq,D]`, k `[B,Hkv,Skv,D]`, v `[B,Hkv,Skv,Dv]` (one element type)
@@ -624,6 +646,24 @@ def TG_SdpaOp : TG_Op<"sdpa", [Pure, AttrSizedOperandSegments]> {
 
     In `training` mode the second result holds the log-sum-exp of each row of
     `s` after masking, `[B,Hq,Sq,1]` f32 (`-inf` for a fully masked row).
+
+    **FP8.** With `f8E4M3FN` or `f8E5M2` q, k and v (one format) the op
+    takes six rank-0 f32 `fp8_scales` — `descale_q, descale_k, descale_v,
+    descale_s, scale_s, scale_o`, in this order — and may return
+    `amax(amax_s, amax_o)` (rank-0 f32, after the stats); the output is fp8,
+    bf16 or f16. The steps above change as cuDNN's FP8 SDPA forward has
+    them (all f32):
+    step 1 becomes `s = scale * q . kᵀ * descale_q * descale_k`;
+    after step 7, `amax_s = max |p|` over all elements and
+    `p8 = round(p * scale_s)` to q's fp8 format;
+    step 8 becomes `o_acc = (p8 . v) * descale_s * descale_v`,
+    `amax_o = max |o_acc|`, `o = round(o_acc * scale_o)` to o's type.
+    Rounding to fp8 is to nearest even and saturates to the largest finite
+    value (NaN stays NaN), as tg.cast and the hardware's `satfinite`
+    conversion do. Mirrors
+    [cuDNN's FP8 SDPA](https://docs.nvidia.com/deeplearning/cudnn/frontend/latest/operations/Attention.html)
+    (docs/dialect.md says how its kernel's rounding differs).
+
     Mirrors
     [`torch.nn.functional.scaled_dot_product_attention`](https://pytorch.org/docs/stable/generated/torch.nn.functional.scaled_dot_product_attention.html)
     and the options of
@@ -639,28 +679,32 @@ def TG_SdpaOp : TG_Op<"sdpa", [Pure, AttrSizedOperandSegments]> {
           -> tensor<1x8x128x64xbf16>, tensor<1x8x128x1xf32>
     ```
   }];
-  let arguments = !con((ins TG_AttnTensor:$q, TG_AttnTensor:$k,
-      TG_AttnTensor:$v, Optional<TG_NumericTensor>:$bias,
+  let arguments = !con((ins TG_AttnFp8Tensor:$q, TG_AttnFp8Tensor:$k,
+      TG_AttnFp8Tensor:$v, Optional<TG_NumericTensor>:$bias,
       Optional<TG_SeqLenTensor>:$seq_len_q,
       Optional<TG_SeqLenTensor>:$seq_len_kv,
       Optional<TG_RngScalar>:$seed, Optional<TG_RngScalar>:$offset,
+      Variadic<TG_Tensor>:$fp8_scales,
       OptionalAttr<F64Attr>:$scale, OptionalAttr<F64Attr>:$softcap,
       UnitAttr:$alibi, UnitAttr:$training), TG_AttentionMaskAttrs);
-  let results = (outs TG_AttnTensor:$output,
-                      Optional<TG_StatsTensor>:$stats);
+  let results = (outs TG_AttnFp8Tensor:$output,
+                      Optional<TG_StatsTensor>:$stats,
+                      Optional<TG_Tensor>:$amax_s, Optional<TG_Tensor>:$amax_o);
   let assemblyFormat = [{
     $q `,` $k `,` $v
     (`bias` `(` $bias^ `:` type($bias) `)`)?
     (`seq_len_q` `(` $seq_len_q^ `:` type($seq_len_q) `)`)?
     (`seq_len_kv` `(` $seq_len_kv^ `:` type($seq_len_kv) `)`)?
     (`seed` `(` $seed^ `)`)? (`offset` `(` $offset^ `)`)?
-    attr-dict `:` type($q) `,` type($k) `,` type($v) `->` type(results)
+    (`fp8_scales` `(` $fp8_scales^ `:` type($fp8_scales) `)`)?
+    attr-dict `:` type($q) `,` type($k) `,` type($v) `->` type($output)
+    (`,` type($stats)^)? (`amax` `(` type($amax_s)^ `,` type($amax_o) `)`)?
   }];
   let hasVerifier = 1;
-  let extraClassDeclaration = [{
+  let extraClassDeclaration = !strconcat([{
     /// The scale applied to q . kᵀ: the attribute, else 1/sqrt(head dim).
     double getScaleOrDefault();
-  }];
+  }], TG_Fp8ScaleAccessors);
 }
 
 def TG_SdpaGradOp : TG_Op<"sdpa_grad", [Pure, AttrSizedOperandSegments,
@@ -712,7 +756,7 @@ def TG_SdpaGradOp : TG_Op<"sdpa_grad", [Pure, AttrSizedOperandSegments,
 }
 
 def TG_AttentionOp : TG_Op<"attention", [Pure, AttrSizedOperandSegments,
-    IsolatedFromAbove]> {
+    AttrSizedResultSegments, IsolatedFromAbove]> {
   let summary = "fused attention with a per-element score region";
   let description = [{
     `s = scale * q . kᵀ` (f32; `scale` defaults to 1), then the `score`
@@ -721,7 +765,9 @@ def TG_AttentionOp : TG_Op<"attention", [Pure, AttrSizedOperandSegments,
     `-inf`, then safe softmax along kv, dropout (`dropout` probability,
     `seed`, `offset`; same mapping as tg.dropout over `[B,Hq,Sq,Skv]`), and
     `o = p . v`. With `training` the second result is the log-sum-exp per row
-    (`[B,Hq,Sq,1]` f32). Shapes and element types follow tg.sdpa.
+    (`[B,Hq,Sq,1]` f32). Shapes and element types follow tg.sdpa, and so
+    does FP8: `fp8_scales` and `amax` with tg.sdpa's FP8 semantics, the
+    descales applied to the scaled score before the `score` region.
 
     The region's arguments are rank-0 tensors: the score (`f32`), its
     indices `b, h, q_idx, kv_idx` (`i64`), and one element of each captured
@@ -743,15 +789,16 @@ def TG_AttentionOp : TG_Op<"attention", [Pure, AttrSizedOperandSegments,
     }
     ```
   }];
-  let arguments = !con((ins TG_AttnTensor:$q, TG_AttnTensor:$k,
-      TG_AttnTensor:$v, Optional<TG_SeqLenTensor>:$seq_len_q,
+  let arguments = !con((ins TG_AttnFp8Tensor:$q, TG_AttnFp8Tensor:$k,
+      TG_AttnFp8Tensor:$v, Optional<TG_SeqLenTensor>:$seq_len_q,
       Optional<TG_SeqLenTensor>:$seq_len_kv,
       Optional<TG_RngScalar>:$seed, Optional<TG_RngScalar>:$offset,
-      Variadic<TG_Tensor>:$captures,
+      Variadic<TG_Tensor>:$captures, Variadic<TG_Tensor>:$fp8_scales,
       DefaultValuedAttr<F64Attr, "1.0">:$scale, UnitAttr:$training),
       TG_AttentionMaskAttrs);
-  let results = (outs TG_AttnTensor:$output,
-                      Optional<TG_StatsTensor>:$stats);
+  let results = (outs TG_AttnFp8Tensor:$output,
+                      Optional<TG_StatsTensor>:$stats,
+                      Optional<TG_Tensor>:$amax_s, Optional<TG_Tensor>:$amax_o);
   let regions = (region SizedRegion<1>:$score);
   let assemblyFormat = [{
     $q `,` $k `,` $v
@@ -759,7 +806,9 @@ def TG_AttentionOp : TG_Op<"attention", [Pure, AttrSizedOperandSegments,
     (`seq_len_kv` `(` $seq_len_kv^ `:` type($seq_len_kv) `)`)?
     (`seed` `(` $seed^ `)`)? (`offset` `(` $offset^ `)`)?
     (`captures` `(` $captures^ `:` type($captures) `)`)?
-    attr-dict `:` type($q) `,` type($k) `,` type($v) `->` type(results)
+    (`fp8_scales` `(` $fp8_scales^ `:` type($fp8_scales) `)`)?
+    attr-dict `:` type($q) `,` type($k) `,` type($v) `->` type($output)
+    (`,` type($stats)^)? (`amax` `(` type($amax_s)^ `,` type($amax_o) `)`)?
     `score` $score
   }];
   let hasVerifier = 1;
@@ -770,14 +819,16 @@ def TG_AttentionOp : TG_Op<"attention", [Pure, AttrSizedOperandSegments,
         "::mlir::Value":$q, "::mlir::Value":$k, "::mlir::Value":$v,
         "::mlir::Value":$seqLenQ, "::mlir::Value":$seqLenKv,
         "::mlir::Value":$seed, "::mlir::Value":$offset,
-        "::mlir::ValueRange":$captures)>
+        "::mlir::ValueRange":$captures,
+        CArg<"::mlir::ValueRange", "{}">:$fp8Scales,
+        CArg<"bool", "false">:$amax)>
   ];
-  let extraClassDeclaration = [{
+  let extraClassDeclaration = !strconcat([{
     /// Number of leading region arguments before the captured elements:
     /// the score and its four indices.
     static constexpr unsigned kNumIndexArgs = 5;
     ::mlir::Block &getScoreBlock() { return getScore().front(); }
-  }];
+  }], TG_Fp8ScaleAccessors);
 }
 
 def TG_AttentionGradOp : TG_Op<"attention_grad", [Pure,
