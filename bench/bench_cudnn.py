@@ -21,8 +21,8 @@ tgc's runtime as TGC_CUDNN_LIBRARY before libtgc is loaded.
    examples/fp8_attention.mlir rescaled to the grid shapes; skipped, with
    the reasons, if neither compiles.
 3. Mixed-input matmul, x bf16 [M,K] times w int8 [K,N] (8192^3 and
-   16x8192x8192): tgc (--backend=cudnn) vs torch dequantising w then
-   torch.matmul.
+   16x8192x8192), plain and with a per-output-channel scale: tgc
+   (--backend=cudnn) vs torch dequantising w then torch.matmul.
 
 Usage (GPU machine): python3 bench/bench_cudnn.py --lib .carry/lib/libtgc.so --out $OUT
 Writes bench.json, bench.md and bench.png under --out. Runs in about 4
@@ -359,36 +359,46 @@ def fp8_rows(tgc, args, stream, deadline):
 # --- mixed-input matmul ------------------------------------------------------
 
 def mixed_rows(tgc, args, stream, deadline):
+    """Plain (w converted) and scaled (w * per-output-channel scale, as
+    examples/mixed_attention_matmul.mlir dequantises) at each shape."""
     rows = []
     for M, K, N in ((8192, 8192, 8192), (16, 8192, 8192)):
-        row = {"M": M, "K": K, "N": N}
-        if time.time() > deadline:
-            row["skipped"] = "time budget"
+        for scaled in (False, True):
+            row = {"M": M, "K": K, "N": N, "scaled": scaled}
+            if time.time() > deadline:
+                row["skipped"] = "time budget"
+                rows.append(row)
+                continue
+            flops = 2.0 * M * N * K
+            torch.manual_seed(0)
+            x = torch.randn(M, K, device=DEV, dtype=torch.bfloat16)
+            w = torch.randint(-128, 128, (K, N), device=DEV, dtype=torch.int8)
+            scale = (torch.rand(1, N, device=DEV) * 0.02 + 0.001).to(torch.bfloat16)
+            if scaled:
+                dequant = lambda: torch.matmul(x, w.to(torch.bfloat16) * scale)  # noqa: E731
+            else:
+                dequant = lambda: torch.matmul(x, w.to(torch.bfloat16))  # noqa: E731
+            row["torch_dequant_matmul"] = round(flops / bench(dequant, reps=args.reps, warm=args.warm) / 1e9, 1)
+            ref = dequant()
+            try:
+                y = torch.full((M, N), float("nan"), device=DEV, dtype=torch.bfloat16)
+                exe = tgc.compile(ag.mixed_matmul_graph(M, K, N, scaled), "--arch=%s --backend=cudnn" % args.arch)
+                bindings = {"x": x, "w": w, "y": y}
+                if scaled:
+                    bindings["scale"] = scale
+                arr = tgc.bindings(bindings)
+                row["ran"] = backend_of(tgc.describe(exe, stream))
+                tgc.run(exe, arr, stream)
+                torch.cuda.synchronize()
+                row["err"] = rel_err(y, ref)
+                row["tgc"] = round(flops / timed_tgc(tgc, exe, arr, stream, args.reps, args.warm) / 1e9, 1)
+                row["ratio"] = round(row["tgc"] / row["torch_dequant_matmul"], 3)
+                tgc.lib.tgc_executable_destroy(exe)
+            except Exception as ex:  # noqa: BLE001
+                row["error"] = str(ex)[:300]
             rows.append(row)
-            continue
-        flops = 2.0 * M * N * K
-        torch.manual_seed(0)
-        x = torch.randn(M, K, device=DEV, dtype=torch.bfloat16)
-        w = torch.randint(-128, 128, (K, N), device=DEV, dtype=torch.int8)
-        row["torch_dequant_matmul"] = round(flops / bench(lambda: torch.matmul(x, w.to(torch.bfloat16)),
-                                                          reps=args.reps, warm=args.warm) / 1e9, 1)
-        ref = torch.matmul(x, w.to(torch.bfloat16))
-        try:
-            y = torch.full((M, N), float("nan"), device=DEV, dtype=torch.bfloat16)
-            exe = tgc.compile(ag.mixed_matmul_graph(M, K, N), "--arch=%s --backend=cudnn" % args.arch)
-            arr = tgc.bindings({"x": x, "w": w, "y": y})
-            row["ran"] = backend_of(tgc.describe(exe, stream))
-            tgc.run(exe, arr, stream)
-            torch.cuda.synchronize()
-            row["err"] = rel_err(y, ref)
-            row["tgc"] = round(flops / timed_tgc(tgc, exe, arr, stream, args.reps, args.warm) / 1e9, 1)
-            row["ratio"] = round(row["tgc"] / row["torch_dequant_matmul"], 3)
-            tgc.lib.tgc_executable_destroy(exe)
-        except Exception as ex:  # noqa: BLE001
-            row["error"] = str(ex)[:300]
-        rows.append(row)
-        print("mixed", row, flush=True)
-        del x, w
+            print("mixed", row, flush=True)
+            del x, w
     return rows
 
 
@@ -443,13 +453,17 @@ def markdown(env, rows, fp8, mixed):
             fmt(r.get("tflops")), fmt(r.get("vs_claim")), r.get("ran", "-"), fmt(r.get("err_vs_bf16"), "%.1e"),
             r.get("error") or r.get("skipped") or r.get("graph", "-")))
     L += ["", "## Mixed-input matmul: x bf16 [M,K] · w int8 [K,N] → bf16", "",
-          "torch: `torch.matmul(x, w.to(torch.bfloat16))` (dequantisation included in the time). TFLOP/s = 2·M·N·K "
-          "/ median time.", "",
-          "| M×K×N | tgc (cudnn) | torch dequant + matmul | **ratio** | ran | rel err |", "|---|---|---|---|---|---|"]
+          "tgc: `tg.matmul` (plain) or `tg.fused_matmul` dequantising w per output channel in prologue_b "
+          "(scaled), compiled with --backend=cudnn. torch: `torch.matmul(x, w.to(torch.bfloat16))` or "
+          "`torch.matmul(x, w.to(torch.bfloat16) * scale)`, dequantisation included in the time. TFLOP/s = "
+          "2·M·N·K / median time.", "",
+          "| M×K×N | dequant | tgc (cudnn) | torch dequant + matmul | **ratio** | ran | rel err |",
+          "|---|---|---|---|---|---|---|"]
     for r in mixed:
-        L.append("| %d×%d×%d | %s | %s | **%s** | %s | %s |" % (
-            r["M"], r["K"], r["N"], fmt(r.get("tgc")), fmt(r.get("torch_dequant_matmul")), fmt(r.get("ratio")),
-            r.get("ran", "-"), r.get("error") or r.get("skipped") or fmt(r.get("err"), "%.1e")))
+        L.append("| %d×%d×%d | %s | %s | %s | **%s** | %s | %s |" % (
+            r["M"], r["K"], r["N"], "scaled" if r.get("scaled") else "plain", fmt(r.get("tgc")),
+            fmt(r.get("torch_dequant_matmul")), fmt(r.get("ratio")), r.get("ran", "-"),
+            r.get("error") or r.get("skipped") or fmt(r.get("err"), "%.1e")))
     return "\n".join(L) + "\n"
 
 
