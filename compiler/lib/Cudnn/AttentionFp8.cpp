@@ -70,6 +70,11 @@ struct Fp8GraphBuilder {
   int64_t bindOwn(Value value) {
     return g.bind(value, typeOf(value).getShape(), stridesOf(value));
   }
+  /// The amax result `amax` as a bound tensor, or workspace scratch when
+  /// the op does not return it.
+  int64_t amaxTensor(Value amax) {
+    return amax ? bindScalar(amax) : g.scratch(DType::F32, {1, 1, 1, 1});
+  }
   /// A rank-0 scale or amax as the f32 [1,1,1,1] tensor cuDNN wants.
   int64_t bindScalar(Value value) {
     return g.bind(value, {1, 1, 1, 1}, {1, 1, 1, 1});
@@ -129,16 +134,16 @@ struct Fp8GraphBuilder {
     int64_t p = g.binary("div", e, sum);
 
     // amax of P before its scale; P8 in Q's fp8 format (virtual).
-    if (Value amax = op.getAmaxS())
-      g.reduceInto("amax", p, bindScalar(amax));
+    // The engines want both amaxes in the graph (measured on H200, cuDNN
+    // 9.19: without them no engine config); unread ones go to scratch.
+    g.reduceInto("amax", p, amaxTensor(op.getAmaxS()));
     int64_t p8 = g.binary("mul", p, scaleS, pType);
 
     // O = (P8 V) * descale_s * descale_v, amax of it, then scale_o.
     int64_t o = g.matmul(p8, v);
     o = g.binary("mul", o, descaleS);
     o = g.binary("mul", o, descaleV);
-    if (Value amax = op.getAmaxO())
-      g.reduceInto("amax", o, bindScalar(amax));
+    g.reduceInto("amax", o, amaxTensor(op.getAmaxO()));
     g.pointwiseInto("mul", o, scaleO, bindOwn(op.getOutput()));
     return success();
   }
