@@ -123,10 +123,14 @@ void PlanBuilder::chooseDirectResults() {
         resultStrides(fn, index) ==
         rowMajorStrides(cast<RankedTensorType>(value.getType()).getShape());
     // The attention kernel writes its output through strides, so a
-    // [B,S,H,D] result needs no copy.
+    // [B,S,H,D] result needs no copy, unless other ops read the output: the
+    // generated kernels read intermediates as dense row-major buffers.
     bool stridedWriter = false;
     if (auto attention = value.getDefiningOp<AttentionOp>())
-      stridedWriter = value == attention.getOutput();
+      stridedWriter = value == attention.getOutput() &&
+                      llvm::all_of(value.getUsers(), [](Operation *user) {
+                        return isa<func::ReturnOp>(user);
+                      });
     if (rowMajor || stridedWriter)
       directResult[value] = index;
   }
