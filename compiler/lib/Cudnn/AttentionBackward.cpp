@@ -257,9 +257,6 @@ std::string cudnn::attentionGradUnsupportedReason(AttentionGradOp op) {
     return headDimReason("Dv", n.dv);
   if (n.hq % n.hkv != 0)
     return "query heads are not a multiple of the kv heads";
-  if (op.getWindowLeft() || op.getWindowRight())
-    return "cuDNN found no engine config for the backward with a sliding "
-           "window (measured on H200 with cuDNN 9.14 and 9.19)";
   if (n.sq == 1 && n.skv == 1)
     return "cuDNN's attention backward does not run Sq = Skv = 1 "
            "(cudnn-frontend refuses it)";

@@ -14,6 +14,10 @@ static std::string measuredEngineGap(Operation *op) {
   if (isa<ReduceOp, SoftmaxOp>(op))
     return "cuDNN has no engine for a reduction or softmax without a matmul "
            "in its graph (no engine config on H200, cuDNN 9.19)";
+  if (auto grad = dyn_cast<AttentionGradOp>(op))
+    if (grad.getWindowLeft() || grad.getWindowRight())
+      return "cuDNN found no engine config for the backward with a sliding "
+             "window (measured on H200 with cuDNN 9.14 and 9.19)";
   if (isa<MatmulOp, FusedMatmulOp>(op) &&
       cast<RankedTensorType>(op->getResult(0).getType()).getRank() > 3)
     return "cuDNN's matmul engines found no config for two batch dims "

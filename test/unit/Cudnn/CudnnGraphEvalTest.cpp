@@ -387,7 +387,7 @@ protected:
     EXPECT_TRUE(op && succeeded(expected));
     if (!op || failed(expected))
       return 0;
-    EXPECT_EQ(cudnn::unsupportedReason(op), "");
+    EXPECT_EQ(cudnn::graphUnsupportedReason(op), "");
     FailureOr<cudnn::Lowering> lowering = cudnn::lower(op, [](Value v) {
       return cudnn::denseStrides(
           cast<RankedTensorType>(v.getType()).getShape());
