@@ -248,7 +248,8 @@ def rescale_fp8(text, B, H, S, D):
     """The template's first function with its q/k/v/o [B0,H0,S0,D0] (and
     stats [B0,H0,S0,1]) tensor shapes replaced by [B,H,S,D]."""
     fns = re.split(r"(?=^\s*func\.func )", text, flags=re.M)
-    fn = next((f for f in fns if re.search(r"tg\.(sdpa|attention)\b", f)), None)
+    fn = next((f for f in fns if f.lstrip().startswith("func.func") and re.search(r"tg\.(sdpa|attention)\b", f)),
+              None)
     if fn is None:
         raise ValueError("no attention function in the FP8 example")
     m = re.search(r"tensor<(\d+)x(\d+)x(\d+)x(\d+)xf8E\w+>", fn)

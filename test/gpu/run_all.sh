@@ -5,7 +5,8 @@
 #   3. cudnn919  suite, full grid (forward + backward), --backend cudnn, cuDNN 9.19 (PyTorch's venv)
 #   4. cudnn914  suite, quick grid, --backend cudnn, system cuDNN 9.14; runtime TGC_BACKEND=auto, so what
 #                needs a newer cuDNN shows as "nvrtc (fallback)" with the reason instead of failing
-#   5. graphs    suite --graphs (examples incl. FP8 and mixed-input matmul), --backend cudnn, cuDNN 9.19
+#   5. graphs    suite --graphs (examples incl. FP8 and mixed-input matmul), --backend cudnn, cuDNN 9.19,
+#                runtime TGC_BACKEND=auto
 #   6. bench     bench/bench_cudnn.py (tgc vs torch cuDNN, same libcudnn; FP8; mixed matmul)
 # Each stage has a timeout; the bench gets what is left. Files in $OUT (6):
 #   run_all.log (every stage's full output), summary.md (the suites' tables),
