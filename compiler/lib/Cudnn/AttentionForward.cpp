@@ -1,6 +1,7 @@
 // tg.attention (forward) -> cuDNN: the single fused SDPA op where it
 // applies, then the composite graph (docs/cudnn.md, "Attention forward").
 #include "Lowerings.h"
+#include "ScoreGraph.h"
 #include "ScoreRegionToCudnn.h"
 
 #include <cmath>
@@ -34,61 +35,6 @@ struct Dims {
     hkv = k[1], skv = k[2], dv = v[3];
   }
 };
-
-/// The strides `v`'s buffer is declared with: tg.strides of the graph
-/// argument it is, and of every graph result it is returned as. Values with
-/// none declared live in dense row-major buffers.
-SmallVector<SmallVector<int64_t>> declaredStrides(Value v) {
-  SmallVector<SmallVector<int64_t>> out;
-  auto take = [&](Operation *fn, StringRef attrName, unsigned index) {
-    auto all = fn ? fn->getAttrOfType<ArrayAttr>(attrName) : ArrayAttr();
-    if (!all || index >= all.size())
-      return;
-    if (auto dict = dyn_cast<DictionaryAttr>(all[index]))
-      if (auto strides = dict.getAs<DenseI64ArrayAttr>("tg.strides"))
-        out.emplace_back(strides.asArrayRef());
-  };
-  if (auto arg = dyn_cast<BlockArgument>(v))
-    if (arg.getOwner()->isEntryBlock())
-      take(arg.getOwner()->getParentOp(), "arg_attrs", arg.getArgNumber());
-  for (OpOperand &use : v.getUses())
-    if (use.getOwner()->getName().getStringRef() == "func.return")
-      take(use.getOwner()->getParentOp(), "res_attrs", use.getOperandNumber());
-  return out;
-}
-
-/// Why a q/k/v/o buffer's layout does not suit cuDNN, or "".
-std::string layoutReason(Value v, StringRef name) {
-  for (ArrayRef<int64_t> strides : declaredStrides(v))
-    if (strides.empty() || strides.back() != 1)
-      return name.str() + " has head-dim stride " +
-             (strides.empty() ? std::string("?")
-                              : std::to_string(strides.back())) +
-             " (tg.strides); cuDNN's attention needs the head dim "
-             "contiguous (stride 1)";
-  return "";
-}
-
-/// The first query row that the attribute masks leave without any kv
-/// position, when there is no padding (the lengths are the shapes).
-std::optional<int64_t> firstFullyMaskedRow(AttentionOp op) {
-  Dims n(op);
-  CausalMode causal = op.getCausal();
-  std::optional<int64_t> left = op.getWindowLeft(), right = op.getWindowRight();
-  for (int64_t i = 0; i < n.sq; ++i) {
-    int64_t diag = causal == CausalMode::bottom_right ? i + n.skv - n.sq : i;
-    int64_t lo = 0, hi = n.skv - 1;
-    if (causal != CausalMode::none)
-      hi = std::min(hi, diag);
-    if (right)
-      hi = std::min(hi, diag + *right);
-    if (left)
-      lo = std::max(lo, diag - *left);
-    if (lo > hi)
-      return i;
-  }
-  return std::nullopt;
-}
 
 bool hasPadding(AttentionOp op) { return op.getSeqLenQ() || op.getSeqLenKv(); }
 bool hasMasks(AttentionOp op) {
@@ -321,7 +267,7 @@ std::string cudnn::attentionUnsupportedReason(AttentionOp op) {
                          {op.getK(), "k"},
                          {op.getV(), "v"},
                          {op.getOutput(), "the output"}}) {
-    std::string why = layoutReason(v, name);
+    std::string why = headDimLayoutReason(v, name);
     if (!why.empty())
       return why;
   }
@@ -336,7 +282,7 @@ std::string cudnn::attentionUnsupportedReason(AttentionOp op) {
                  " has a non-positive stride (tg.strides), which cuDNN "
                  "tensors cannot describe";
   if (!hasPadding(op))
-    if (std::optional<int64_t> row = firstFullyMaskedRow(op))
+    if (std::optional<int64_t> row = firstEmptyRow(AttributeMasks::of(op)))
       return "the masks leave query row " + std::to_string(*row) +
              " without any kv position (Sq = " + std::to_string(n.sq) +
              ", Skv = " + std::to_string(n.skv) +

@@ -1,9 +1,9 @@
 // Pieces of cuDNN attention graphs that the forward and the backward share:
 // the attribute masks (padding, causal and sliding window) built as
 // cudnn-frontend builds them, the static checks on the rows they empty,
-// and the head-dim layout rule. Written for the backward
-// (AttentionBackward.cpp); the forward keeps its own copy until the two are
-// merged.
+// and the head-dim layout rule. The forward uses the checks and the layout
+// rule; it still builds its own mask ops (AttentionForward.cpp), in the op
+// order measured on the H200, until the two mask builders are merged.
 #ifndef TG_LIB_CUDNN_SCOREGRAPH_H
 #define TG_LIB_CUDNN_SCOREGRAPH_H
 
