@@ -38,7 +38,7 @@ static std::string castProblem(Type from, Type to) {
          " (not exact, and cuDNN may round twice)";
 }
 
-static StringRef cmpMode(CmpPredicate p) {
+StringRef cudnn::cmpMode(CmpPredicate p) {
   switch (p) {
   case CmpPredicate::lt:
     return "cmp_lt";
@@ -72,7 +72,7 @@ static StringRef swappedCmpMode(CmpPredicate p) {
   }
 }
 
-static StringRef unaryMode(Operation *op) {
+StringRef cudnn::unaryMode(Operation *op) {
   return llvm::TypeSwitch<Operation *, StringRef>(op)
       .Case([](ExpOp) { return "exp"; })
       .Case([](LogOp) { return "log"; })
@@ -86,7 +86,7 @@ static StringRef unaryMode(Operation *op) {
       .Default([](Operation *) { return ""; });
 }
 
-static StringRef binaryMode(Operation *op) {
+StringRef cudnn::binaryMode(Operation *op) {
   return llvm::TypeSwitch<Operation *, StringRef>(op)
       .Case([](AddOp) { return "add"; })
       .Case([](SubOp) { return "sub"; })

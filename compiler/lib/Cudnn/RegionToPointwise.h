@@ -15,12 +15,20 @@
 // the rest is refused.
 
 #include "tg/Cudnn/GraphBuilder.h"
+#include "tg/Dialect/TG/IR/TGOps.h"
 
 #include "mlir/IR/Block.h"
 
 #include <string>
 
 namespace mlir::tg::cudnn {
+
+/// cuDNN's pointwise mode for a tg comparison (lt -> cmp_lt, ne -> cmp_neq).
+StringRef cmpMode(CmpPredicate predicate);
+/// cuDNN's pointwise mode for a tg unary (exp, tanh, recip, ...) or binary
+/// (add, sub, pow, ...) op; "" for any other op.
+StringRef unaryMode(Operation *op);
+StringRef binaryMode(Operation *op);
 
 /// Emits the ops of `block` (ending in a tg.yield of one value) into
 /// `graph`. `args` are the tensors of the block arguments: the element

@@ -8,6 +8,8 @@
 // integer value and refuses regions that could leave the int32 range.
 #include "ScoreRegionToCudnn.h"
 
+#include "RegionToPointwise.h"
+
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/ADT/TypeSwitch.h"
 
@@ -45,43 +47,13 @@ struct Range {
 constexpr int64_t kInt32Max = 2147483647, kInt32Min = -2147483648LL;
 bool fitsInt32(Range r) { return r.lo >= kInt32Min && r.hi <= kInt32Max; }
 
-StringRef cmpMode(CmpPredicate p) {
-  switch (p) {
-  case CmpPredicate::lt:
-    return "cmp_lt";
-  case CmpPredicate::le:
-    return "cmp_le";
-  case CmpPredicate::gt:
-    return "cmp_gt";
-  case CmpPredicate::ge:
-    return "cmp_ge";
-  case CmpPredicate::eq:
-    return "cmp_eq";
-  case CmpPredicate::ne:
-    return "cmp_neq";
-  }
-  return "";
-}
-
-/// The cuDNN pointwise mode of a tg unary/binary op ("" if none).
+/// The cuDNN pointwise mode of a region op ("" if none).
 StringRef modeOf(Operation *op) {
+  if (StringRef mode = unaryMode(op); !mode.empty())
+    return mode;
+  if (StringRef mode = binaryMode(op); !mode.empty())
+    return mode;
   return llvm::TypeSwitch<Operation *, StringRef>(op)
-      .Case([](AddOp) { return "add"; })
-      .Case([](SubOp) { return "sub"; })
-      .Case([](MulOp) { return "mul"; })
-      .Case([](DivOp) { return "div"; })
-      .Case([](MaxOp) { return "max"; })
-      .Case([](MinOp) { return "min"; })
-      .Case([](PowOp) { return "pow"; })
-      .Case([](ExpOp) { return "exp"; })
-      .Case([](LogOp) { return "log"; })
-      .Case([](TanhOp) { return "tanh_fwd"; })
-      .Case([](NegOp) { return "neg"; })
-      .Case([](AbsOp) { return "abs"; })
-      .Case([](SqrtOp) { return "sqrt"; })
-      .Case([](RsqrtOp) { return "rsqrt"; })
-      .Case([](RecipOp) { return "reciprocal"; })
-      .Case([](SigmoidOp) { return "sigmoid_fwd"; })
       .Case([](CmpOp c) { return cmpMode(c.getPredicate()); })
       .Case([](SelectOp) { return "binary_select"; })
       .Case([](CastOp) { return "identity"; })
