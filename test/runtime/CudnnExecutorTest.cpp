@@ -73,21 +73,7 @@ void emulateScale(const int64_t *uids, void *const *pointers, int64_t count,
 // The NVRTC kernels of the plan: axpb (the fallback) and square.
 void emulateKernels(const char *name, void **params, void *user) {
   ++*static_cast<int *>(user);
-  if (!std::strcmp(name, "axpb")) {
-    const float *x = *static_cast<const float **>(params[0]);
-    float *y = *static_cast<float **>(params[1]);
-    float a = *static_cast<float *>(params[2]);
-    float b = *static_cast<float *>(params[3]);
-    long long n = *static_cast<long long *>(params[4]);
-    for (long long i = 0; i < n; ++i)
-      y[i] = a * x[i] + b;
-  } else if (!std::strcmp(name, "square")) {
-    const float *x = *static_cast<const float **>(params[0]);
-    float *y = *static_cast<float **>(params[1]);
-    int n = *static_cast<int *>(params[2]);
-    for (int i = 0; i < n; ++i)
-      y[i] = x[i] * x[i];
-  }
+  emulateElementwiseKernel(name, params);
 }
 
 cudnn::Graph scaleGraph(std::string name, int minVersion, DType scaleType = DType::F32) {

@@ -44,21 +44,7 @@ struct DeviceBuffer {
 void emulate(const char *name, void **params, void *user) {
   if (user)
     ++*static_cast<std::atomic<int> *>(user);
-  if (!std::strcmp(name, "axpb")) {
-    const float *x = *static_cast<const float **>(params[0]);
-    float *y = *static_cast<float **>(params[1]);
-    float a = *static_cast<float *>(params[2]);
-    float b = *static_cast<float *>(params[3]);
-    long long n = *static_cast<long long *>(params[4]);
-    for (long long i = 0; i < n; ++i)
-      y[i] = a * x[i] + b;
-  } else if (!std::strcmp(name, "square")) {
-    const float *x = *static_cast<const float **>(params[0]);
-    float *y = *static_cast<float **>(params[1]);
-    int n = *static_cast<int *>(params[2]);
-    for (int i = 0; i < n; ++i)
-      y[i] = x[i] * x[i];
-  }
+  emulateElementwiseKernel(name, params);
 }
 
 std::unique_ptr<Executable> load(Plan plan) {

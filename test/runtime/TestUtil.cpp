@@ -2,12 +2,31 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <limits>
 #include <sstream>
 #include <stdexcept>
 
 namespace tgc::test {
+
+void emulateElementwiseKernel(const char *name, void **params) {
+  if (!std::strcmp(name, "axpb")) {
+    const float *x = *static_cast<const float **>(params[0]);
+    float *y = *static_cast<float **>(params[1]);
+    float a = *static_cast<float *>(params[2]);
+    float b = *static_cast<float *>(params[3]);
+    long long n = *static_cast<long long *>(params[4]);
+    for (long long i = 0; i < n; ++i)
+      y[i] = a * x[i] + b;
+  } else if (!std::strcmp(name, "square")) {
+    const float *x = *static_cast<const float **>(params[0]);
+    float *y = *static_cast<float **>(params[1]);
+    int n = *static_cast<int *>(params[2]);
+    for (int i = 0; i < n; ++i)
+      y[i] = x[i] * x[i];
+  }
+}
 
 std::string makeTempDir(const std::string &prefix) {
   const char *tmp = std::getenv("TMPDIR");

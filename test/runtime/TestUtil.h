@@ -17,6 +17,9 @@ void writeText(const std::string &path, const std::string &text);
 /// ("axpb" with f32/f32/i64 scalars, then "square" with an i32), plus a
 /// memset of the intermediate first. Portable kernels (min arch 80).
 Plan elementwisePlan(int64_t n = 1000, uint32_t alignment = 16);
+/// Runs kernel `name` of elementwisePlan() ("axpb" or "square") on the host
+/// with its launch parameters (for the mock driver's launch hook).
+void emulateElementwiseKernel(const char *name, void **params);
 
 /// A plan that uses every feature of the format (for round trips).
 Plan everythingPlan();
