@@ -67,7 +67,7 @@ int compositeMinVersion(AttentionOp op) {
 int64_t binaryIn(GraphBuilder &g, StringRef mode, int64_t x, int64_t b,
                  DType result, DType compute) {
   int64_t y = binaryBroadcastingB(g, mode, x, b, result);
-  setLastCompute(g, compute);
+  g.setLastCompute(compute);
   return y;
 }
 

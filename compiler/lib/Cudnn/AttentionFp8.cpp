@@ -114,7 +114,7 @@ struct Fp8GraphBuilder {
     if (op.getCausal() == CausalMode::top_left) {
       int64_t row = g.genIndex(s, 2), column = g.genIndex(s, 3);
       int64_t keep = g.binary("cmp_ge", row, column, DType::I1);
-      setLastCompute(g, DType::I1); // boolean math, as cudnn-frontend sets it
+      g.setLastCompute(DType::I1); // boolean math, as cudnn-frontend sets it
       int64_t ninf = g.scalar(DType::F32,
                               -std::numeric_limits<double>::infinity(), 4);
       s = g.select(keep, s, ninf);

@@ -54,12 +54,6 @@ std::optional<int64_t> cudnn::firstEmptyRow(const AttributeMasks &m) {
 }
 
 namespace {
-/// The last op's math precision (cudnn-frontend sets int32 for index math
-/// and boolean for comparisons).
-void setCompute(GraphBuilder &g, DType compute) {
-  g.graph().ops.back().compute = compute;
-}
-
 int64_t negativeInfinity(GraphBuilder &g) {
   return g.scalar(DType::F32, -std::numeric_limits<double>::infinity(), 4);
 }
@@ -68,15 +62,15 @@ int64_t negativeInfinity(GraphBuilder &g) {
 int64_t cudnn::paddingMask(GraphBuilder &g, int64_t s, int64_t lenQ,
                            int64_t lenKv) {
   int64_t row = g.genIndex(s, 2);
-  setCompute(g, DType::I32);
+  g.setLastCompute(DType::I32);
   int64_t col = g.genIndex(s, 3);
-  setCompute(g, DType::I32);
+  g.setLastCompute(DType::I32);
   int64_t rowKeep = g.binary("cmp_lt", row, lenQ, DType::I1);
-  setCompute(g, DType::I1);
+  g.setLastCompute(DType::I1);
   int64_t colKeep = g.binary("cmp_lt", col, lenKv, DType::I1);
-  setCompute(g, DType::I1);
+  g.setLastCompute(DType::I1);
   int64_t keep = g.binary("logical_and", rowKeep, colKeep, DType::I1);
-  setCompute(g, DType::I1);
+  g.setLastCompute(DType::I1);
   return g.select(keep, s, negativeInfinity(g));
 }
 
@@ -93,7 +87,7 @@ int64_t cudnn::diagonalBandMask(GraphBuilder &g, int64_t s,
   };
   auto intOp = [&](StringRef mode, int64_t x, int64_t y) {
     int64_t r = g.binary(mode, x, y, DType::I32);
-    setCompute(g, DType::I32);
+    g.setLastCompute(DType::I32);
     return r;
   };
   // Right bound: keep kv_idx <= diag + bound, as diag + bound >= kv_idx.
@@ -106,7 +100,7 @@ int64_t cudnn::diagonalBandMask(GraphBuilder &g, int64_t s,
     if (*right != 0)
       diag = intOp("add", diag, g.scalar(DType::I32, double(*right), 4));
     int64_t keep = g.binary("cmp_ge", diag, col, DType::I1);
-    setCompute(g, DType::I1);
+    g.setLastCompute(DType::I1);
     s = g.select(keep, s, negativeInfinity(g));
   }
   // Left bound: tg keeps kv_idx >= diag - L, i.e. kv_idx + (L + 1) > diag
@@ -127,7 +121,7 @@ int64_t cudnn::diagonalBandMask(GraphBuilder &g, int64_t s,
       shifted = intOp("add", shifted, lengthQ());
     }
     int64_t keep = g.binary("cmp_gt", shifted, row, DType::I1);
-    setCompute(g, DType::I1);
+    g.setLastCompute(DType::I1);
     s = g.select(keep, s, negativeInfinity(g));
   }
   return s;

@@ -224,10 +224,6 @@ int64_t cudnn::binaryBroadcastingB(GraphBuilder &g, StringRef mode, int64_t x,
   return g.binary(mode, x, b, result);
 }
 
-void cudnn::setLastCompute(GraphBuilder &g, DType compute) {
-  g.graph().ops.back().compute = compute;
-}
-
 bool cudnn::isIdentityScoreRegion(AttentionOp op) {
   Block &block = op.getScoreBlock();
   return block.getOperations().size() == 1 &&
@@ -345,7 +341,7 @@ int64_t cudnn::emitScoreRegion(GraphBuilder &g, AttentionOp op, int64_t score,
     else if (auto cmp = dyn_cast<CmpOp>(o))
       if (isa<IntegerType>(elementOf(cmp.getLhs())))
         compute = DType::I1;
-    setLastCompute(g, compute);
+    g.setLastCompute(compute);
     uid[result] = y;
   }
   return lookup(block.getTerminator()->getOperand(0));

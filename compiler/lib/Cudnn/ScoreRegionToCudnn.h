@@ -33,9 +33,6 @@ int64_t emitScoreRegion(GraphBuilder &g, AttentionOp op, int64_t score,
 int64_t binaryBroadcastingB(GraphBuilder &g, StringRef mode, int64_t x,
                             int64_t b, DType result);
 
-/// Sets the math precision of the last op added to `g`.
-void setLastCompute(GraphBuilder &g, DType compute);
-
 } // namespace mlir::tg::cudnn
 
 #endif

@@ -64,6 +64,9 @@ public:
   void reduceInto(StringRef mode, int64_t x, int64_t y);
   /// Appends a raw op (for sdpa_fwd/sdpa_bwd/rng).
   void addOp(tgc::cudnn::Op op);
+  /// Sets the math precision of the last op (e.g. int32 for index math,
+  /// boolean for comparisons, as cudnn-frontend does).
+  void setLastCompute(DType compute) { graph_.ops.back().compute = compute; }
 
   const tgc::cudnn::Tensor &tensor(int64_t uid) const;
   ArrayRef<int64_t> dims(int64_t uid) const;
