@@ -94,15 +94,30 @@ def find_library():
         "libtgc.so not found; set TGC_LIBRARY to its path (looked in %s)" % ", ".join(tried))
 
 
+# One libtgc per process: two copies would register LLVM's command-line options
+# twice, which aborts the process.
+_loaded = {}
+_loaded_lock = threading.Lock()
+
+
 class Library:
     """The C API of one loaded libtgc.so."""
 
     def __init__(self, path=None):
         self.path = path or find_library()
-        try:
-            lib = ctypes.CDLL(self.path)
-        except OSError as ex:
-            raise LibraryNotFoundError("cannot load %s: %s" % (self.path, ex)) from None
+        real = os.path.realpath(self.path)
+        with _loaded_lock:
+            lib = _loaded.get(real)
+            if lib is None:
+                if _loaded:
+                    raise LibraryNotFoundError(
+                        "cannot load %s: %s is already loaded in this process, and two copies of libtgc cannot "
+                        "share one (their LLVM option registries clash)" % (self.path, next(iter(_loaded))))
+                try:
+                    lib = ctypes.CDLL(self.path)
+                except OSError as ex:
+                    raise LibraryNotFoundError("cannot load %s: %s" % (self.path, ex)) from None
+                _loaded[real] = lib
         self._lib = lib
         vp, sz = ctypes.c_void_p, ctypes.c_size_t
         lib.tgc_last_error.restype = ctypes.c_char_p

@@ -61,12 +61,12 @@ def save_npy(path, t):
     np.save(path, t.contiguous().numpy())
 
 
-def operand_arrays(g):
+def operand_arrays(g, attn_mask=None):
     """The logical arrays of the graph's capture / sequence-length operands."""
     out = {}
     for op in g["operands"]:
         spec = op.spec
-        t = op.tensor
+        t = attn_mask if op.from_mask else op.tensor
         if op.to_int32:
             t = t.to(torch.int32)
         out[op.name] = torch.as_strided(t, spec.shape, spec.strides)

@@ -10,6 +10,7 @@ import warnings
 import torch
 
 from .. import graph as G
+from ..errors import TgcError
 from ..library import Binding, BindingArray
 from . import runtime as R
 
@@ -32,7 +33,11 @@ def compile_cached(text, options, device):
             if exe is None:
                 import time
                 t0 = time.perf_counter()
-                exe = R.library().compile(text, options)
+                try:
+                    exe = R.library().compile(text, options)
+                except TgcError as ex:
+                    ex.graph = text  # what tgc generated (tgc.torch.graphs prints it too)
+                    raise
                 STATS["compile_seconds"] += time.perf_counter() - t0
                 STATS["compiles"] += 1
                 _EXECUTABLES[key] = exe
@@ -42,6 +47,7 @@ def compile_cached(text, options, device):
 def clear_executables():
     with _EXE_LOCK:
         _EXECUTABLES.clear()
+        STATS.update(compiles=0, compile_seconds=0.0, plans=0, layout_copies=0)
 
 
 class FastBindings:
@@ -181,7 +187,7 @@ class Plan:
         items += [(op.name, 0, op.spec.dtype, op.spec.shape, op.spec.strides) for op in self.operands]
         if spec.dropout > 0:
             items += [("seed", 0, "i64", (), ()), ("offset", 0, "i64", (), ())]
-        items += [("dq", 0, g.dtype, g.shape, g.strides) for g in grads]
+        items += [(n, 0, g.dtype, g.shape, g.strides) for n, g in zip(("dq", "dk", "dv"), grads)]
         return exe, exe.workspace_size, FastBindings(items), grads
 
     def backward(self, q, k, v, o, d_o, lse, saved):

@@ -18,7 +18,7 @@ def library():
 def arch_for(device):
     """The --arch of a CUDA device: sm_90a on compute capability 9.0 (the wgmma
     kernels), else sm_<major><minor>."""
-    idx = device.index if device.index is not None else torch.cuda.current_device()
+    idx = device.index if device.index is not None else (torch.cuda.current_device() if device.type == "cuda" else -1)
     arch = _arch_by_device.get(idx)
     if arch is None:
         major, minor = torch.cuda.get_device_capability(idx)

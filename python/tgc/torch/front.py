@@ -15,6 +15,10 @@ from .plan import STATS, Plan, warn_copy
 BACKENDS = ("auto", "cudnn", "nvrtc")
 ATTN_DTYPES = {torch.bfloat16: "bf16", torch.float16: "f16", torch.float32: "f32"}
 
+# Tests and the host-overhead benchmark run the front on CPU tensors with the C
+# run stubbed; everyone else needs CUDA tensors.
+REQUIRE_CUDA = True
+
 _PLANS = {}
 _TRACES = {}
 _LOCK = threading.Lock()
@@ -103,7 +107,7 @@ def _tensor_spec(t, name):
 def _build_plan(q, k, v, attn_mask, is_causal, scale, dropout_p, enable_gqa, score_mod, mask_mod, training,
                 return_lse, backend, sm_key, mm_key, keep):
     spec, operands, copies = build_spec(q, k, v, attn_mask, is_causal, scale, dropout_p, enable_gqa, score_mod,
-                                        mask_mod, training, backend, sm_key, mm_key)
+                                        mask_mod, training, backend, sm_key, mm_key, REQUIRE_CUDA)
     STATS["plans"] += 1
     return Plan(spec, q.device, operands, backend, keep, copies, return_lse)
 
@@ -247,6 +251,20 @@ def graphs(query, key, value, *, attn_mask=None, is_causal=False, scale=None, dr
     return out
 
 
+def _compiling():
+    c = getattr(torch, "compiler", None)
+    return c is not None and hasattr(c, "is_compiling") and c.is_compiling()
+
+
+def _compiled_call(q, k, v, attn_mask, plan):
+    """Inside torch.compile: one custom op (tgc.torch.ops) instead of ctypes calls."""
+    from . import ops
+    if not ops.register():
+        raise RuntimeError("tgc under torch.compile needs the torch.library ops: " + ops.unavailable_reason())
+    o, lse, _ = torch.ops.tgc.attention_fwd(q, k, v, attn_mask, ops.plan_id(plan))
+    return o, (lse if plan.training else None)
+
+
 def attention(query, key, value, *, attn_mask=None, is_causal=False, scale=None, dropout_p=0.0, enable_gqa=False,
               score_mod=None, mask_mod=None, return_lse=False, backend="auto"):
     """Fused attention compiled by tgc (docs/python.md).
@@ -281,7 +299,9 @@ def attention(query, key, value, *, attn_mask=None, is_causal=False, scale=None,
                 plan = _build_plan(query, key, value, attn_mask, is_causal, scale, dropout_p, enable_gqa, score_mod,
                                    mask_mod, training, return_lse, backend, sm_key, mm_key, (sm_keep, mm_keep))
                 _PLANS[k] = plan
-    if grad:
+    if _compiling():
+        out, lse = _compiled_call(query, key, value, attn_mask, plan)
+    elif grad:
         from .function import AttentionFunction
         out, lse = AttentionFunction.apply(plan, query, key, value, attn_mask)
     else:
