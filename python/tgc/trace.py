@@ -725,22 +725,18 @@ def callable_key(fn):
     must be kept alive while the key is used (so ids are not reused)."""
     if fn is None:
         return None, ()
+    code = getattr(fn, "__code__", None)
+    if code is not None:  # a plain function or lambda: the common, fast case
+        cells = fn.__closure__
+        defaults = fn.__defaults__
+        if not cells and not defaults:
+            return code, (fn,)
+        contents = tuple(_cell_key(c.cell_contents) for c in cells) if cells else ()
+        dkey = tuple(_cell_key(d) for d in defaults) if defaults else ()
+        return (code, contents, dkey), (fn,)
     self_obj = getattr(fn, "__self__", None)
-    f = getattr(fn, "__func__", fn)
-    code = getattr(f, "__code__", None)
-    if code is None:
+    f = getattr(fn, "__func__", None)
+    if f is None or getattr(f, "__code__", None) is None:
         return ("obj", id(fn)), (fn,)
-    cells = getattr(f, "__closure__", None) or ()
-    contents = []
-    keep = [f, self_obj]
-    for c in cells:
-        try:
-            v = c.cell_contents
-        except ValueError:
-            v = None
-        contents.append(_cell_key(v))
-        keep.append(v)
-    defaults = getattr(f, "__defaults__", None) or ()
-    dkey = tuple(_cell_key(d) for d in defaults)
-    keep.extend(defaults)
-    return (id(code), tuple(contents), dkey, id(self_obj) if self_obj is not None else None), tuple(keep)
+    key, keep = callable_key(f)
+    return (key, id(self_obj)), (keep, self_obj)

@@ -19,6 +19,7 @@ ATTN_DTYPES = {torch.bfloat16: "bf16", torch.float16: "f16", torch.float32: "f32
 # run stubbed; everyone else needs CUDA tensors.
 REQUIRE_CUDA = True
 
+MAX_PLANS = 4096
 _PLANS = {}
 _TRACES = {}
 _LOCK = threading.Lock()
@@ -296,6 +297,11 @@ def attention(query, key, value, *, attn_mask=None, is_causal=False, scale=None,
         with _LOCK:
             plan = _PLANS.get(k)
             if plan is None:
+                if len(_PLANS) >= MAX_PLANS:
+                    # e.g. a callable closing over a new tensor each step: keep memory bounded
+                    # (executables stay cached by graph text, so nothing recompiles).
+                    _PLANS.clear()
+                    _TRACES.clear()
                 plan = _build_plan(query, key, value, attn_mask, is_causal, scale, dropout_p, enable_gqa, score_mod,
                                    mask_mod, training, return_lse, backend, sm_key, mm_key, (sm_keep, mm_keep))
                 _PLANS[k] = plan
