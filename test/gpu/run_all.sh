@@ -36,7 +36,7 @@ VENV_CUDNN=/opt/torch/.venv/lib/python3.12/site-packages/nvidia/cudnn/lib
 SYS_CUDNN=/usr/lib/x86_64-linux-gnu/libcudnn.so.9
 CUDA_LIB=/usr/local/cuda/lib64
 BASE_LD=${LD_LIBRARY_PATH:-}
-LIMIT=550            # seconds for the whole script (device limit 600)
+LIMIT=${RUN_ALL_LIMIT:-550}   # seconds for the whole script (device limit 600)
 WORK=$(mktemp -d /tmp/tgc-run-all.XXXXXX)
 # One kernel cache for all stages: NVRTC kernels compiled once.
 export TGC_CACHE_DIR=$WORK/kernel-cache
