@@ -123,3 +123,19 @@ func.func @ignores_acc(%a: tensor<16x64xf16>, %b: tensor<64x32xf16>, %c: tensor<
     }
   return %y : tensor<16x32xf32>
 }
+
+// CHECK: remark: backend nvrtc: cuDNN cannot run it: cuDNN's matmul engines found no config for an epilogue with comparisons or selects (measured on H200, cuDNN 9.19)
+// PINNED: remark: backend nvrtc: cudnn was requested but cuDNN's matmul engines found no config for an epilogue with comparisons or selects {{.*}}; using nvrtc
+func.func @epilogue_select(%a: tensor<128x64xbf16>, %b: tensor<64x128xbf16>,
+    %limit: tensor<1x128xf32>) -> tensor<128x128xf32> {
+  %y = tg.fused_matmul %a, %b epilogue_captures(%limit : tensor<1x128xf32>)
+      : tensor<128x64xbf16>, tensor<64x128xbf16> -> tensor<128x128xf32>
+    prologue_a {} prologue_b {}
+    epilogue {
+    ^bb0(%acc: tensor<f32>, %l: tensor<f32>):
+      %over = tg.cmp lt, %l, %acc : tensor<f32>, tensor<f32>
+      %r = tg.select %over, %l, %acc : tensor<i1>, tensor<f32>, tensor<f32>
+      tg.yield %r : tensor<f32>
+    }
+  return %y : tensor<128x128xf32>
+}

@@ -22,6 +22,15 @@ static std::string measuredEngineGap(Operation *op) {
       cast<RankedTensorType>(op->getResult(0).getType()).getRank() > 3)
     return "cuDNN's matmul engines found no config for two batch dims "
            "(rank-4 operands, H200, cuDNN 9.19)";
+  if (auto fused = dyn_cast<FusedMatmulOp>(op)) {
+    bool choice = false;
+    fused.getEpilogue().walk([&](Operation *inner) {
+      choice |= isa<CmpOp, SelectOp>(inner);
+    });
+    if (choice)
+      return "cuDNN's matmul engines found no config for an epilogue with "
+             "comparisons or selects (measured on H200, cuDNN 9.19)";
+  }
   return "";
 }
 

@@ -196,15 +196,20 @@ void setSdpaModifier(AttentionProblem &p, OpTy op, ValueLookup lookup) {
   if (!softcap && !bias && !alibi)
     return;
   const AttentionProblem *problem = &p;
+  // Each step rounds to f32, as the scores are f32 (docs/ops.md) in the
+  // decomposition, the fused op's region and every kernel: a bias of -1e9
+  // then absorbs the raw score (-1e9 + s == -1e9 in f32), so a row masked
+  // by it is uniform, as in PyTorch's SDPA and HF's eager attention.
+  auto f32 = [](double x) { return tgc::roundTo(tgc::Format::F32, x); };
   p.modify = [=](int64_t b, int64_t h, int64_t i, int64_t j, double s) {
     if (softcap)
-      s = *softcap * std::tanh(s / *softcap);
+      s = f32(*softcap * std::tanh(s / *softcap));
     if (bias)
-      s += bias->values[b * biasStrides[0] + h * biasStrides[1] +
-                        i * biasStrides[2] + j * biasStrides[3]];
+      s = f32(s + bias->values[b * biasStrides[0] + h * biasStrides[1] +
+                               i * biasStrides[2] + j * biasStrides[3]]);
     if (alibi)
-      s += alibiSlope(h, problem->heads) *
-           static_cast<double>(j - problem->diagonal(b, i));
+      s = f32(s + alibiSlope(h, problem->heads) *
+                      static_cast<double>(j - problem->diagonal(b, i)));
     return s;
   };
 }

@@ -16,6 +16,8 @@
 
 #include "FusionUtils.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+
 namespace mlir::tg::fusion {
 
 /// A tg.dropout folded into the attention.
@@ -121,6 +123,11 @@ Value materializeOperand(RewriterBase &rewriter, Location loc,
 /// True when `value` is computed from one of `targets` (memoised).
 bool dependsOn(Value value, const llvm::DenseSet<Value> &targets,
                llvm::DenseMap<Value, bool> &memo);
+
+/// Rewrites attention written on [B·H, S, D] tensors (rank-3 matmuls with
+/// views to [B, H, Sq, Skv] around the softmax) into the rank-4 form the
+/// matchers take (RaiseBatchedAttention.cpp).
+void raiseBatchedAttention(func::FuncOp fn);
 
 /// Replaces the matched chain by one tg.attention; returns it.
 AttentionOp rewriteAttention(RewriterBase &rewriter,

@@ -109,6 +109,7 @@ struct FuseAttentionPass : tg::impl::FuseAttentionBase<FuseAttentionPass> {
   void runOnOperation() override {
     func::FuncOp fn = getOperation();
     bool emitRemarks = report || fusionReportFlag();
+    raiseBatchedAttention(fn);
     IRRewriter rewriter(&getContext());
     llvm::DenseSet<Operation *> erased;
     // Backward chains first: their matmuls would otherwise be looked at as

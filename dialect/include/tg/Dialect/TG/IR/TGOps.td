@@ -631,7 +631,9 @@ def TG_SdpaOp : TG_Op<"sdpa", [Pure, AttrSizedOperandSegments,
     3. `bias` (floating point, rank 4, broadcastable to `[B,Hq,Sq,Skv]`) is
        added;
     4. `alibi`: `s += slope(h) * (kv_idx - diag)` with
-       `slope(h) = 2^(-8 (h+1) / Hq)`;
+       `slope(h) = 2^(-8 (h+1) / Hq)`; steps 2-4 each round to f32 (the
+       scores are f32 throughout, as in every kernel: a bias of `-1e9`
+       absorbs the score, so a row it masks entirely is uniform);
     5. masks set `s = -inf`: causal keeps `kv_idx <= diag`, a sliding
        window keeps `diag - window_left <= kv_idx <= diag + window_right`
        (an absent side is unbounded), padding masks rows
