@@ -1,18 +1,13 @@
 #include "tgc/Nvrtc.h"
 #include "NvrtcLibrary.h"
+#include "ToolkitPaths.h"
 #include "tgc/Log.h"
 
-#include <cstdlib>
 #include <memory>
 
 namespace tgc {
 
-std::string cudaHome() {
-  for (const char *name : {"CUDA_HOME", "CUDA_PATH"})
-    if (const char *env = std::getenv(name); env && *env)
-      return env;
-  return TGC_DEFAULT_CUDA_HOME;
-}
+std::string cudaHome() { return cudaToolkitRoots().front(); }
 
 std::vector<std::string> nvrtcOptions(const Kernel &kernel,
                                       const CompileTarget &target) {

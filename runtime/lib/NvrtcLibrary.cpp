@@ -1,4 +1,5 @@
 #include "NvrtcLibrary.h"
+#include "ToolkitPaths.h"
 #include "tgc/Log.h"
 #include "tgc/Testing.h"
 
@@ -7,10 +8,6 @@
 #include <memory>
 #include <mutex>
 #include <sys/stat.h>
-
-#ifndef TGC_DEFAULT_CUDA_HOME
-#error "TGC_DEFAULT_CUDA_HOME must name the toolkit tgc was built with"
-#endif
 
 namespace tgc {
 
@@ -116,22 +113,9 @@ loadFirst(const std::vector<std::string> &paths, bool fromEnv) {
 std::vector<std::string> nvrtcCandidatePaths() {
   if (const char *env = std::getenv("TGC_NVRTC_LIBRARY"); env && *env)
     return {env};
-  std::vector<std::string> paths = {kSoname};
-  std::vector<std::string> roots;
-  for (const char *name : {"CUDA_HOME", "CUDA_PATH"})
-    if (const char *env = std::getenv(name); env && *env)
-      roots.push_back(env);
-  roots.push_back(TGC_DEFAULT_CUDA_HOME);
-  for (const std::string &root : roots)
-    for (const char *dir : {"/lib64/", "/lib/"}) {
-      std::string path = root + dir + kSoname;
-      bool seen = false;
-      for (const std::string &p : paths)
-        seen |= p == path;
-      // Only existing files: the message then lists what was really there.
-      if (!seen && isFile(path))
-        paths.push_back(path);
-    }
+  // Only files that exist: the error then lists what was really there.
+  std::vector<std::string> paths = cudaToolkitLibraries(kSoname);
+  paths.insert(paths.begin(), kSoname);
   return paths;
 }
 
