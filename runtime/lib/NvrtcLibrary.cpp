@@ -39,13 +39,16 @@ bool isFile(const std::string &path) {
 // through the loader's search path. Loading it first from NVRTC's own
 // directory makes NVRTC's later dlopen of that soname find it, wherever
 // NVRTC itself came from.
-void preloadBuiltins(void *handle, const NvrtcInfo &info) {
+std::string directoryOf(void *handle) {
   char origin[4096] = {0};
-  if (::dlinfo(handle, RTLD_DI_ORIGIN, origin) != 0)
-    return;
+  return ::dlinfo(handle, RTLD_DI_ORIGIN, origin) == 0 ? origin : "";
+}
+
+void preloadBuiltins(const std::string &directory, const NvrtcInfo &info) {
   std::string builtins =
-      strCat(origin, "/libnvrtc-builtins.so.", info.major, ".", info.minor);
-  if (isFile(builtins) && !::dlopen(builtins.c_str(), RTLD_NOW | RTLD_LOCAL))
+      strCat(directory, "/libnvrtc-builtins.so.", info.major, ".", info.minor);
+  if (!directory.empty() && isFile(builtins) &&
+      !::dlopen(builtins.c_str(), RTLD_NOW | RTLD_LOCAL))
     TGC_LOG_WARN("cannot preload ", builtins, ": ", ::dlerror());
 }
 
@@ -83,7 +86,8 @@ Expected<std::unique_ptr<NvrtcLibrary>> loadLibrary(const std::string &path) {
     if (library->nvrtcGetSupportedArchs(info.archs.data()) != NVRTC_SUCCESS)
       info.archs.clear();
   }
-  preloadBuiltins(handle, info);
+  library->directory = directoryOf(handle);
+  preloadBuiltins(library->directory, info);
   return library;
 }
 
@@ -137,7 +141,8 @@ Expected<const NvrtcLibrary *> NvrtcLibrary::get() {
     if (library) {
       state.library = library.take();
       TGC_LOG_INFO("loaded NVRTC ", state.library->info.version(), " from ",
-                   state.library->libraryPath);
+                   state.library->libraryPath, " (in ",
+                   state.library->directory, ")");
     } else {
       state.failure = new NvrtcInfo();
       state.failure->status = library.takeStatus();

@@ -52,6 +52,7 @@ struct NvrtcLibrary {
 #undef TGC_DECLARE_POINTER
 
   std::string libraryPath; // as passed to dlopen
+  std::string directory;   // where the loader found it
   NvrtcInfo info;          // version and supported archs, status ok
 
   /// The process-wide library, loaded once; CompileError when it cannot be
