@@ -4,53 +4,37 @@ SDPA backends (flash = FlashAttention-2, cudnn) in one process, on the shape
 grid of the anchors (hd 64/128/256, causal and not, S 512..16384, B*S = 16k
 tokens, H = 2048/hd, bf16).
 
-tgc is called through its C API (libtgc.so: tgc_compile_string, tgc_run) on
-torch tensors' device pointers, on torch's current stream. Each tgc output
+tgc is called through its C API (libtgc.so: tgc_compile_string, tgc_run; via
+the Python package's tgc.Library) on torch tensors' device pointers, on torch's current stream. Each tgc output
 is compared with flash's (max abs error) so that a fast wrong kernel cannot
 pass unnoticed; the output is poisoned with NaN before tgc runs.
 
 Usage (GPU machine): python3 bench/bench_attention.py --lib build/lib/libtgc.so --out $OUT
 Writes bench.json, bench.md and bench.png under --out."""
-import argparse, ctypes, json, os, subprocess, sys, time
+import argparse, json, os, subprocess, sys, time
 import torch
 import torch.nn.functional as F
 from torch.nn.attention import sdpa_kernel, SDPBackend
 
 
-class Binding(ctypes.Structure):
-    _fields_ = [("name", ctypes.c_char_p), ("data", ctypes.c_void_p), ("dtype", ctypes.c_int),
-                ("rank", ctypes.c_int32), ("shape", ctypes.POINTER(ctypes.c_int64)),
-                ("strides", ctypes.POINTER(ctypes.c_int64))]
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "python"))
+import tgc  # noqa: E402  (the package's C API wrapper: tgc.Library)
 
 
 class Tgc:
-    def __init__(self, path):
-        self.lib = ctypes.CDLL(path)
-        self.lib.tgc_last_error.restype = ctypes.c_char_p
-        self.lib.tgc_compile_string.argtypes = [ctypes.c_char_p, ctypes.c_size_t, ctypes.c_char_p,
-                                                ctypes.POINTER(ctypes.c_void_p)]
-        self.lib.tgc_run.argtypes = [ctypes.c_void_p, ctypes.POINTER(Binding), ctypes.c_size_t, ctypes.c_void_p]
-        self.lib.tgc_executable_prepare.argtypes = [ctypes.c_void_p, ctypes.c_void_p]
-        self.lib.tgc_executable_destroy.argtypes = [ctypes.c_void_p]
+    """The bits of tgc.Library this benchmark uses."""
 
-    def check(self, status, what):
-        if status != 0:
-            raise RuntimeError("%s failed (%d): %s" % (what, status, self.lib.tgc_last_error().decode()))
+    def __init__(self, path):
+        self.library = tgc.Library(path)
 
     def compile(self, mlir, options="--arch=sm_90a"):
-        exe = ctypes.c_void_p()
-        src = mlir.encode()
-        self.check(self.lib.tgc_compile_string(src, len(src), options.encode(), ctypes.byref(exe)), "tgc_compile_string")
-        return exe
+        return self.library.compile(mlir, options)
 
     def bindings(self, tensors):
-        arr = (Binding * len(tensors))()
-        for i, (name, t) in enumerate(tensors.items()):
-            arr[i].name = name.encode(); arr[i].data = t.data_ptr(); arr[i].dtype = 0
-        return arr
+        return tgc.BindingArray.from_dict(tensors)
 
     def run(self, exe, arr, stream):
-        self.check(self.lib.tgc_run(exe, arr, len(arr), stream), "tgc_run")
+        exe.run(arr, stream)
 
 
 def graph(B, H, S, D, causal):
@@ -121,7 +105,7 @@ def main():
                         row["ratio_" + name] = round(row["tgc_fwd"] / row[name + "_fwd"], 3)
                 rows.append(row)
                 print(row, flush=True)
-                tgc.lib.tgc_executable_destroy(exe)
+                exe.destroy()
                 del q, k, v, o
     os.makedirs(args.out, exist_ok=True)
     with open(os.path.join(args.out, "bench.json"), "w") as f:

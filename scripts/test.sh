@@ -51,10 +51,32 @@ for binary in tgc-unit-tests tgc-interp-tests tgc-runtime-tests tgc-lowering-tes
   unit_passed=$(( unit_passed + ${p:-0} ))
   unit_failed=$(( unit_failed + ${f:-0} ))
 done
+# The Python package (python/tgc): tracing, graph text, argument checks, cache,
+# and every traced form compiled by libtgc and run on the reference
+# interpreter. Needs a python3 with torch and numpy (install-deps.sh installs
+# Debian's; TGC_PYTHON overrides).
+py_rc=0 py_passed=0 py_failed=0
+py=""
+for cand in ${TGC_PYTHON:-} /usr/bin/python3 python3; do
+  if "$cand" -c "import torch, numpy" >/dev/null 2>&1; then py=$cand; break; fi
+done
+if [ -n "$runtime_only" ]; then
+  skipped+=("the Python tests (runtime-only build: TGC_RUNTIME_ONLY=ON, no libtgc.so)")
+elif [ -z "$py" ]; then
+  echo "python tests: no python3 with torch and numpy found (run scripts/install-deps.sh or set TGC_PYTHON)"
+  py_rc=1 py_failed=1
+else
+  "$py" test/python/run_tests.py --build "$build" 2>&1 | tee "$log"
+  py_rc=${PIPESTATUS[0]}
+  py_passed=$(grep -oP '^python: \K[0-9]+(?= passed)' "$log" | tail -1)
+  py_failed=$(grep -oP '^python: [0-9]+ passed, \K[0-9]+(?= failed)' "$log" | tail -1)
+  py_passed=${py_passed:-0}; py_failed=${py_failed:-0}
+  if [ "$py_rc" -ne 0 ] && [ "$py_failed" -eq 0 ]; then py_failed=1; fi
+fi
 rm -f "$log"
-passed=$(( ${lit_passed:-0} + unit_passed ))
-failed=$(( ${lit_failed:-0} + unit_failed ))
-if [ "$lit_rc" -ne 0 ] || [ "$unit_rc" -ne 0 ]; then
+passed=$(( ${lit_passed:-0} + unit_passed + py_passed ))
+failed=$(( ${lit_failed:-0} + unit_failed + py_failed ))
+if [ "$lit_rc" -ne 0 ] || [ "$unit_rc" -ne 0 ] || [ "$py_rc" -ne 0 ]; then
   [ "$failed" -gt 0 ] || failed=1
 fi
 if ((${#skipped[@]})); then

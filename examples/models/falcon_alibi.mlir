@@ -46,6 +46,7 @@ func.func @falcon_alibi_attention(
   %attention_mask = tg.select %future, %min, %zero : tensor<1x1x16x16xi1>, tensor<bf16>, tensor<bf16>
   // query_layer_ @ key_layer_.transpose(-1, -2), viewed as [B, H, Sq, Skv]
   %kt = tg.transpose %key_layer perm = [0, 1, 3, 2] : tensor<1x4x16x16xbf16> -> tensor<1x4x16x16xbf16>
+  // expected-remark @below {{fused with the scores in f32; the graph as written rounds them 3 time(s)}}
   %scores = tg.matmul %query_layer, %kt : tensor<1x4x16x16xbf16>, tensor<1x4x16x16xbf16> -> tensor<1x4x16x16xbf16>
   %scores32 = tg.cast %scores : tensor<1x4x16x16xbf16> to tensor<1x4x16x16xf32>
   %alibi_f = tg.cast %alibi : tensor<1x4x1x16xbf16> to tensor<1x4x1x16xf32>

@@ -37,6 +37,7 @@ func.func @llama_attention(
   %value_states = tg.reshape %vx : tensor<1x2x2x16x16xbf16> -> tensor<1x4x16x16xbf16>
   // torch.matmul(query, key_states.transpose(2, 3)) * scaling
   %kt = tg.transpose %key_states perm = [0, 1, 3, 2] : tensor<1x4x16x16xbf16> -> tensor<1x4x16x16xbf16>
+  // expected-remark @below {{fused with the scores in f32; the graph as written rounds them 3 time(s)}}
   %qk = tg.matmul %query, %kt : tensor<1x4x16x16xbf16>, tensor<1x4x16x16xbf16> -> tensor<1x4x16x16xbf16>
   %scaling = tg.constant dense<0.25> : tensor<bf16>
   %w0 = tg.mul %qk, %scaling : tensor<1x4x16x16xbf16>, tensor<bf16>

@@ -47,6 +47,7 @@ func.func @torch_sdpa_math(
   %vr = tg.reshape %vx : tensor<1x2x2x16x32xbf16> -> tensor<1x4x16x32xbf16>
   // query @ key.transpose(-2, -1) * scale_factor (bf16)
   %kt = tg.transpose %kr perm = [0, 1, 3, 2] : tensor<1x4x16x32xbf16> -> tensor<1x4x32x16xbf16>
+  // expected-remark @below {{fused with the scores in f32; the graph as written rounds them 4 time(s)}}
   %w0 = tg.matmul %query, %kt : tensor<1x4x8x32xbf16>, tensor<1x4x32x16xbf16> -> tensor<1x4x8x16xbf16>
   %scale = tg.constant dense<0.176776692> : tensor<bf16>
   %w1 = tg.mul %w0, %scale : tensor<1x4x8x16xbf16>, tensor<bf16>

@@ -24,6 +24,7 @@ func.func @dropout_after_softmax(%q: tensor<1x2x16x8xbf16>, %k: tensor<1x2x16x8x
 // CHECK-NOT: tg.mul
 func.func @dropout_unscaled_rescale(%q: tensor<1x2x16x8xbf16>, %k: tensor<1x2x16x8xbf16>, %v: tensor<1x2x16x8xbf16>, %seed: tensor<i64>, %offset: tensor<i64>) -> tensor<1x2x16x8xbf16> {
   %kt = tg.transpose %k perm = [0, 1, 3, 2] : tensor<1x2x16x8xbf16> -> tensor<1x2x8x16xbf16>
+  // expected-remark @below {{fused with the scores in f32; the graph as written rounds them 3 time(s)}}
   %s = tg.matmul %q, %kt : tensor<1x2x16x8xbf16>, tensor<1x2x8x16xbf16> -> tensor<1x2x16x16xf32>
   %p = tg.softmax %s axis = 3 : tensor<1x2x16x16xf32>
   %pc = tg.cast %p : tensor<1x2x16x16xf32> to tensor<1x2x16x16xbf16>

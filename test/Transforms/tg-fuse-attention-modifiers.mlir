@@ -63,6 +63,7 @@ func.func @alibi_causal(%q: tensor<1x4x16x8xbf16>, %k: tensor<1x4x16x8xbf16>, %v
 // CHECK: tg.add %{{.*}}, %[[B32]]
 func.func @relative_bias_bf16(%q: tensor<1x2x16x8xbf16>, %k: tensor<1x2x16x8xbf16>, %v: tensor<1x2x16x8xbf16>, %bias: tensor<1x2x16x16xbf16>) -> tensor<1x2x16x8xbf16> {
   %kt = tg.transpose %k perm = [0, 1, 3, 2] : tensor<1x2x16x8xbf16> -> tensor<1x2x8x16xbf16>
+  // expected-remark @below {{fused with the scores in f32; the graph as written rounds them 3 time(s)}}
   %s = tg.matmul %q, %kt : tensor<1x2x16x8xbf16>, tensor<1x2x8x16xbf16> -> tensor<1x2x16x16xbf16>
   %sb = tg.add %s, %bias : tensor<1x2x16x16xbf16>, tensor<1x2x16x16xbf16>
   %p = tg.softmax %sb axis = 3 : tensor<1x2x16x16xbf16>

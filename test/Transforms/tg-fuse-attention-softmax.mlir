@@ -115,6 +115,7 @@ func.func @exp2_folded_scale_bias(%q: tensor<1x2x16x8xf32>, %k: tensor<1x2x16x8x
 // CHECK-NEXT: tg.yield %[[S]]
 func.func @softmax_bf16(%q: tensor<1x2x16x64xbf16>, %k: tensor<1x2x16x64xbf16>, %v: tensor<1x2x16x64xbf16>) -> tensor<1x2x16x64xbf16> {
   %kt = tg.transpose %k perm = [0, 1, 3, 2] : tensor<1x2x16x64xbf16> -> tensor<1x2x64x16xbf16>
+  // expected-remark @below {{fused with the scores in f32; the graph as written rounds them 3 time(s)}}
   %s = tg.matmul %q, %kt : tensor<1x2x16x64xbf16>, tensor<1x2x64x16xbf16> -> tensor<1x2x16x16xbf16>
   %c = tg.constant dense<0.125> : tensor<bf16>
   %z = tg.mul %s, %c : tensor<1x2x16x16xbf16>, tensor<bf16>
@@ -130,6 +131,7 @@ func.func @softmax_bf16(%q: tensor<1x2x16x64xbf16>, %k: tensor<1x2x16x64xbf16>, 
 // CHECK-NOT: tg.cast
 func.func @softmax_f32_casts(%q: tensor<1x2x16x64xf16>, %k: tensor<1x2x16x64xf16>, %v: tensor<1x2x16x64xf16>) -> tensor<1x2x16x64xf16> {
   %kt = tg.transpose %k perm = [0, 1, 3, 2] : tensor<1x2x16x64xf16> -> tensor<1x2x64x16xf16>
+  // expected-remark @below {{fused with the scores in f32; the graph as written rounds them 2 time(s)}}
   %s = tg.matmul %q, %kt : tensor<1x2x16x64xf16>, tensor<1x2x64x16xf16> -> tensor<1x2x16x16xf16>
   %c = tg.constant dense<0.125> : tensor<f16>
   %z = tg.mul %s, %c : tensor<1x2x16x16xf16>, tensor<f16>
@@ -146,6 +148,7 @@ func.func @softmax_f32_casts(%q: tensor<1x2x16x64xf16>, %k: tensor<1x2x16x64xf16
 // CHECK-NOT: tg.reduce
 func.func @decomposed_mixed_casts(%q: tensor<2x2x16x8xbf16>, %k: tensor<2x2x16x8xbf16>, %v: tensor<2x2x16x8xbf16>) -> tensor<2x2x16x8xbf16> {
   %kt = tg.transpose %k perm = [0, 1, 3, 2] : tensor<2x2x16x8xbf16> -> tensor<2x2x8x16xbf16>
+  // expected-remark @below {{fused with the scores in f32; the graph as written rounds them 4 time(s)}}
   %s = tg.matmul %q, %kt : tensor<2x2x16x8xbf16>, tensor<2x2x8x16xbf16> -> tensor<2x2x16x16xbf16>
   %z = tg.cast %s : tensor<2x2x16x16xbf16> to tensor<2x2x16x16xf32>
   %m = tg.reduce max %z dims = [3] keepdim : tensor<2x2x16x16xf32> -> tensor<2x2x16x1xf32>

@@ -6,7 +6,8 @@ tg.sdpa_grad alone on given q, k, v, o, do, stats.
 A config has B, Hq, Hkv, Sq, Skv, D, dtype and optional causal
 ("top_left"/"bottom_right"), window (left, right), softcap, alibi, bias,
 padding, dropout, training, layout ("bshd": logical [B,H,S,D] over a
-[B,S,H,D] buffer)."""
+[B,S,H,D] buffer). bias is True (random f32 [1, Hq, Sq, Skv]) or a dict
+with its shape and dtype."""
 
 
 def ttype(shape, elem):
@@ -56,9 +57,13 @@ def _options(c, sig, training):
     dict of tg.sdpa / tg.sdpa_grad."""
     B, Hq, Sq, Skv = c["B"], c["Hq"], c["Sq"], c["Skv"]
     operands = []
-    if c.get("bias"):
-        sig.arg("bias", [1, Hq, Sq, Skv], "f32")
-        operands.append("bias(%%bias : %s)" % ttype([1, Hq, Sq, Skv], "f32"))
+    bias = c.get("bias")
+    if bias:
+        # True: a random f32 [1, Hq, Sq, Skv] bias; a dict gives shape and
+        # dtype (mask_graphs.py feeds additive masks this way).
+        shape, elem = ([1, Hq, Sq, Skv], "f32") if bias is True else (bias["shape"], bias["dtype"])
+        sig.arg("bias", shape, elem)
+        operands.append("bias(%%bias : %s)" % ttype(shape, elem))
     if c.get("padding"):
         sig.arg("seq_len_q", [B], "i32")
         sig.arg("seq_len_kv", [B], "i32")

@@ -8,6 +8,10 @@
 #   5. graphs    suite --graphs (examples incl. FP8 and mixed-input matmul), --backend cudnn, cuDNN 9.19,
 #                runtime TGC_BACKEND=auto
 #   6. bench     bench/bench_cudnn.py (tgc vs torch cuDNN, same libcudnn; FP8; mixed matmul)
+# Stages run only when named in STAGES:
+#   masks       suite --set masks (additive finfo.min/-inf/-1e9 masks, test/gpu/mask_graphs.py), nvrtc
+#   masks919    the same on cuDNN 9.19 (runtime auto: a cuDNN step that falls back fails with its reason)
+#   probe919/914 suite --set bias-probe: which bias dtypes/broadcasts cuDNN's engines take
 # Each stage has a timeout; the bench gets what is left. Files in $OUT (6):
 #   run_all.log (every stage's full output), summary.md (the suites' tables),
 #   suites.json (the suites' results), bench.json, bench.md, bench.png.
@@ -32,7 +36,7 @@ VENV_CUDNN=/opt/torch/.venv/lib/python3.12/site-packages/nvidia/cudnn/lib
 SYS_CUDNN=/usr/lib/x86_64-linux-gnu/libcudnn.so.9
 CUDA_LIB=/usr/local/cuda/lib64
 BASE_LD=${LD_LIBRARY_PATH:-}
-LIMIT=550            # seconds for the whole script (device limit 600)
+LIMIT=${RUN_ALL_LIMIT:-550}   # seconds for the whole script (device limit 600)
 WORK=$(mktemp -d /tmp/tgc-run-all.XXXXXX)
 # One kernel cache for all stages: NVRTC kernels compiled once.
 export TGC_CACHE_DIR=$WORK/kernel-cache
@@ -59,7 +63,7 @@ stage() {
   cat "$f" >>"$LOG"
   if [[ $name == env ]]; then cat "$f"; fi
   if [[ $name == bench ]]; then grep -E "^\|" "$f" | cut -c1-220 | head -50; fi
-  grep -E "^(summary|kind |fwd |bwd |train |graph |cuDNN loaded|note:|bench_cudnn:|Ratios|tgc GPU suite)|FAIL|Traceback|Error|error:" "$f" \
+  grep -E "^(summary|kind |fwd |bwd |train |graph |mask_|cuDNN loaded|note:|bench_cudnn:|Ratios|tgc GPU suite)|FAIL|Traceback|Error|error:" "$f" \
     | grep -v "^\s*$" | head -60
   local dt=$(( $(date +%s) - t ))
   [[ $rc == 124 || $rc == 137 ]] && echo "   $name TIMED OUT after ${limit}s"
@@ -86,7 +90,19 @@ for s in $STAGES; do
     cudnn919) stage cudnn919 120 "$VENV_CUDNN:$CUDA_LIB:$BASE_LD" \
       $SUITE --backend cudnn --cudnn-lib "$VENV_CUDNN/libcudnn.so.9" --tag cudnn919 ;;
     cudnn914) stage cudnn914 70 "/usr/lib/x86_64-linux-gnu:$CUDA_LIB:$BASE_LD" \
-      $SUITE --backend cudnn --runtime-backend auto --cudnn-lib "$SYS_CUDNN" --quick --tag cudnn914_quick ;;
+      $SUITE --backend cudnn --runtime-backend auto --allow-fallback --cudnn-lib "$SYS_CUDNN" --quick \
+      --tag cudnn914_quick ;;
+    masks) stage masks 70 "$CUDA_LIB:$BASE_LD" \
+      $SUITE --set masks --backend nvrtc --tag masks_nvrtc ;;
+    masks919) stage masks919 90 "$VENV_CUDNN:$CUDA_LIB:$BASE_LD" \
+      $SUITE --set masks --backend cudnn --runtime-backend auto --cudnn-lib "$VENV_CUDNN/libcudnn.so.9" \
+      --tag masks_cudnn919 ;;
+    probe919) stage probe919 70 "$VENV_CUDNN:$CUDA_LIB:$BASE_LD" \
+      $SUITE --set bias-probe --backend cudnn --runtime-backend auto --cudnn-lib "$VENV_CUDNN/libcudnn.so.9" \
+      --tag probe_cudnn919 ;;
+    probe914) stage probe914 70 "/usr/lib/x86_64-linux-gnu:$CUDA_LIB:$BASE_LD" \
+      $SUITE --set bias-probe --backend cudnn --runtime-backend auto --cudnn-lib "$SYS_CUDNN" \
+      --tag probe_cudnn914 ;;
     graphs) stage graphs 60 "$VENV_CUDNN:$CUDA_LIB:$BASE_LD" \
       $SUITE --graphs --backend cudnn --runtime-backend auto --cudnn-lib "$VENV_CUDNN/libcudnn.so.9" --tag graphs_cudnn919 ;;
     bench)

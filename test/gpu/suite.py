@@ -30,6 +30,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import attention_graphs as ag  # noqa: E402
+import mask_graphs as mg  # noqa: E402
 import tool_output as to  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -49,6 +50,10 @@ def configs(which, quick):
         out += ag.forward_configs()
     if which in ("bwd", "all"):
         out += ag.backward_configs()
+    if which in ("masks", "all"):
+        out += mg.mask_configs()
+    if which == "bias-probe":
+        out += mg.bias_probe_configs()
     if quick:
         out = [c for c in out if not ag.is_big(c)]
     return out
@@ -119,10 +124,19 @@ def tg_run(cmd, args):
     return rc, out, round(time.time() - t0, 1)
 
 
+ALLOW_FALLBACK = False  # --allow-fallback
+
+
 def result(name, rc, out, seconds, planned, planned_items, kind, compile_only=False):
     steps = to.step_lines(out)
     cks = to.checks(out)
     ok = rc == 0 and (compile_only or (bool(cks) and all(c["ok"] for c in cks)))
+    # A plan says what will run: a step planned on cuDNN that ran its NVRTC
+    # fallback fails the configuration (unless --allow-fallback).
+    fell_back = [l for l in steps if to.step_backend(l) == "nvrtc (fallback)"]
+    if fell_back and not ALLOW_FALLBACK and not compile_only:
+        ok = False
+        out += "\nFAIL: planned on cuDNN, ran NVRTC:\n  " + "\n  ".join(fell_back) + "\n"
     return dict(name=name, kind=kind, ok=ok, rc=rc, seconds=seconds, planned=planned,
                 planned_ops=[list(i) for i in planned_items], ran=to.ran_summary(steps), steps=steps,
                 cudnn=to.cudnn_version(out), checks=cks, worst=to.worst(cks),
@@ -135,16 +149,21 @@ def seed_of(name):
     return sum((i + 1) * ord(ch) for i, ch in enumerate(name)) % 1000
 
 
+def graph_text(c):
+    return mg.graph_text(c) if c["kind"].startswith("mask_") else ag.graph_text(c)
+
+
 def run_config(c, args, workdir):
     path = os.path.join(workdir, c["name"] + ".mlir")
     with open(path, "w") as f:
-        f.write(ag.graph_text(c))
+        f.write(graph_text(c))
     planned, items = explain(path, None, args)
     if args.compile_only:
         rc = 1 if planned.startswith("compile error") or planned == "tg-compile timed out" else 0
         return result(c["name"], rc, planned, 0.0, planned, items, c["kind"], compile_only=True)
     seed = seed_of(c["name"])
-    extra = []
+    # Inputs with values of their own (additive masks); the rest are random.
+    extra = mg.write_inputs(c, workdir) if "mask" in c else []
     if c["kind"] == "bwd":
         # Every input of the reference training forward (q, k, v and the
         # options' inputs) and its o and stats; do stays random.
@@ -153,7 +172,7 @@ def run_config(c, args, workdir):
         with open(fwd, "w") as f:
             f.write(ag.sdpa_graph(dict(c, training=True)))
         rc, out, _ = tg_run([os.path.join(args.bin, "tg-run"), fwd, "--ref", "--seed=%d" % seed,
-                             "--save-inputs=" + data, "--output-dir=" + data], args)
+                             "--save-inputs=" + data, "--output-dir=" + data] + extra, args)
         if rc != 0:
             return result(c["name"], rc, "reference forward failed:\n" + out, 0.0, planned, items, c["kind"])
         extra = ["--input=%s=%s" % (f[:-4], os.path.join(data, f)) for f in sorted(os.listdir(data))
@@ -214,8 +233,9 @@ def main():
                     help="TGC_BACKEND when it should differ from --backend (auto: a cuDNN step cuDNN "
                          "rejects at run time falls back to NVRTC instead of failing)")
     ap.add_argument("--cudnn-lib", default="", help="TGC_CUDNN_LIBRARY: the libcudnn.so.9 file to load")
-    ap.add_argument("--set", dest="which", choices=["fwd", "bwd", "all"], default="all",
-                    help="grid mode: forward, backward or both")
+    ap.add_argument("--set", dest="which", choices=["fwd", "bwd", "masks", "all", "bias-probe"],
+                    default="all", help="grid mode: forward, backward, additive masks (mask_graphs.py) or all "
+                    "of them; bias-probe: which bias forms cuDNN takes")
     ap.add_argument("--force-ptx", action="store_true")
     ap.add_argument("--quick", action="store_true", help="grid mode: leave out S >= 1000")
     ap.add_argument("--only", default="", help="configurations whose name contains one of these (comma list)")
@@ -225,10 +245,15 @@ def main():
                     help="run every function of the example and test graphs instead of the grid")
     ap.add_argument("--tag", default="", help="output file names: suite_<tag>.json/.md")
     ap.add_argument("--no-explain", action="store_true", help="skip tg-compile --explain-backend")
+    ap.add_argument("--allow-fallback", action="store_true",
+                    help="a cuDNN step that ran its NVRTC fallback passes (default: it fails the "
+                         "configuration: the plan must say what runs)")
     ap.add_argument("--compile-only", action="store_true", help="no GPU: tg-compile each graph, report the plan")
     ap.add_argument("--emit-graphs", metavar="DIR", help="write the grid's graphs to DIR and exit")
     ap.add_argument("--list", action="store_true", help="print the selected names and exit")
     args = ap.parse_args()
+    global ALLOW_FALLBACK
+    ALLOW_FALLBACK = args.allow_fallback
 
     if not args.no_explain and not os.path.exists(os.path.join(args.bin, "tg-compile")):
         if args.compile_only:
@@ -247,7 +272,7 @@ def main():
         os.makedirs(args.emit_graphs, exist_ok=True)
         for c in items:
             with open(os.path.join(args.emit_graphs, c["name"] + ".mlir"), "w") as f:
-                f.write(ag.graph_text(c))
+                f.write(graph_text(c))
         print("wrote %d graphs to %s" % (len(items), args.emit_graphs))
         return
 

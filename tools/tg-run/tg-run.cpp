@@ -9,10 +9,12 @@
 // Inputs are seeded random values unless given as .npy files by name
 // (`tg.name` of the argument, else arg0, arg1, ...). Every failure is a
 // diagnostic and a non-zero exit status.
+#include "CompiledReference.h"
 #include "GpuRun.h"
 #include "Summary.h"
 
 #include "tg/Dialect/TG/IR/TGDialect.h"
+#include "tg/Driver/Compile.h"
 #include "tg/Reference/Interpreter.h"
 #include "tg/Reference/Npy.h"
 
@@ -59,6 +61,12 @@ cl::opt<bool> printPlan("print-plan",
 cl::opt<bool> refMode("ref",
                       cl::desc("Run on the CPU reference interpreter"),
                       cl::cat(category));
+cl::opt<bool> compiledMode(
+    "compiled",
+    cl::desc("With --ref: run the reference on the graph after the compile "
+             "pipeline (fusion; what the kernels compute) and report each "
+             "output's deviation from the graph as written"),
+    cl::cat(category));
 cl::opt<std::string> entryName(
     "entry", cl::desc("Function to run (default: the only function)"),
     cl::value_desc("name"), cl::cat(category));
@@ -207,6 +215,24 @@ int runReference(func::FuncOp fn) {
       ref::interpret(fn, *inputs);
   if (failed(outputs))
     return 1; // the interpreter has emitted a located diagnostic
+  // --compiled: the reference of the compiled graph; the one of the graph as
+  // written only for the deviation lines.
+  SmallVector<ref::HostTensor> asWritten;
+  if (compiledMode) {
+    OwningOpRef<ModuleOp> compiled = fn->getParentOfType<ModuleOp>().clone();
+    CompileSettings settings;
+    settings.entry = fn.getName().str();
+    settings.fusionNumerics = true;
+    FailureOr<func::FuncOp> entry = findEntry(*compiled, settings.entry);
+    if (failed(entry) || failed(runCompilePipeline(*compiled, settings)))
+      return 1;
+    FailureOr<SmallVector<ref::HostTensor>> fused =
+        run::interpretCompiled(fn, *entry, *inputs);
+    if (failed(fused))
+      return 1;
+    asWritten = std::move(*outputs);
+    *outputs = std::move(*fused);
+  }
   run::SummaryOptions summary;
   summary.printValues = printValues;
   summary.maxValues = printLimit;
@@ -218,6 +244,15 @@ int runReference(func::FuncOp fn) {
     run::printSummary(os, "input", ref::argumentName(fn, i), input, summary);
   for (auto [i, output] : llvm::enumerate(*outputs))
     run::printSummary(os, "output", ref::resultName(fn, i), output, summary);
+  for (auto [i, written] : llvm::enumerate(asWritten)) {
+    auto type = cast<RankedTensorType>(fn.getResultTypes()[i]);
+    auto [atol, rtol] = run::checkTolerances(type.getElementType());
+    ref::Comparison cmp = ref::compare((*outputs)[i], written, atol, rtol);
+    os << "as-written " << ref::resultName(fn, i) << ": max_abs "
+       << cmp.maxAbsError << " max_rel " << cmp.maxRelError << " mismatches "
+       << cmp.mismatches << "/" << written.numElements() << " (atol " << atol
+       << ", rtol " << rtol << ")\n";
+  }
   if (!outputDir.empty()) {
     if (failed(writeAll(outputDir, *outputs, [&](unsigned i) {
           return ref::resultName(fn, i);
@@ -228,9 +263,17 @@ int runReference(func::FuncOp fn) {
   return 0;
 }
 /// The GPU mode: the same inputs as --ref would use, run on the GPU.
+/// --save-inputs and --output-dir write .npy files as in --ref (the outputs
+/// are the GPU's, written even when --check fails, so they can be compared
+/// with a reference of one's own).
 int runGpu(ModuleOp module, func::FuncOp fn) {
   FailureOr<SmallVector<ref::HostTensor>> inputs = prepareInputs(fn);
   if (failed(inputs))
+    return 1;
+  if (!saveInputsDir.empty() &&
+      failed(writeAll(saveInputsDir, *inputs, [&](unsigned i) {
+        return ref::argumentName(fn, i);
+      })))
     return 1;
   run::GpuRunOptions options;
   options.check = checkMode;
@@ -244,12 +287,28 @@ int runGpu(ModuleOp module, func::FuncOp fn) {
   summary.printValues = printValues;
   summary.maxValues = printLimit;
   summary.precision = printPrecision;
-  return run::runOnGpu(module, fn, *inputs, options,
-                       [&](StringRef role, StringRef name,
-                           const ref::HostTensor &tensor) {
-                         run::printSummary(llvm::outs(), role, name, tensor,
-                                           summary);
-                       });
+  SmallVector<ref::HostTensor> outputs;
+  int status = run::runOnGpu(module, fn, *inputs, options,
+                             [&](StringRef role, StringRef name,
+                                 const ref::HostTensor &tensor) {
+                               run::printSummary(llvm::outs(), role, name,
+                                                 tensor, summary);
+                               if (role == "output")
+                                 outputs.push_back(tensor);
+                             });
+  if (!outputDir.empty() && !outputs.empty()) {
+    // runOnGpu reports the outputs in the function's result order.
+    if (outputs.size() != fn.getNumResults())
+      return fail("the GPU run reported " + llvm::Twine(outputs.size()) +
+                  " outputs for " + llvm::Twine(fn.getNumResults()) +
+                  " results (a tgc bug)");
+    if (failed(writeAll(outputDir, outputs, [&](unsigned i) {
+          return ref::resultName(fn, i);
+        })))
+      return 1;
+    noteStorage(llvm::outs(), outputs);
+  }
+  return status;
 }
 } // namespace
 
@@ -259,8 +318,21 @@ int main(int argc, char **argv) {
   tgc::tools::setToolVersionPrinter("tg-run");
   cl::ParseCommandLineOptions(argc, argv, "tg-run: run a tg graph\n");
 
-  if (refMode && (checkMode || benchRuns > 0))
-    return fail("--check and --bench apply to the GPU mode (leave out --ref)");
+  // An option given where it has no effect is an error, not silence.
+  if (compiledMode && !refMode)
+    return fail("--compiled applies to the reference mode (--ref); the GPU "
+                "mode's --check always compares with the compiled graph");
+  if (refMode) {
+    for (auto [given, flag] :
+         {std::pair{bool(checkMode), "--check"}, {benchRuns > 0, "--bench"},
+          {!backendName.empty(), "--backend"}, {bool(printPlan), "--print-plan"}})
+      if (given)
+        return fail(llvm::Twine(flag) +
+                    " applies to the GPU mode (leave out --ref)");
+  }
+  if (benchRuns < 0)
+    return fail("--bench expects a positive number of runs, got " +
+                llvm::Twine(benchRuns.getValue()));
 
   DialectRegistry registry;
   registry.insert<TGDialect, func::FuncDialect>();

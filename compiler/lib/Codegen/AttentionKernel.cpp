@@ -430,6 +430,7 @@ std::string AttentionEmitter::configuration() const {
                            ";  // s = kScoreScale * (q . k)\n")
       .set("SOFTMAX_SCALE_LOG2",
            floatLiteral(foldScale ? spec.scale * kLog2e : kLog2e))
+      .set("SUBTRACT_MAX_FIRST", modifier ? "true" : "false")
       .set("SOFTMAX_SCALE_NOTE",
            foldScale ? "x is the raw dot product q.k: the score scale is folded in"
                      : "x is the score after scaling and the score modifier");
@@ -473,9 +474,15 @@ constexpr long long kQueryHeadsPerKvHead = $(GROUP);  // GQA: kv head = h / this
 $(SCORE_SCALE_DECL)// Softmax in base 2: exp(s - max s) = exp2(x * kSoftmaxScaleLog2 - max_x * kSoftmaxScaleLog2),
 // where $(SOFTMAX_SCALE_NOTE).
 constexpr float kSoftmaxScaleLog2 = $(SOFTMAX_SCALE_LOG2);
+// Scores may be huge finite values (additive finfo.min masks): the online
+// softmax subtracts the max before scaling (see online_softmax).
+constexpr bool kSubtractMaxFirst = $(SUBTRACT_MAX_FIRST);
 )cuda");
   if (spec.training)
-    text += "constexpr float kLn2 = 0.693147181f;  // log-sum-exp back to natural log\n";
+    text += "constexpr float kLn2 = 0.693147181f;  // log-sum-exp back to natural log\n"
+            "constexpr float kSoftmaxScale = " +
+            floatLiteral(foldScale ? spec.scale : 1.0) +
+            ";  // kSoftmaxScaleLog2 in natural units (log-sum-exp)\n";
   if (needsDiagonal) {
     std::ostringstream os;
     os << "\n// Masks relative to the diagonal key diag = q_idx + diag_shift ("
@@ -682,8 +689,10 @@ __device__ __forceinline__ void store_output(const float (&o_acc)[kMTiles][kOTil
      << (dropout ? "kDropoutRescale / sum" : "1.0f / sum") << " : 0.0f;\n";
   if (spec.training)
     os << R"cuda(      if (lse_tile != nullptr && lane % 4 == 0 && m0 + row < seq_len_q) {
-        // Natural-log log-sum-exp of the scaled, modified, masked scores.
-        lse_tile[row] = has_keys ? (row_max[m][half] * kSoftmaxScaleLog2 + log2f(sum)) * kLn2
+        // Natural-log log-sum-exp of the scaled, modified, masked scores. The
+        // max is scaled in natural units (not base 2) so that a huge finite
+        // max (finfo.min masks) does not overflow.
+        lse_tile[row] = has_keys ? row_max[m][half] * kSoftmaxScale + log2f(sum) * kLn2
                                  : neg_inf();
       }
 )cuda";

@@ -222,10 +222,34 @@ inline const char *kOnlineSoftmax = R"cuda(
 // (log2 units), so p <= 2^kRescaleThreshold and most tiles skip rescaling O
 // and the sums; the decision is taken for the whole warp (one vote). The
 // result is exact: O, the sum and the log-sum-exp all refer to the same max.
-// A row with no visible key so far keeps max = -inf and uses 0 as its scaled
-// max, so exp2(-inf - 0) = 0 and no NaN appears. row_sum holds only this
-// lane's columns; the 4 lanes of a row are summed once, in the epilogue.
+// A row with no visible key so far keeps max = -inf and uses 0 as its max
+// in the exponent, so exp2(-inf - 0) = 0 and no NaN appears. row_sum holds
+// only this lane's columns; the 4 lanes of a row are summed once, in the
+// epilogue.
+//
+// With a score modifier (kSubtractMaxFirst) a score can be a huge finite
+// value such as an additive mask of finfo(bf16).min = -3.39e38: times log2(e)
+// that overflows to -inf, and a row whose visible keys so far are all such
+// values would compute exp2(-inf + inf) = NaN. There the max is subtracted
+// before the scale, (x - max) * kSoftmaxScaleLog2, which is exact for equal
+// huge values (softmax of a row of finfo.min is uniform, as in the graph).
+// Raw dot products (no modifier) cannot reach that range, so the plain
+// kernel keeps the single FFMA x * k - max * k.
 constexpr float kRescaleThreshold = 8.0f;  // p stays <= 256: no f32 overflow, bf16 keeps its precision
+
+// The max a row's exponents subtract: 0 while the row has no visible key.
+__device__ __forceinline__ float softmax_base(float row_max) {
+  return row_max == neg_inf() ? 0.0f : row_max;
+}
+
+// exp2 of score x relative to the row max `base` (softmax_base), with
+// base_scaled = base * kSoftmaxScaleLog2 precomputed once per row.
+__device__ __forceinline__ float softmax_exp2(float x, float base, float base_scaled) {
+  if constexpr (kSubtractMaxFirst)
+    return fast_exp2((x - base) * kSoftmaxScaleLog2);
+  else
+    return fast_exp2(x * kSoftmaxScaleLog2 - base_scaled);
+}
 
 __device__ __forceinline__ void online_softmax(float (&s)[kMTiles][kNTiles][4],
                                                float (&row_max)[kMTiles][2],
@@ -256,8 +280,8 @@ __device__ __forceinline__ void online_softmax(float (&s)[kMTiles][kNTiles][4],
       for (int half = 0; half < 2; ++half) {
         const float old_max = row_max[m][half];
         const float new_max = fmaxf(old_max, tile_max[m][half]);
-        const float new_scaled = new_max == neg_inf() ? 0.0f : new_max * kSoftmaxScaleLog2;
-        const float correction = fast_exp2(old_max * kSoftmaxScaleLog2 - new_scaled);
+        const float new_base = softmax_base(new_max);
+        const float correction = softmax_exp2(old_max, new_base, new_base * kSoftmaxScaleLog2);
         row_max[m][half] = new_max;
         row_sum[m][half] *= correction;
 #pragma unroll
@@ -272,13 +296,14 @@ __device__ __forceinline__ void online_softmax(float (&s)[kMTiles][kNTiles][4],
   for (int m = 0; m < kMTiles; ++m) {
 #pragma unroll
     for (int half = 0; half < 2; ++half) {
-      const float max_scaled = row_max[m][half] == neg_inf() ? 0.0f : row_max[m][half] * kSoftmaxScaleLog2;
+      const float base = softmax_base(row_max[m][half]);
+      const float base_scaled = base * kSoftmaxScaleLog2;
       float sum[kNTiles];  // pairwise tree, as for the max
 #pragma unroll
       for (int n = 0; n < kNTiles; ++n) {
 #pragma unroll
         for (int j = 0; j < 2; ++j)
-          s[m][n][2 * half + j] = fast_exp2(s[m][n][2 * half + j] * kSoftmaxScaleLog2 - max_scaled);
+          s[m][n][2 * half + j] = softmax_exp2(s[m][n][2 * half + j], base, base_scaled);
         sum[n] = s[m][n][2 * half] + s[m][n][2 * half + 1];
       }
 #pragma unroll

@@ -58,7 +58,8 @@ FailureOr<func::FuncOp> tg::findEntry(ModuleOp module, StringRef entry) {
 LogicalResult tg::runCompilePipeline(ModuleOp module,
                                     const CompileSettings &settings) {
   PassManager pm(module.getContext());
-  buildCompilePipeline(pm, settings.backend, settings.explainBackend);
+  buildCompilePipeline(pm, settings.backend, settings.explainBackend,
+                       settings.fusionNumerics);
   return pm.run(module);
 }
 
@@ -113,13 +114,16 @@ LogicalResult restoreDeclaredLayouts(func::FuncOp fn, tgc::Plan &plan,
 }
 } // namespace
 
-FailureOr<tgc::Plan> tg::compileModule(ModuleOp module,
-                                       const CompileSettings &settings) {
+FailureOr<tgc::Plan> tg::compileModule(
+    ModuleOp module, const CompileSettings &settings,
+    llvm::function_ref<LogicalResult(func::FuncOp)> afterPipeline) {
   FailureOr<func::FuncOp> fn = findEntry(module, settings.entry);
   if (failed(fn))
     return failure();
   SmallVector<DeclaredLayout> declared = declaredLayouts(*fn);
   if (failed(runCompilePipeline(module, settings)))
+    return failure();
+  if (afterPipeline && failed(afterPipeline(*fn)))
     return failure();
   PlanOptions options;
   options.targetSm = settings.targetSm;

@@ -7,7 +7,7 @@
 using namespace mlir;
 
 void tg::buildCompilePipeline(OpPassManager &pm, StringRef backend,
-                              bool explain) {
+                              bool explain, bool numerics) {
   OpPassManager &fn = pm.nest<func::FuncOp>();
   fn.addPass(createDecomposeSdpa());
   fn.addPass(createCanonicalizerPass());
@@ -16,6 +16,7 @@ void tg::buildCompilePipeline(OpPassManager &pm, StringRef backend,
   // kernels. With nvrtc only, it is not formed at all.
   FuseAttentionOptions fuse;
   fuse.backward = backend != "nvrtc";
+  fuse.numerics = numerics;
   fn.addPass(createFuseAttention(fuse));
   // CSE only after attention fusion: in a training step it would merge the
   // backward's recomputed scores with the forward's, and neither chain

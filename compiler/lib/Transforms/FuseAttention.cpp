@@ -10,6 +10,8 @@
 #include "LayoutAbsorption.h"
 #include "tg/Transforms/Passes.h"
 
+#include "llvm/ADT/StringExtras.h"
+
 namespace mlir::tg {
 #define GEN_PASS_DEF_FUSEATTENTION
 #include "tg/Transforms/Passes.h.inc"
@@ -53,6 +55,54 @@ struct FuseAttentionGradPattern : OpRewritePattern<ExpOp> {
   }
 };
 
+/// A 16-bit float type a value of the score chain is rounded to, or null.
+static Type lowPrecisionScoreType(Value value) {
+  Type type = elementTypeOf(value);
+  return type.isBF16() || type.isF16() ? type : Type();
+}
+
+/// The roundings to bf16/f16 between the QK matmul and the softmax that the
+/// fused op (scores and softmax in f32) leaves out, as "bf16 after tg.mul
+/// (loc)" items in graph order.
+static SmallVector<std::string> droppedRoundings(const AttentionMatch &match) {
+  llvm::SetVector<Operation *> rounded;
+  auto note = [&](Operation *op) {
+    if (op->getNumResults() == 1 && lowPrecisionScoreType(op->getResult(0)))
+      rounded.insert(op);
+  };
+  note(match.chain.qk);
+  for (Operation *op : match.chain.scaleOps)
+    note(op);
+  for (Operation *op : match.chain.ops)
+    note(op);
+  // The softmax (one op or decomposed) and casts around it, but not the
+  // casts and dropout that take P to the PV matmul: the kernels round P to
+  // V's element type too.
+  llvm::DenseSet<Operation *> kept;
+  Value p = const_cast<MatmulOp &>(match.pv).getA();
+  while (Operation *def = p.getDefiningOp()) {
+    if (!match.probs.ops.contains(def) ||
+        !(isPrecisionCast(def) || isa<DropoutOp>(def)))
+      break;
+    kept.insert(def);
+    p = def->getOperand(0);
+  }
+  for (Operation *op : match.probs.ops)
+    if (!kept.contains(op))
+      note(op);
+  SmallVector<std::string> items;
+  for (Operation *op : rounded) {
+    std::string item;
+    llvm::raw_string_ostream os(item);
+    os << (lowPrecisionScoreType(op->getResult(0)).isBF16() ? "bf16" : "f16")
+       << " after " << op->getName();
+    if (auto loc = dyn_cast<FileLineColLoc>(op->getLoc()))
+      os << " at " << loc.getLine() << ":" << loc.getColumn();
+    items.push_back(item);
+  }
+  return items;
+}
+
 struct FuseAttentionPass : tg::impl::FuseAttentionBase<FuseAttentionPass> {
   using FuseAttentionBase::FuseAttentionBase;
 
@@ -94,7 +144,17 @@ struct FuseAttentionPass : tg::impl::FuseAttentionBase<FuseAttentionPass> {
               << "not fused into tg.attention: " << refusal.reason;
         continue;
       }
-      fused.push_back(rewriteAttention(rewriter, *match, erased));
+      SmallVector<std::string> roundings;
+      if (emitRemarks || numerics)
+        roundings = droppedRoundings(*match);
+      AttentionOp op = rewriteAttention(rewriter, *match, erased);
+      if (!roundings.empty())
+        emitRemark(op.getLoc()) << "fused with the scores in f32; the graph as "
+                           "written rounds them "
+                        << roundings.size() << " time(s), which the fused op "
+                           "does not: "
+                        << llvm::join(roundings, ", ");
+      fused.push_back(op);
     }
     if (absorbLayout)
       absorbLayouts(rewriter, fn, fused);

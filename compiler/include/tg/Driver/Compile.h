@@ -19,6 +19,9 @@ struct CompileSettings {
   int targetSm = 90;
   std::string backend = "auto"; // auto | nvrtc | cudnn (tg-select-backend)
   bool explainBackend = false;
+  /// tg-fuse-attention remarks on the roundings of the graph as written that
+  /// the fused op drops (docs/fusion.md, "Numerics").
+  bool fusionNumerics = false;
 };
 
 /// "sm_90a", "sm_80", "compute_90", "90" -> 90, 80, ...
@@ -34,8 +37,12 @@ LogicalResult runCompilePipeline(ModuleOp module,
                                  const CompileSettings &settings);
 
 /// Runs the compile pipeline on `module` and lowers the entry to a Plan.
-FailureOr<tgc::Plan> compileModule(ModuleOp module,
-                                   const CompileSettings &settings);
+/// `afterPipeline`, when given, sees the compiled entry before lowering
+/// (tg-run interprets it there).
+FailureOr<tgc::Plan>
+compileModule(ModuleOp module, const CompileSettings &settings,
+              llvm::function_ref<LogicalResult(func::FuncOp)> afterPipeline =
+                  nullptr);
 
 } // namespace mlir::tg
 

@@ -21,9 +21,10 @@ struct PlanOptions {
 
 /// The passes that prepare a graph for lowering: sdpa decomposition,
 /// canonicalisation, attention and matmul fusion, backend selection
-/// (`backend`: auto, nvrtc or cudnn; `explain`: remarks with the reasons).
+/// (`backend`: auto, nvrtc or cudnn; `explain`: remarks with the reasons;
+/// `numerics`: tg-fuse-attention's remarks on the roundings it drops).
 void buildCompilePipeline(OpPassManager &pm, StringRef backend = "auto",
-                          bool explain = false);
+                          bool explain = false, bool numerics = false);
 
 /// Lowers `fn` to a Plan. Emits located diagnostics and fails on anything
 /// it cannot lower.

@@ -62,6 +62,14 @@ def FuseAttention : Pass<"tg-fuse-attention", "func::FuncOp"> {
     Anything it cannot prove equivalent is left unchanged; with
     `report=true` (or `--tg-fusion-report`) it says why as a remark.
 
+    The fused op computes the scores and the softmax in f32. Where the graph
+    as written rounds them to bf16 or f16 on the way (a low-precision QK
+    matmul result, score ops or a softmax in bf16/f16, casts through a
+    16-bit type), the fused result is closer to exact math but differs from
+    the graph as written by more than the low precision's rounding. With
+    `numerics=true` (implied by `report`) a remark on each fused op names
+    those roundings (docs/fusion.md, "Numerics").
+
     Before:
     ```mlir
     %kt = tg.transpose %k perm = [0, 1, 3, 2] : ...
@@ -90,6 +98,10 @@ def FuseAttention : Pass<"tg-fuse-attention", "func::FuncOp"> {
     Option<"absorbLayout", "absorb-layout", "bool", /*default=*/"true",
            "Absorb transposes/reshapes of graph arguments and results around "
            "the fused op into tg.strides">,
+    Option<"numerics", "numerics", "bool", /*default=*/"false",
+           "Emit a remark on each fused op naming the bf16/f16 roundings of "
+           "the scores that the graph as written does and the fused op "
+           "drops (implied by report)">,
   ];
   let dependentDialects = ["::mlir::tg::TGDialect"];
 }

@@ -1,0 +1,320 @@
+"""tgc.torch.attention: SDPA-compatible arguments plus FlexAttention-style
+score_mod / mask_mod, compiled by tgc and cached per configuration."""
+import math
+import threading
+
+import torch
+
+from .. import expr as E
+from .. import graph as G
+from .. import region as RG
+from .. import trace as T
+from . import runtime as R
+from .plan import STATS, Plan, warn_copy
+
+BACKENDS = ("auto", "cudnn", "nvrtc")
+ATTN_DTYPES = {torch.bfloat16: "bf16", torch.float16: "f16", torch.float32: "f32"}
+
+# Tests and the host-overhead benchmark run the front on CPU tensors with the C
+# run stubbed; everyone else needs CUDA tensors.
+REQUIRE_CUDA = True
+
+MAX_PLANS = 4096
+_PLANS = {}
+_TRACES = {}
+_LOCK = threading.Lock()
+
+
+def clear_cache():
+    """Forget every traced callable, plan and compiled executable."""
+    from .plan import clear_executables
+    with _LOCK:
+        _PLANS.clear()
+        _TRACES.clear()
+    clear_executables()
+
+
+def cache_info():
+    return {"plans": len(_PLANS), "traces": len(_TRACES), **STATS}
+
+
+class _MaskCapture:
+    """attn_mask as a region capture: its rank-4 view."""
+
+    def __init__(self, dtype):
+        self.dtype = dtype
+        self.name = "attn_mask"
+        self.axes = None
+
+
+def _traced(fn, kind, fn_key):
+    if fn is None:
+        return None
+    k = (kind, fn_key)
+    t = _TRACES.get(k)
+    if t is None:
+        t = T.trace_score_mod(fn) if kind == "score_mod" else T.trace_mask_mod(fn)
+        _TRACES[k] = t
+    return t
+
+
+def _mask_view(mask, target, dtype_name):
+    """attn_mask as a rank-4 TensorSpec broadcasting to target [B,Hq,Sq,Skv]."""
+    shape, strides = list(mask.shape), list(mask.stride())
+    if len(shape) > 4:
+        raise ValueError("attn_mask has %d dims; expected at most 4 broadcasting to [B, Hq, Sq, Skv] = %s"
+                         % (len(shape), list(target)))
+    shape = [1] * (4 - len(shape)) + shape
+    strides = [1] * (4 - len(strides)) + strides
+    for d in range(4):
+        if strides[d] == 0:
+            shape[d] = 1  # an expanded dim reads one element: a size-1 view of it is the same data
+        if shape[d] not in (1, target[d]):
+            raise ValueError("attn_mask of shape %s does not broadcast to the attention scores [B, Hq, Sq, Skv] = "
+                             "%s (dim %d: %d)" % (list(mask.shape), list(target), d, shape[d]))
+    return G.TensorSpec(shape, dtype_name, [s if s > 0 else 1 for s in strides])
+
+
+def _capture_spec(cap, target, device, need_grad):
+    """A trace capture as a rank-4 TensorSpec over its view (no copy)."""
+    view = cap.view
+    if view.device != device:
+        raise ValueError("the callable closes over %s on %s; move it to %s (the attention's device)"
+                         % (cap.describe(), view.device, device))
+    if need_grad and view.requires_grad:
+        raise NotImplementedError(
+            "gradient for the captured tensor %s: tg.attention_grad returns dq, dk and dv only (no gradient for "
+            "captured tensors such as a learnable bias); detach it (e.g. %s.detach()) if it needs no gradient"
+            % (cap.describe(), cap.name or "tensor"))
+    shape, strides = [1, 1, 1, 1], [1, 1, 1, 1]
+    names = ("b", "h", "q_idx", "kv_idx")
+    for dim, axis in enumerate(cap.axes):
+        a = T.AXIS_OF[axis]
+        size, stride = view.shape[dim], view.stride()[dim]
+        if size != 1 and size < target[a]:
+            raise ValueError("%s: dim %d (indexed by %s) has size %d but %s ranges over %d" % (
+                cap.describe(), dim, axis, size, names[a], target[a]))
+        if size != 1:
+            shape[a], strides[a] = target[a], stride if stride > 0 else 1
+            if stride == 0:
+                shape[a] = 1
+    return G.TensorSpec(shape, cap.dtype, strides)
+
+
+def _tensor_spec(t, name):
+    return G.TensorSpec(t.shape, R.tg_dtype(t.dtype, name), t.stride())
+
+
+def _build_plan(q, k, v, attn_mask, is_causal, scale, dropout_p, enable_gqa, score_mod, mask_mod, training,
+                return_lse, backend, sm_key, mm_key, keep):
+    spec, operands, copies = build_spec(q, k, v, attn_mask, is_causal, scale, dropout_p, enable_gqa, score_mod,
+                                        mask_mod, training, backend, sm_key, mm_key, REQUIRE_CUDA)
+    STATS["plans"] += 1
+    return Plan(spec, q.device, operands, backend, keep, copies, return_lse)
+
+
+def build_spec(q, k, v, attn_mask, is_causal, scale, dropout_p, enable_gqa, score_mod, mask_mod, training, backend,
+               sm_key=None, mm_key=None, require_cuda=True):
+    """Checks the arguments and returns (AttentionSpec, operands, copies)."""
+    if sm_key is None:
+        sm_key, _ = T.callable_key(score_mod)
+    if mm_key is None:
+        mm_key, _ = T.callable_key(mask_mod)
+    # --- argument checks (only on a cache miss: the key fixes all of this) ---
+    for name, t in (("query", q), ("key", k), ("value", v)):
+        if not isinstance(t, torch.Tensor):
+            raise TypeError("%s must be a torch.Tensor, got %s" % (name, type(t).__name__))
+        if t.dim() != 4:
+            raise ValueError("%s must be 4-D [B, H, S, D]; got shape %s" % (name, list(t.shape)))
+        if require_cuda and t.device.type != "cuda":
+            raise ValueError("tgc runs on CUDA tensors; %s is on %s" % (name, t.device))
+    if not (q.device == k.device == v.device):
+        raise ValueError("query, key and value must be on one device; got %s, %s, %s" % (q.device, k.device, v.device))
+    if q.dtype not in ATTN_DTYPES or k.dtype != q.dtype or v.dtype != q.dtype:
+        raise TypeError("query, key and value must share one dtype of bfloat16, float16 or float32; got %s, %s, %s"
+                        % (q.dtype, k.dtype, v.dtype))
+    B, Hq, Sq, D = q.shape
+    Bk, Hkv, Skv, Dk = k.shape
+    Bv, Hv, Sv, Dv = v.shape
+    if not (B == Bk == Bv):
+        raise ValueError("batch sizes differ: query %d, key %d, value %d" % (B, Bk, Bv))
+    if Dk != D:
+        raise ValueError("query and key head dims differ: %d vs %d" % (D, Dk))
+    if Sv != Skv or Hv != Hkv:
+        raise ValueError("key %s and value %s must have the same heads and sequence length"
+                         % (list(k.shape), list(v.shape)))
+    if Hq != Hkv:
+        if not enable_gqa:
+            raise ValueError("query has %d heads but key/value have %d; pass enable_gqa=True for grouped-query "
+                             "attention (as in torch SDPA)" % (Hq, Hkv))
+        if Hq % Hkv:
+            raise ValueError("query heads (%d) must be a multiple of key/value heads (%d)" % (Hq, Hkv))
+    if not (0.0 <= dropout_p < 1.0):
+        raise ValueError("dropout_p must be in [0, 1); got %r" % dropout_p)
+    if attn_mask is not None and is_causal:
+        raise ValueError("attn_mask and is_causal=True cannot both be given (as in torch SDPA); put the causal "
+                         "mask into attn_mask or use mask_mod")
+    if backend not in BACKENDS:
+        raise ValueError("backend must be one of %s; got %r" % (", ".join(BACKENDS), backend))
+    if scale is None:
+        scale = 1.0 / math.sqrt(D)
+    elif not math.isfinite(float(scale)):
+        raise ValueError("scale must be finite; got %r" % scale)
+    for fn, name in ((score_mod, "score_mod"), (mask_mod, "mask_mod")):
+        if fn is not None and not callable(fn):
+            raise TypeError("%s must be callable, got %s" % (name, type(fn).__name__))
+
+    target = (B, Hq, Sq, Skv)
+    mask_cap, mask_spec = None, None
+    if attn_mask is not None:
+        if not isinstance(attn_mask, torch.Tensor):
+            raise TypeError("attn_mask must be a tensor, got %s" % type(attn_mask).__name__)
+        if attn_mask.device != q.device:
+            raise ValueError("attn_mask is on %s but query is on %s" % (attn_mask.device, q.device))
+        if attn_mask.dtype != torch.bool and not attn_mask.is_floating_point():
+            raise TypeError("attn_mask must be bool (True keeps a score) or floating point (added to the scores); "
+                            "got %s" % attn_mask.dtype)
+        if training and attn_mask.requires_grad:
+            raise NotImplementedError("gradient for attn_mask: tg.attention_grad returns dq, dk and dv only (no "
+                                      "gradient for an additive mask or bias); pass attn_mask.detach()")
+        mdt = R.tg_dtype(attn_mask.dtype, "attn_mask")
+        mask_cap = _MaskCapture(mdt)
+        mask_spec = _mask_view(attn_mask, target, mdt)
+
+    score_trace = _traced(score_mod, "score_mod", sm_key)
+    mask_trace = _traced(mask_mod, "mask_mod", mm_key)
+    reg = RG.assemble(score_trace, mask_trace, mask_cap, attn_mask is not None and attn_mask.dtype == torch.bool,
+                      (B, Sq, Skv))
+    lifted = reg.lifted
+    causal = lifted.causal
+    if is_causal:
+        if causal == "none" and lifted.window_right is None:
+            causal = "top_left"
+        elif causal == "none":
+            # is_causal intersected with a lifted two-sided window
+            causal, lifted.window_right = "top_left", None
+        elif causal == "bottom_right":
+            raise ValueError("is_causal=True (top-left) together with a bottom-right causal mask_mod")
+
+    from .plan import Operand
+    operands = []
+    for i, cap in enumerate(reg.captures):
+        if isinstance(cap, _MaskCapture):
+            operands.append(Operand("c%d" % i, mask_spec, from_mask=True))
+        else:
+            operands.append(Operand("c%d" % i, _capture_spec(cap, target, q.device, training), cap.view))
+    seq = {}
+    for side, cap in (("seq_len_q", reg.seq_len_q), ("seq_len_kv", reg.seq_len_kv)):
+        if cap is None:
+            continue
+        if cap.view.device != q.device:
+            raise ValueError("the mask_mod's length tensor %s is on %s; move it to %s"
+                             % (cap.describe(), cap.view.device, q.device))
+        to32 = cap.view.dtype != torch.int32
+        strides = (1,) if to32 else tuple(cap.view.stride())
+        seq[side] = G.TensorSpec((B,), "i32", strides)
+        operands.append(Operand(side, seq[side], cap.view, to_int32=to32))
+
+    copies = []
+    specs = []
+    for t, name in ((q, "query"), (k, "key"), (v, "value")):
+        ok = R.is_valid_layout(t.shape, t.stride())
+        copies.append(not ok)
+        if not ok:
+            warn_copy(name)
+            specs.append(G.TensorSpec(t.shape, ATTN_DTYPES[t.dtype]))
+        else:
+            specs.append(_tensor_spec(t, name))
+    # The output follows query's memory order ([B,S,H,D] stays [B,S,H,D]).
+    o_shape = (B, Hq, Sq, Dv)
+    order = R.layout_order(specs[0].shape, specs[0].strides)
+    o_spec = G.TensorSpec(o_shape, ATTN_DTYPES[q.dtype], R.dense_strides(o_shape, order))
+    spec = G.AttentionSpec(specs[0], specs[1], specs[2], o_spec, scale, reg.root,
+                           [op.spec for op in operands if op.name.startswith("c")],
+                           seq.get("seq_len_q"), seq.get("seq_len_kv"), causal, lifted.window_left,
+                           lifted.window_right, dropout_p, training)
+    return spec, operands, tuple(copies)
+
+
+def graphs(query, key, value, *, attn_mask=None, is_causal=False, scale=None, dropout_p=0.0, enable_gqa=False,
+           score_mod=None, mask_mod=None, training=True, grad_out=None):
+    """The tg graph text tgc compiles for these arguments (any device, CUDA not
+    needed): {"forward": ..., "backward": ..., "bindings": [...]}. grad_out gives
+    the backward's gradient layout (default: the output's)."""
+    spec, operands, _ = build_spec(query, key, value, attn_mask, is_causal, scale, dropout_p, enable_gqa, score_mod,
+                                   mask_mod, training, "auto", require_cuda=False)
+    out = {"forward": spec.forward_text(), "spec": spec, "operands": operands}
+    if training:
+        d_o = spec.o if grad_out is None else G.TensorSpec(grad_out.shape, spec.o.dtype, grad_out.stride())
+        grads = [G.TensorSpec(t.shape, t.dtype, R.dense_strides(t.shape, R.layout_order(t.shape, t.strides)))
+                 for t in (spec.q, spec.k, spec.v)]
+        out["backward"] = spec.backward_text(d_o, *grads)
+    return out
+
+
+def _compiling():
+    c = getattr(torch, "compiler", None)
+    return c is not None and hasattr(c, "is_compiling") and c.is_compiling()
+
+
+def _compiled_call(q, k, v, attn_mask, plan):
+    """Inside torch.compile: one custom op (tgc.torch.ops) instead of ctypes calls."""
+    from . import ops
+    if not ops.register():
+        raise RuntimeError("tgc under torch.compile needs the torch.library ops: " + ops.unavailable_reason())
+    o, lse, _ = torch.ops.tgc.attention_fwd(q, k, v, attn_mask, ops.plan_id(plan))
+    return o, (lse if plan.training else None)
+
+
+def attention(query, key, value, *, attn_mask=None, is_causal=False, scale=None, dropout_p=0.0, enable_gqa=False,
+              score_mod=None, mask_mod=None, return_lse=False, backend="auto"):
+    """Fused attention compiled by tgc (docs/python.md).
+
+    query [B, Hq, Sq, D], key [B, Hkv, Skv, D], value [B, Hkv, Skv, Dv] CUDA tensors
+    (bf16, f16 or f32; any strides tg.strides can describe, read in place).
+    attn_mask, is_causal, scale, dropout_p and enable_gqa are torch SDPA's;
+    score_mod(score, b, h, q_idx, kv_idx) and mask_mod(b, h, q_idx, kv_idx) are
+    FlexAttention's (traced once into the fused kernel). Returns the output
+    [B, Hq, Sq, Dv] (in query's memory order), and with return_lse also the
+    log-sum-exp [B, Hq, Sq] (float32, natural log). Differentiable in query, key
+    and value."""
+    if mask_mod is not None and hasattr(mask_mod, "mask_mod") and not hasattr(mask_mod, "__code__"):
+        mask_mod = mask_mod.mask_mod  # a FlexAttention BlockMask
+    squeeze = False
+    if isinstance(query, torch.Tensor) and query.dim() == 3 and key.dim() == 3 and value.dim() == 3:
+        query, key, value, squeeze = query.unsqueeze(0), key.unsqueeze(0), value.unsqueeze(0), True
+    grad = torch.is_grad_enabled() and (query.requires_grad or key.requires_grad or value.requires_grad)
+    training = grad or return_lse
+    sm_key, sm_keep = T.callable_key(score_mod)
+    mm_key, mm_keep = T.callable_key(mask_mod)
+    mask_meta = None if attn_mask is None else (
+        tuple(attn_mask.shape), attn_mask.stride(), attn_mask.dtype, attn_mask.device, attn_mask.requires_grad)
+    k = (query.shape, key.shape, value.shape, query.stride(), key.stride(), value.stride(), query.dtype,
+         key.dtype, value.dtype, query.device, mask_meta, is_causal, scale, dropout_p, enable_gqa, sm_key, mm_key,
+         training, backend)
+    plan = _PLANS.get(k)
+    if plan is None:
+        with _LOCK:
+            plan = _PLANS.get(k)
+            if plan is None:
+                if len(_PLANS) >= MAX_PLANS:
+                    # e.g. a callable closing over a new tensor each step: keep memory bounded
+                    # (executables stay cached by graph text, so nothing recompiles).
+                    _PLANS.clear()
+                    _TRACES.clear()
+                plan = _build_plan(query, key, value, attn_mask, is_causal, scale, dropout_p, enable_gqa, score_mod,
+                                   mask_mod, training, return_lse, backend, sm_key, mm_key, (sm_keep, mm_keep))
+                _PLANS[k] = plan
+    if _compiling():
+        out, lse = _compiled_call(query, key, value, attn_mask, plan)
+    elif grad:
+        from .function import AttentionFunction
+        out, lse = AttentionFunction.apply(plan, query, key, value, attn_mask)
+    else:
+        out, lse, _ = plan.forward(query, key, value, attn_mask)
+    if squeeze:
+        out = out.squeeze(0)
+        lse = lse.squeeze(0) if lse is not None else None
+    if return_lse:
+        return out, lse.squeeze(-1)
+    return out

@@ -1,0 +1,378 @@
+#!/usr/bin/env python3
+"""GPU suite of the Python package (the H200 machine: torch 2.11, transformers 5.17).
+
+1. op: tgc.torch.attention vs torch SDPA (math backend in float32 on the same
+   bf16 inputs) and FlexAttention, outputs and gradients of q, k, v, over
+   the options: causal, GQA, [B,S,H,D] layouts, bool/float masks, softcap,
+   ALiBi, relative bias, sliding window, padding, document masks, return_lse,
+   dropout statistics (mask revealed through V = I, then backward checked
+   against the same mask), torch.compile(fullgraph=True).
+2. hf: Llama (GQA), Mistral (sliding window), Gemma-2 (softcap + window),
+   GPT-2 and BERT (padding) from small random configs, forward + backward with
+   attn_implementation="tgc" vs "eager" (and "sdpa"); logits and parameter
+   gradients within bf16 tolerances.
+3. overhead: host time of a warm call (python + C) and of the C run alone.
+One failing case never stops the rest; a summary table is printed last.
+
+Usage: TGC_LIBRARY=.carry/lib/libtgc.so python3 test/gpu/python_suite.py [--out DIR] [--only SUBSTR] [--quick]"""
+import argparse
+import json
+import math
+import os
+import sys
+import time
+import traceback
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(ROOT, "python"))
+os.environ.setdefault("TGC_LIBRARY", os.path.join(ROOT, ".carry", "lib", "libtgc.so"))
+
+import torch  # noqa: E402
+import torch.nn.functional as F  # noqa: E402
+
+import tgc  # noqa: E402
+import tgc.torch as tt  # noqa: E402
+
+DEV = "cuda"
+RESULTS = []
+
+
+def record(group, name, ok, detail="", seconds=0.0, **extra):
+    row = dict(group=group, name=name, ok=bool(ok), detail=detail, seconds=round(seconds, 2), **extra)
+    RESULTS.append(row)
+    print("%-5s %-8s %-44s %s" % ("PASS" if ok else "FAIL", group, name, detail), flush=True)
+
+
+def case(group, name):
+    def deco(fn):
+        fn._case = (group, name)
+        return fn
+    return deco
+
+
+def rel_err(a, b):
+    a, b = a.double(), b.double()
+    if torch.isnan(a).any() or torch.isnan(b).any():
+        return float("nan")
+    return ((a - b).abs().max() / max(1e-6, b.abs().max().item())).item()
+
+
+def ref_attention(q, k, v, score_mod=None, mask_mod=None, attn_mask=None, is_causal=False, scale=None, drop=None):
+    """float32 math on the same inputs (the definition tgc implements)."""
+    q32, k32, v32 = q.float(), k.float(), v.float()
+    H, Hkv = q.shape[1], k.shape[1]
+    if H != Hkv:
+        k32 = k32.repeat_interleave(H // Hkv, 1)
+        v32 = v32.repeat_interleave(H // Hkv, 1)
+    B, _, Sq, D = q.shape
+    Skv = k.shape[2]
+    scale = 1 / math.sqrt(D) if scale is None else scale
+    s = (q32 @ k32.transpose(-1, -2)) * scale
+    b = torch.arange(B, device=DEV).view(B, 1, 1, 1)
+    h = torch.arange(H, device=DEV).view(1, H, 1, 1)
+    qi = torch.arange(Sq, device=DEV).view(1, 1, Sq, 1)
+    ki = torch.arange(Skv, device=DEV).view(1, 1, 1, Skv)
+    if score_mod is not None:
+        s = score_mod(s, b, h, qi, ki)
+    keep = torch.ones_like(s, dtype=torch.bool)
+    if attn_mask is not None:
+        if attn_mask.dtype == torch.bool:
+            keep = keep & attn_mask
+        else:
+            s = s + attn_mask.float()
+    if mask_mod is not None:
+        keep = keep & mask_mod(b, h, qi, ki)
+    if is_causal:
+        keep = keep & (ki <= qi)
+    s = s.masked_fill(~keep, float("-inf"))
+    p = torch.softmax(s, -1).nan_to_num(0.0)
+    lse = torch.logsumexp(s, -1)
+    if drop is not None:
+        p = p * drop
+    return p @ v32, lse
+
+
+TOL = {torch.bfloat16: 2e-2, torch.float16: 5e-3}
+
+
+def compare_fwd_bwd(name, q, k, v, tol=None, **kw):
+    """tgc vs the float32 reference: output, lse, dq, dk, dv."""
+    tol = tol or TOL[q.dtype]
+    t0 = time.time()
+    qs, ks, vs = (t.detach().clone().requires_grad_() for t in (q, k, v))
+    out, lse = tt.attention(qs, ks, vs, enable_gqa=q.shape[1] != k.shape[1], return_lse=True, **kw)
+    do = torch.randn_like(out)
+    out.backward(do)
+    torch.cuda.synchronize()
+    ref_kw = {n: kw[n] for n in ("score_mod", "mask_mod", "attn_mask", "is_causal", "scale") if n in kw}
+    qr, kr, vr = (t.detach().float().requires_grad_() for t in (q, k, v))
+    ro, rl = ref_attention(qr, kr, vr, **ref_kw)
+    ro.backward(do.float())
+    errs = {"o": rel_err(out, ro), "lse": rel_err(lse.masked_fill(torch.isinf(rl), 0), rl.masked_fill(torch.isinf(rl), 0)),
+            "dq": rel_err(qs.grad, qr.grad), "dk": rel_err(ks.grad, kr.grad), "dv": rel_err(vs.grad, vr.grad)}
+    ok = all(e == e and e < tol * (3 if n != "o" else 1) for n, e in errs.items())
+    record("op", name, ok, " ".join("%s %.1e" % kv for kv in errs.items()), time.time() - t0, errors=errs)
+
+
+def qkv(B=2, H=8, Hkv=8, Sq=256, Skv=256, D=64, dtype=torch.bfloat16, bshd=False):
+    if bshd:
+        q = torch.randn(B, Sq, H, D, device=DEV, dtype=dtype).transpose(1, 2)
+        k = torch.randn(B, Skv, Hkv, D, device=DEV, dtype=dtype).transpose(1, 2)
+        v = torch.randn(B, Skv, Hkv, D, device=DEV, dtype=dtype).transpose(1, 2)
+        return q, k, v
+    return (torch.randn(B, H, Sq, D, device=DEV, dtype=dtype), torch.randn(B, Hkv, Skv, D, device=DEV, dtype=dtype),
+            torch.randn(B, Hkv, Skv, D, device=DEV, dtype=dtype))
+
+
+def op_cases(quick):
+    slopes = torch.tensor([2 ** (-8 * (i + 1) / 8) for i in range(8)], device=DEV)
+    bias = torch.randn(8, 256, 256, device=DEV)
+    lengths = torch.tensor([256, 100], device=DEV)
+    doc = (torch.arange(256, device=DEV) // 64).expand(2, 256).contiguous()
+    cases = [
+        ("plain bf16", qkv(), {}),
+        ("plain f16 hd128", qkv(dtype=torch.float16, D=128), {}),
+        ("causal", qkv(), dict(is_causal=True)),
+        ("causal bshd layout", qkv(bshd=True), dict(is_causal=True)),
+        ("gqa 8/2 causal", qkv(Hkv=2), dict(is_causal=True)),
+        ("sq != skv", qkv(Sq=128, Skv=384), {}),
+        ("scale 0.3", qkv(), dict(scale=0.3)),
+        ("bool attn_mask", qkv(), dict(attn_mask=torch.rand(2, 1, 256, 256, device=DEV) > 0.2)),
+        ("float attn_mask", qkv(), dict(attn_mask=torch.randn(256, 256, device=DEV))),
+        ("softcap 30", qkv(), dict(score_mod=lambda s, b, h, q, kv: 30 * torch.tanh(s / 30))),
+        ("alibi", qkv(), dict(score_mod=lambda s, b, h, q, kv: s + slopes[h] * (kv - q))),
+        ("relative bias table", qkv(), dict(score_mod=lambda s, b, h, q, kv: s + bias[h, q, kv])),
+        ("sliding window 64", qkv(), dict(mask_mod=lambda b, h, q, kv: (q >= kv) & (q - kv < 64))),
+        ("softcap + window + gqa", qkv(Hkv=2), dict(score_mod=lambda s, b, h, q, kv: 50 * torch.tanh(s / 50),
+                                                     mask_mod=lambda b, h, q, kv: (q >= kv) & (q - kv < 64))),
+        ("padding (seq_len_kv)", qkv(), dict(mask_mod=lambda b, h, q, kv: kv < lengths[b])),
+        ("document mask", qkv(), dict(mask_mod=lambda b, h, q, kv: (doc[b, q] == doc[b, kv]) & (q >= kv))),
+        ("hd 128 causal gqa bshd", qkv(D=128, Hkv=2, bshd=True), dict(is_causal=True)),
+    ]
+    if quick:
+        cases = cases[::3]
+    for name, (q, k, v), kw in cases:
+        yield ("op", name), (lambda q=q, k=k, v=v, kw=kw, name=name: compare_fwd_bwd(name, q, k, v, **kw))
+    yield ("op", "vs FlexAttention"), flex_case
+    yield ("op", "dropout statistics + backward"), dropout_case
+    yield ("op", "errors"), error_cases
+    yield ("op", "torch.compile fullgraph"), compile_case
+    yield ("op", "new sequence length cost"), cold_cost_case
+
+
+def flex_case():
+    try:
+        from torch.nn.attention.flex_attention import create_block_mask, flex_attention
+    except ImportError as ex:
+        record("op", "vs FlexAttention", False, "no flex_attention: %s" % ex)
+        return
+    q, k, v = qkv(Hkv=2)
+    sm = lambda s, b, h, qi, ki: 30 * torch.tanh(s / 30)  # noqa: E731
+    mm = lambda b, h, qi, ki: (qi >= ki) & (qi - ki < 64)  # noqa: E731
+    bm = create_block_mask(mm, 2, 1, 256, 256, device=DEV)
+    ref = flex_attention(q, k, v, score_mod=sm, block_mask=bm, enable_gqa=True)
+    out = tt.attention(q, k, v, score_mod=sm, mask_mod=bm, enable_gqa=True)
+    e = rel_err(out, ref)
+    record("op", "vs FlexAttention", e < 2e-2, "rel err %.1e (BlockMask's mask_mod taken)" % e)
+
+
+def dropout_case():
+    B, H, S = 2, 4, 128
+    p = 0.2
+    z = torch.zeros(B, H, S, S, device=DEV, dtype=torch.bfloat16)
+    eye = torch.eye(S, device=DEV, dtype=torch.bfloat16).expand(B, H, S, S).contiguous()
+    torch.manual_seed(123)
+    o = tt.attention(z, z, eye, dropout_p=p)  # uniform P = 1/S: o * S reveals the keep mask * 1/(1-p)
+    keep = (o.float() * S * (1 - p)).round()
+    frac = 1 - keep.mean().item()
+    binary = bool(((keep == 0) | (keep == 1)).all())
+    q, k, v = qkv(B=B, H=H, Sq=S, Skv=S, D=S)
+    qs, ks, vs = (t.detach().clone().requires_grad_() for t in (q, k, v))
+    torch.manual_seed(123)  # the same seed/offset draw: the same mask
+    out = tt.attention(qs, ks, vs, dropout_p=p)
+    do = torch.randn_like(out)
+    out.backward(do)
+    qr, kr, vr = (t.detach().float().requires_grad_() for t in (q, k, v))
+    ro, _ = ref_attention(qr, kr, vr, drop=keep / (1 - p))
+    ro.backward(do.float())
+    errs = [rel_err(out, ro), rel_err(qs.grad, qr.grad), rel_err(ks.grad, kr.grad), rel_err(vs.grad, vr.grad)]
+    ok = binary and abs(frac - p) < 0.01 and all(e == e and e < 6e-2 for e in errs)
+    record("op", "dropout statistics + backward", ok,
+           "dropped %.4f (p %.2f), mask binary %s, o/dq/dk/dv rel err %s" % (frac, p, binary,
+                                                                           " ".join("%.1e" % e for e in errs)))
+
+
+def error_cases():
+    q, k, v = qkv()
+    checks = []
+    try:
+        tt.attention(q, k, v, score_mod=lambda s, b, h, qi, ki: s + torch.randn(64, device=DEV)[ki - qi])
+        checks.append(("computed index", False))
+    except tgc.TraceError as ex:
+        checks.append(("computed index", "issue 19" in str(ex)))
+    bias = torch.zeros(8, 256, 256, device=DEV, requires_grad=True)
+    try:
+        tt.attention(q.requires_grad_(), k, v, score_mod=lambda s, b, h, qi, ki: s + bias[h, qi, ki])
+        checks.append(("learnable bias", False))
+    except NotImplementedError as ex:
+        checks.append(("learnable bias", "'bias'" in str(ex)))
+    q.requires_grad_(False)
+    try:
+        tt.attention(q[..., 1:], k[..., 1:], v[..., 1:])
+        checks.append(("misaligned view", False))
+    except tgc.TgcError as ex:
+        checks.append(("misaligned view", True))
+    record("op", "errors", all(ok for _, ok in checks), ", ".join("%s %s" % (n, "ok" if ok else "NO") for n, ok in checks))
+
+
+def compile_case():
+    q, k, v = qkv(Hkv=2)
+
+    def f(q, k, v):
+        return tt.attention(q, k, v, is_causal=True, enable_gqa=True) * 2
+
+    try:
+        g = torch.compile(f, fullgraph=True)
+        out = g(q, k, v)
+        ref = f(q, k, v)
+        e = rel_err(out, ref)
+        record("op", "torch.compile fullgraph", e < 1e-3, "rel err vs eager %.1e" % e)
+    except Exception as ex:
+        record("op", "torch.compile fullgraph", False, "%s: %s" % (type(ex).__name__, str(ex).splitlines()[0][:200]))
+
+
+def cold_cost_case():
+    rows = []
+    for s in (1000, 1536):
+        q, k, v = qkv(Sq=s, Skv=s)
+        torch.cuda.synchronize()
+        t0 = time.perf_counter()
+        tt.attention(q, k, v, is_causal=True)
+        torch.cuda.synchronize()
+        cold = time.perf_counter() - t0
+        rows.append("S=%d cold %.2f s" % (s, cold))
+    record("op", "new sequence length cost", True, "; ".join(rows) + " (MLIR compile + NVRTC, kernel cache warm or not)",
+           compile_seconds=tt.cache_info()["compile_seconds"])
+
+
+# --- HF models ---------------------------------------------------------------
+
+def hf_cases(quick):
+    try:
+        import transformers
+        import tgc.hf
+        tgc.hf.register()
+    except Exception as ex:
+        yield ("hf", "register"), (lambda ex=ex: record("hf", "register", False, "%s: %s" % (type(ex).__name__, ex)))
+        return
+    from transformers import (AutoModel, AutoModelForCausalLM, BertConfig, Gemma2Config, GPT2Config, LlamaConfig,
+                              MistralConfig)
+    common = dict(vocab_size=512, hidden_size=256, intermediate_size=512, num_hidden_layers=2,
+                  num_attention_heads=8, max_position_embeddings=512)
+    models = [
+        ("llama gqa", AutoModelForCausalLM, LlamaConfig(num_key_value_heads=2, **common), "sdpa", False),
+        ("mistral sliding 64", AutoModelForCausalLM, MistralConfig(num_key_value_heads=2, sliding_window=64, **common),
+         "eager", False),
+        ("gemma2 softcap+window", AutoModelForCausalLM,
+         Gemma2Config(num_key_value_heads=4, head_dim=32, sliding_window=64, attn_logit_softcapping=20.0,
+                      final_logit_softcapping=None, query_pre_attn_scalar=32, **common), "eager", False),
+        ("gpt2 padding", AutoModelForCausalLM, GPT2Config(vocab_size=512, n_embd=256, n_layer=2, n_head=8,
+                                                          n_positions=512), "eager", True),
+        ("bert padding", AutoModel, BertConfig(vocab_size=512, hidden_size=256, num_hidden_layers=2,
+                                               num_attention_heads=8, intermediate_size=512), "eager", True),
+        ("llama padding", AutoModelForCausalLM, LlamaConfig(num_key_value_heads=2, **common), "eager", True),
+    ]
+    for name, auto, cfg, ref_impl, padded in models:
+        yield ("hf", name), (lambda n=name, a=auto, c=cfg, r=ref_impl, p=padded: hf_model(n, a, c, r, p, transformers))
+
+
+def hf_model(name, auto, cfg, ref_impl, padded, transformers):
+    t0 = time.time()
+    torch.manual_seed(0)
+    B, S = 2, 192
+    ids = torch.randint(0, 512, (B, S), device=DEV)
+    mask = torch.ones(B, S, dtype=torch.long, device=DEV)
+    if padded:
+        mask[1, 150:] = 0  # right padding on the second sequence
+    outs = {}
+    for impl in ("tgc", ref_impl):
+        torch.manual_seed(0)
+        model = auto.from_config(cfg, attn_implementation=impl).to(DEV, torch.bfloat16)
+        model.eval()  # no dropout (outputs must be comparable); gradients still flow
+        res = model(input_ids=ids, attention_mask=mask if padded else None)
+        logits = res.logits if hasattr(res, "logits") else res.last_hidden_state
+        valid = mask.bool()[..., None].expand_as(logits)
+        loss = (logits.float() * valid).square().mean()
+        loss.backward()
+        grads = {n: p.grad.detach().float().clone() for n, p in model.named_parameters() if p.grad is not None}
+        outs[impl] = (logits.detach().float() * valid, grads)
+        del model
+    lt, gt = outs["tgc"]
+    lr, gr = outs[ref_impl]
+    le = rel_err(lt, lr)
+    worst, worst_name = 0.0, ""
+    for n in gr:
+        e = rel_err(gt[n], gr[n])
+        if not (e <= worst):
+            worst, worst_name = e, n
+    ok = le < 3e-2 and worst < 8e-2 and len(gt) == len(gr)
+    record("hf", name, ok, "logits rel %.1e, worst grad rel %.1e (%s) vs %s" % (le, worst, worst_name, ref_impl),
+           time.time() - t0)
+
+
+# --- overhead ----------------------------------------------------------------
+
+def overhead_case():
+    q, k, v = qkv(B=1, H=4, Sq=128, Skv=128)
+    for _ in range(5):
+        tt.attention(q, k, v, is_causal=True)
+    torch.cuda.synchronize()
+    n = 2000
+    t0 = time.perf_counter()
+    for _ in range(n):
+        tt.attention(q, k, v, is_causal=True)
+    total = (time.perf_counter() - t0) / n * 1e6
+    torch.cuda.synchronize()
+    plan = next(iter(tt.front._PLANS.values()))
+    ba, raw = plan.fwd_bindings.get()
+    stream = torch.cuda.current_stream().cuda_stream
+    t0 = time.perf_counter()
+    for _ in range(n):
+        plan.fwd._lib.tgc_run_with_workspace(plan.fwd.handle, ba.array, ba.count, None, 0, stream)
+    c_run = (time.perf_counter() - t0) / n * 1e6
+    torch.cuda.synchronize()
+    py = total - c_run
+    record("overhead", "warm call host time", py < 20.0,
+           "total %.1f us, C tgc_run %.1f us, python %.1f us (goal < 20)" % (total, c_run, py),
+           total_us=total, c_run_us=c_run, python_us=py)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--out", default=os.environ.get("OUT", "out"))
+    ap.add_argument("--only", default="")
+    ap.add_argument("--quick", action="store_true")
+    args = ap.parse_args()
+    print("torch %s, GPU %s, libtgc %s" % (torch.__version__, torch.cuda.get_device_name(), tgc.Library().path))
+    jobs = list(op_cases(args.quick)) + list(hf_cases(args.quick)) + [(("overhead", "warm call host time"), overhead_case)]
+    for (group, name), fn in jobs:
+        if args.only and args.only not in "%s %s" % (group, name):
+            continue
+        try:
+            fn()
+        except Exception as ex:
+            record(group, name, False, "%s: %s" % (type(ex).__name__, str(ex).splitlines()[0][:300] if str(ex) else ""))
+            traceback.print_exc()
+    os.makedirs(args.out, exist_ok=True)
+    with open(os.path.join(args.out, "python_suite.json"), "w") as f:
+        json.dump({"torch": torch.__version__, "gpu": torch.cuda.get_device_name(), "results": RESULTS}, f, indent=1)
+    passed = sum(r["ok"] for r in RESULTS)
+    print("\n| group | case | result | detail |\n|---|---|---|---|")
+    for r in RESULTS:
+        print("| %s | %s | %s | %s |" % (r["group"], r["name"], "PASS" if r["ok"] else "FAIL", r["detail"]))
+    print("\npython suite: %d passed, %d failed" % (passed, len(RESULTS) - passed))
+    return 0 if passed == len(RESULTS) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,207 @@
+"""tgc.torch.attention's argument checks and their messages, the compile cache
+(keys, sharing, what a warm call does), and autograd wiring, on CPU tensors
+with the C run call stubbed (everything else is the real code path: tracing,
+graph text, tgc_compile_string, binding arrays, output allocation)."""
+import unittest
+
+from tgc_testing import torch  # noqa: F401
+import tgc
+import tgc.torch as tt
+from tgc import trace as T
+from tgc.torch import front as A
+from tgc.torch import plan as P
+from tgc.torch import runtime as R
+
+
+class StubbedRun:
+    """CPU mode: arch sm_90a, stream 0, and Executable.run_array recording calls."""
+
+    def __enter__(self):
+        self.calls = []
+        self.saved = (A.REQUIRE_CUDA, R.arch_for, R.current_stream, tgc.Executable.run_array)
+        A.REQUIRE_CUDA = False
+        R.arch_for = lambda device: "sm_90a"
+        R.current_stream = lambda device: 0
+        calls = self.calls
+
+        def run_array(exe, array, count, stream, workspace=None, workspace_bytes=None):
+            calls.append([(array[i].name.decode(), array[i].data) for i in range(count)])
+        tgc.Executable.run_array = run_array
+        tt.clear_cache()
+        return self
+
+    def __exit__(self, *exc):
+        A.REQUIRE_CUDA, R.arch_for, R.current_stream, tgc.Executable.run_array = self.saved
+        tt.clear_cache()
+
+
+def qkv(B=2, H=4, Hkv=4, S=16, D=16, dtype=torch.float32):
+    return (torch.randn(B, H, S, D, dtype=dtype), torch.randn(B, Hkv, S, D, dtype=dtype),
+            torch.randn(B, Hkv, S, D, dtype=dtype))
+
+
+class ArgumentChecks(unittest.TestCase):
+    def err(self, exc, *args, **kw):
+        with self.assertRaises(exc) as cm:
+            tt.graphs(*args, **kw)
+        return str(cm.exception)
+
+    def test_cpu_tensors_need_cuda(self):
+        q, k, v = qkv()
+        with self.assertRaisesRegex(ValueError, "tgc runs on CUDA tensors; query is on cpu"):
+            tt.attention(q, k, v)
+
+    def test_rank(self):
+        q, k, v = qkv()
+        self.assertIn("query must be 4-D [B, H, S, D]; got shape [2, 4, 16, 16, 1]",
+                      self.err(ValueError, q[..., None], k, v))
+
+    def test_dtypes(self):
+        q, k, v = qkv()
+        self.assertIn("share one dtype", self.err(TypeError, q.half(), k, v))
+        self.assertIn("share one dtype", self.err(TypeError, q.double(), k.double(), v.double()))
+
+    def test_shapes(self):
+        q, k, v = qkv()
+        self.assertIn("head dims differ: 16 vs 8", self.err(ValueError, q, k[..., :8], v))
+        self.assertIn("batch sizes differ", self.err(ValueError, q, k[:1], v[:1]))
+        self.assertIn("same heads and sequence length", self.err(ValueError, q, k, v[:, :, :8]))
+
+    def test_gqa_needs_enable_gqa(self):
+        q, k, v = qkv(Hkv=2)
+        self.assertIn("pass enable_gqa=True", self.err(ValueError, q, k, v))
+        q3, k3, v3 = qkv(H=6, Hkv=4)
+        self.assertIn("multiple of key/value heads (4)", self.err(ValueError, q3, k3, v3, enable_gqa=True))
+
+    def test_options(self):
+        q, k, v = qkv()
+        self.assertIn("dropout_p must be in [0, 1)", self.err(ValueError, q, k, v, dropout_p=1.0))
+        self.assertIn("cannot both be given", self.err(ValueError, q, k, v, attn_mask=torch.ones(16, 16, dtype=torch.bool),
+                                                       is_causal=True))
+        self.assertIn("scale must be finite", self.err(ValueError, q, k, v, scale=float("inf")))
+        self.assertIn("score_mod must be callable", self.err(TypeError, q, k, v, score_mod=3))
+        with self.assertRaisesRegex(ValueError, "backend must be one of auto, cudnn, nvrtc; got 'cuda'"):
+            with StubbedRun():
+                tt.attention(q, k, v, backend="cuda")
+
+    def test_attn_mask(self):
+        q, k, v = qkv()
+        self.assertIn("does not broadcast to the attention scores [B, Hq, Sq, Skv] = [2, 4, 16, 16] (dim 2: 3)",
+                      self.err(ValueError, q, k, v, attn_mask=torch.zeros(3, 16)))
+        self.assertIn("must be bool", self.err(TypeError, q, k, v, attn_mask=torch.zeros(16, 16, dtype=torch.int32)))
+        bias = torch.zeros(16, 16, requires_grad=True)
+        self.assertIn("gradient for attn_mask", self.err(NotImplementedError, q, k, v, attn_mask=bias))
+
+    def test_learnable_capture_is_refused_by_name(self):
+        q, k, v = qkv()
+        rel_bias = torch.zeros(4, 16, 16, requires_grad=True)
+        msg = self.err(NotImplementedError, q, k, v, score_mod=lambda s, b, h, qi, ki: s + rel_bias[h, qi, ki])
+        self.assertIn("gradient for the captured tensor 'rel_bias' of shape [4, 16, 16] indexed [h, q_idx, kv_idx]", msg)
+        self.assertIn("rel_bias.detach()", msg)
+        # Without autograd (training=False) the same tensor is just an input.
+        tt.graphs(q, k, v, score_mod=lambda s, b, h, qi, ki: s + rel_bias[h, qi, ki], training=False)
+
+    def test_table_too_short(self):
+        q, k, v = qkv()
+        table = torch.zeros(8)
+        self.assertIn("dim 0 (indexed by q_idx) has size 8 but q_idx ranges over 16",
+                      self.err(ValueError, q, k, v, score_mod=lambda s, b, h, qi, ki: s + table[qi]))
+
+
+class Cache(unittest.TestCase):
+    def test_callable_keys(self):
+        bias = torch.zeros(4)
+
+        def make(c):
+            return lambda s, b, h, q, kv: s * c + bias[h]
+        k1, _ = T.callable_key(make(2.0))
+        k2, _ = T.callable_key(make(2.0))
+        k3, _ = T.callable_key(make(3.0))
+        self.assertEqual(k1, k2)       # a lambda re-created with the same closure values
+        self.assertNotEqual(k1, k3)    # a different constant is a different graph
+        other = torch.zeros(4)
+        k4, _ = T.callable_key(lambda s, b, h, q, kv: s * 2.0 + other[h])
+        self.assertNotEqual(k1, k4)
+
+    def test_warm_calls_reuse_the_plan(self):
+        q, k, v = qkv()
+        with StubbedRun() as run:
+            o1 = tt.attention(q, k, v, is_causal=True)
+            o2 = tt.attention(q, k, v, is_causal=True)
+            info = tt.cache_info()
+            self.assertEqual((info["plans"], info["compiles"]), (1, 1))
+            self.assertEqual(len(run.calls), 2)
+            names = [n for n, _ in run.calls[0]]
+            self.assertEqual(names, ["q", "k", "v", "o"])
+            self.assertEqual(run.calls[1][0][1], q.data_ptr())
+            self.assertEqual(run.calls[1][3][1], o2.data_ptr())
+            self.assertEqual(o1.shape, (2, 4, 16, 16))
+
+    def test_key_parts(self):
+        q, k, v = qkv()
+        with StubbedRun():
+            tt.attention(q, k, v)
+            tt.attention(q, k, v, scale=0.5)                            # options
+            tt.attention(q.transpose(1, 2).contiguous().transpose(1, 2), k, v)  # strides
+            tt.attention(q[:, :, :8], k, v)                             # shapes
+            tt.attention(q.half(), k.half(), v.half())                  # dtypes
+            self.assertEqual(tt.cache_info()["plans"], 5)
+            # Two callables that trace to the same graph share one executable.
+            tt.attention(q, k, v, score_mod=lambda s, b, h, qi, ki: s * 2.0)
+            tt.attention(q, k, v, score_mod=lambda s, b, h, qi, ki: 2.0 * s + 0.0 * 1.0 - 0.0)
+            info = tt.cache_info()
+            self.assertEqual(info["plans"], 7)
+
+    def test_output_follows_query_layout(self):
+        q = torch.randn(2, 16, 4, 16).transpose(1, 2)  # [B,S,H,D] memory
+        _, k, v = qkv()
+        with StubbedRun():
+            o = tt.attention(q, k, v)
+            self.assertEqual(o.stride(), q.stride())
+            self.assertTrue(o.transpose(1, 2).is_contiguous())
+
+    def test_dropout_binds_seed_and_offset(self):
+        q, k, v = qkv()
+        with StubbedRun() as run:
+            tt.attention(q, k, v, dropout_p=0.1)
+            names = dict(run.calls[0])
+            self.assertEqual(names["offset"] - names["seed"], 16)
+
+    def test_return_lse_and_autograd_wiring(self):
+        q, k, v = (t.requires_grad_() for t in qkv())
+        with StubbedRun() as run:
+            o, lse = tt.attention(q, k, v, return_lse=True)
+            self.assertEqual(lse.shape, (2, 4, 16))
+            self.assertTrue(o.requires_grad)
+            o.sum().backward()  # runs the (stubbed) backward executable: dq, dk, dv bound
+            names = [n for n, _ in run.calls[-1]]
+            self.assertEqual(names, ["q", "k", "v", "o", "do", "lse", "dq", "dk", "dv"])
+            self.assertEqual(q.grad.shape, q.shape)
+            o2, lse2 = tt.attention(q, k, v, return_lse=True)
+            with self.assertRaisesRegex(NotImplementedError, "gradient through the log-sum-exp"):
+                (o2.sum() + lse2.sum()).backward()
+
+    def test_expanded_key_is_copied_with_a_warning(self):
+        q, _, v = qkv()
+        k = torch.randn(2, 1, 16, 16).expand(2, 4, 16, 16)
+        with StubbedRun():
+            with self.assertWarnsRegex(UserWarning, "key has a memory layout tg.strides cannot describe"):
+                tt.attention(q, k, v)
+
+
+class TorchLibrary(unittest.TestCase):
+    @unittest.skipUnless(hasattr(torch.library, "custom_op"), "torch.library.custom_op needs torch >= 2.4")
+    def test_registered(self):
+        from tgc.torch import ops
+        self.assertTrue(ops.register())
+        self.assertTrue(hasattr(torch.ops.tgc, "attention"))
+
+    def test_old_torch_is_reported(self):
+        from tgc.torch import ops
+        if not hasattr(torch.library, "custom_op"):
+            self.assertFalse(ops.register())
+            self.assertIn("torch >= 2.4", ops.unavailable_reason())
+
+
+if __name__ == "__main__":
+    unittest.main()
