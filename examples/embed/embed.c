@@ -6,7 +6,11 @@
  * Without an argument it runs the bundled square.plan, which computes
  * y = (2x - 1)^2 for 4096 floats, and checks y on the host. With another
  * plan it fills every input with small values and prints each output's
- * first elements. Needs a GPU to run. */
+ * first elements.
+ *
+ * Loading and checking the plan needs no GPU. Without one (no driver, or no
+ * device) it says so and exits with 77, the conventional "skipped" status,
+ * instead of failing in its first CUDA call. */
 #include "tgc/tgc.h"
 
 #include <cuda_runtime.h>
@@ -16,6 +20,7 @@
 #include <string.h>
 
 #define MAX_BUFFERS 64
+#define EXIT_SKIPPED 77
 
 static int fail(const char *what) {
   fprintf(stderr, "embed: %s: %s\n", what, tgc_last_error());
@@ -31,21 +36,32 @@ int main(int argc, char **argv) {
   const char *path = argc > 1 ? argv[1] : TGC_EXAMPLE_PLAN;
   int bundled = argc <= 1;
 
+  printf("tgc %s (headers %s)\n", tgc_version(), TGC_VERSION_STRING);
   tgc_executable_t *exe = NULL;
   if (tgc_executable_load_plan(path, &exe) != TGC_SUCCESS)
     return fail("loading the plan");
 
   size_t count = 0;
   tgc_executable_num_buffers(exe, &count);
+  printf("loaded %s: %zu buffers\n", path, count);
   if (count > MAX_BUFFERS)
     count = MAX_BUFFERS;
+
+  int devices = 0;
+  cudaError_t err = cudaGetDeviceCount(&devices);
+  if (err != cudaSuccess || devices == 0) {
+    printf("embed: no GPU here (%s): the plan is loaded and checked; running "
+           "it needs a CUDA device. Skipped.\n",
+           err != cudaSuccess ? cudaGetErrorString(err) : "no CUDA device");
+    tgc_executable_destroy(exe);
+    return EXIT_SKIPPED;
+  }
 
   /* One device allocation per input/output, inputs filled from the host. */
   tgc_binding_t bindings[MAX_BUFFERS];
   void *host[MAX_BUFFERS];
   tgc_buffer_info_t infos[MAX_BUFFERS];
   size_t n = 0;
-  cudaError_t err;
   for (size_t i = 0; i < count; ++i) {
     tgc_buffer_info_t info;
     tgc_executable_buffer_info(exe, i, &info);

@@ -1,5 +1,6 @@
 #include "CudnnLibrary.h"
 #include "CudnnContext.h"
+#include "ToolkitPaths.h"
 #include "tgc/Log.h"
 #include "tgc/Testing.h"
 
@@ -24,11 +25,10 @@ LibraryState &libraryState() {
   return *state;
 }
 
-std::string chooseLibraryPath(const LibraryState &state) {
+std::vector<std::string> chooseLibraryPaths(const LibraryState &state) {
   if (!state.overridePath.empty())
-    return state.overridePath;
-  const char *env = std::getenv("TGC_CUDNN_LIBRARY");
-  return env && *env ? env : "libcudnn.so.9";
+    return {state.overridePath};
+  return cudnnCandidatePaths();
 }
 
 Expected<std::unique_ptr<CudnnLibrary>> loadLibrary(const std::string &path) {
@@ -62,6 +62,15 @@ Expected<std::unique_ptr<CudnnLibrary>> loadLibrary(const std::string &path) {
 }
 } // namespace
 
+std::vector<std::string> cudnnCandidatePaths() {
+  const char *env = std::getenv("TGC_CUDNN_LIBRARY");
+  if (env && *env)
+    return {env};
+  std::vector<std::string> paths = cudaToolkitLibraries("libcudnn.so.9");
+  paths.insert(paths.begin(), "libcudnn.so.9");
+  return paths;
+}
+
 std::string cudnnVersionText(int version) {
   return strCat(version / 10000, ".", version / 100 % 100, ".", version % 100);
 }
@@ -71,8 +80,23 @@ Expected<const CudnnLibrary *> CudnnLibrary::get() {
   std::lock_guard<std::mutex> lock(state.mutex);
   if (!state.loaded) {
     state.loaded = true;
-    std::string path = chooseLibraryPath(state);
+    std::vector<std::string> paths = chooseLibraryPaths(state);
+    std::string path = paths.front();
     Expected<std::unique_ptr<CudnnLibrary>> library = loadLibrary(path);
+    // The next candidate only when this one does not load at all; one that
+    // loads but is unusable (e.g. too old) is reported as it is.
+    auto notLoaded = [](const Expected<std::unique_ptr<CudnnLibrary>> &l) {
+      return !l && l.status().message().rfind("cannot load ", 0) == 0;
+    };
+    std::string tried = library ? "" : library.status().message();
+    for (size_t i = 1; notLoaded(library) && i < paths.size(); ++i) {
+      path = paths[i];
+      library = loadLibrary(path);
+      if (!library)
+        tried += "; " + library.status().message();
+    }
+    if (notLoaded(library) && paths.size() > 1)
+      library = Status(library.status().code(), tried);
     if (library) {
       state.library = library.take();
       TGC_LOG_INFO("loaded cuDNN ", cudnnVersionText(state.library->version),

@@ -7,14 +7,16 @@
 // enums come from cudnn_graph.h; no symbol is linked.
 //
 // The library is $TGC_CUDNN_LIBRARY (a file path) when set, else
-// "libcudnn.so.9" through the loader's search path. Tests point
-// testing::setCudnnLibrary() at a fake (test/runtime/MockCudnn.cpp).
+// "libcudnn.so.9" through the loader's search path, else the first of the
+// CUDA toolkit's lib64/libcudnn.so.9 that loads (ToolkitPaths.h). Tests
+// point testing::setCudnnLibrary() at a fake (test/runtime/MockCudnn.cpp).
 
 #include "tgc/Status.h"
 
 #include <cudnn_graph.h>
 
 #include <string>
+#include <vector>
 
 // Every entry point the runtime calls.
 #define TGC_CUDNN_FUNCTIONS(X)                                                 \
@@ -55,6 +57,9 @@ struct CudnnLibrary {
   Status check(cudnnStatus_t status, const std::string &what,
                StatusCode code = StatusCode::Unsupported) const;
 };
+
+/// The files get() tries, in order, for the current environment.
+std::vector<std::string> cudnnCandidatePaths();
 
 /// 91301 -> "9.13.1" (the cudnnGetVersion encoding of cuDNN 9).
 std::string cudnnVersionText(int version);

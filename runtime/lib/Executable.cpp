@@ -1,4 +1,5 @@
 #include "ExecutableImpl.h"
+#include "tgc/KernelCache.h"
 #include "tgc/Log.h"
 #include "tgc/Target.h"
 
@@ -303,6 +304,7 @@ Status Executable::Impl::prepareLaunch(const CudaDriver &drv,
                                        const DeviceInfo &device, size_t i,
                                        const LaunchStep &launch) {
   const NvrtcInfo &nvrtc = nvrtcInfo();
+  TGC_RETURN_IF_ERROR(nvrtc.status);
   const int sharedOptin = device.sharedOptin;
   std::string where = strCat("step ", i);
   Expected<VariantChoice> choice = selectLaunchVariant(
@@ -645,6 +647,7 @@ Status Executable::checkBindings(const std::vector<Binding> &bindings,
 Status precompilePlan(const Plan &plan, int deviceArch, bool forcePtx) {
   TGC_RETURN_IF_ERROR(plan.validate());
   const NvrtcInfo &nvrtc = nvrtcInfo();
+  TGC_RETURN_IF_ERROR(nvrtc.status);
   for (size_t i = 0; i < plan.steps.size(); ++i) {
     // A cuDNN step's fallback runs wherever cuDNN does not.
     const auto *launch = std::get_if<LaunchStep>(&plan.steps[i]);

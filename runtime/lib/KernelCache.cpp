@@ -118,8 +118,6 @@ KernelCache::KernelCache(std::string diskDir, KernelCompiler compiler,
       compilerVersion_(std::move(compilerVersion)) {
   if (!compiler_)
     compiler_ = compileKernel;
-  if (compilerVersion_.empty())
-    compilerVersion_ = "nvrtc-" + nvrtcInfo().version();
   while (diskDir_.size() > 1 && diskDir_.back() == '/')
     diskDir_.pop_back();
 }
@@ -135,7 +133,12 @@ std::string KernelCache::entryPath(const Digest &key) const {
 
 Expected<std::shared_ptr<const CompiledKernel>>
 KernelCache::get(const Kernel &kernel, const CompileTarget &target) {
-  Digest key = kernelCacheKey(kernel, target, compilerVersion_);
+  // Empty: NVRTC, asked on every call because it is loaded on first use
+  // (and reloaded by tests).
+  std::string version = compilerVersion_.empty()
+                            ? "nvrtc-" + nvrtcInfo().version()
+                            : compilerVersion_;
+  Digest key = kernelCacheKey(kernel, target, version);
   std::shared_ptr<Slot> slot;
   {
     std::lock_guard<std::mutex> lock(mutex_);

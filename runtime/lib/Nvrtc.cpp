@@ -1,34 +1,13 @@
 #include "tgc/Nvrtc.h"
+#include "NvrtcLibrary.h"
+#include "ToolkitPaths.h"
 #include "tgc/Log.h"
 
-#include <nvrtc.h>
-
-#include <cstdlib>
 #include <memory>
 
 namespace tgc {
 
-const NvrtcInfo &nvrtcInfo() {
-  static const NvrtcInfo info = [] {
-    NvrtcInfo result;
-    nvrtcVersion(&result.major, &result.minor);
-    int count = 0;
-    if (nvrtcGetNumSupportedArchs(&count) == NVRTC_SUCCESS && count > 0) {
-      result.archs.resize(size_t(count));
-      if (nvrtcGetSupportedArchs(result.archs.data()) != NVRTC_SUCCESS)
-        result.archs.clear();
-    }
-    return result;
-  }();
-  return info;
-}
-
-std::string cudaHome() {
-  for (const char *name : {"CUDA_HOME", "CUDA_PATH"})
-    if (const char *env = std::getenv(name); env && *env)
-      return env;
-  return "/usr/local/cuda";
-}
+std::string cudaHome() { return cudaToolkitRoots().front(); }
 
 std::vector<std::string> nvrtcOptions(const Kernel &kernel,
                                       const CompileTarget &target) {
@@ -42,18 +21,20 @@ std::vector<std::string> nvrtcOptions(const Kernel &kernel,
 
 namespace {
 struct ProgramDeleter {
+  const NvrtcLibrary *nvrtc;
   void operator()(nvrtcProgram *program) const {
-    nvrtcDestroyProgram(program);
+    nvrtc->nvrtcDestroyProgram(program);
     delete program;
   }
 };
 
-std::string programLog(nvrtcProgram program) {
+std::string programLog(const NvrtcLibrary &nvrtc, nvrtcProgram program) {
   size_t size = 0;
-  if (nvrtcGetProgramLogSize(program, &size) != NVRTC_SUCCESS || size <= 1)
+  if (nvrtc.nvrtcGetProgramLogSize(program, &size) != NVRTC_SUCCESS ||
+      size <= 1)
     return "";
   std::string log(size, '\0');
-  if (nvrtcGetProgramLog(program, log.data()) != NVRTC_SUCCESS)
+  if (nvrtc.nvrtcGetProgramLog(program, log.data()) != NVRTC_SUCCESS)
     return "";
   while (!log.empty() && (log.back() == '\0' || log.back() == '\n'))
     log.pop_back();
@@ -63,20 +44,26 @@ std::string programLog(nvrtcProgram program) {
 
 Expected<CompiledKernel> compileKernel(const Kernel &kernel,
                                        const CompileTarget &target) {
-  std::string what = strCat("NVRTC ", nvrtcInfo().version(),
-                            " cannot compile kernel '", kernel.id, "' (entry '",
-                            kernel.entry, "') for ", target.name());
+  Expected<const NvrtcLibrary *> library = NvrtcLibrary::get();
+  if (!library)
+    return library.takeStatus();
+  const NvrtcLibrary &nvrtc = **library;
+  std::string what =
+      strCat("NVRTC ", nvrtc.info.version(), " cannot compile kernel '",
+             kernel.id, "' (entry '", kernel.entry, "') for ", target.name());
   auto nvrtcError = [&](nvrtcResult result, const std::string &log) {
-    std::string message = strCat(what, ": ", nvrtcGetErrorString(result));
+    std::string message = strCat(what, ": ", nvrtc.nvrtcGetErrorString(result));
     if (!log.empty())
       message += "\n" + log;
     return Status(StatusCode::CompileError, message);
   };
 
-  std::unique_ptr<nvrtcProgram, ProgramDeleter> program(new nvrtcProgram());
+  std::unique_ptr<nvrtcProgram, ProgramDeleter> program(new nvrtcProgram(),
+                                                        ProgramDeleter{&nvrtc});
   std::string fileName = kernel.id + ".cu";
-  nvrtcResult result = nvrtcCreateProgram(program.get(), kernel.source.c_str(),
-                                          fileName.c_str(), 0, nullptr, nullptr);
+  nvrtcResult result =
+      nvrtc.nvrtcCreateProgram(program.get(), kernel.source.c_str(),
+                               fileName.c_str(), 0, nullptr, nullptr);
   if (result != NVRTC_SUCCESS) {
     // Nothing to destroy.
     delete program.release();
@@ -84,7 +71,7 @@ Expected<CompiledKernel> compileKernel(const Kernel &kernel,
   }
   // A name expression resolves both extern "C" names and C++ template
   // instantiations to the symbol in the binary.
-  if ((result = nvrtcAddNameExpression(*program, kernel.entry.c_str())) !=
+  if ((result = nvrtc.nvrtcAddNameExpression(*program, kernel.entry.c_str())) !=
       NVRTC_SUCCESS)
     return nvrtcError(result, "");
 
@@ -92,9 +79,9 @@ Expected<CompiledKernel> compileKernel(const Kernel &kernel,
   std::vector<const char *> argv;
   for (const std::string &option : options)
     argv.push_back(option.c_str());
-  result = nvrtcCompileProgram(*program, int(argv.size()), argv.data());
+  result = nvrtc.nvrtcCompileProgram(*program, int(argv.size()), argv.data());
   CompiledKernel compiled;
-  compiled.log = programLog(*program);
+  compiled.log = programLog(nvrtc, *program);
   if (result != NVRTC_SUCCESS)
     return nvrtcError(result, compiled.log);
   if (!compiled.log.empty())
@@ -102,8 +89,8 @@ Expected<CompiledKernel> compileKernel(const Kernel &kernel,
                   "):\n", compiled.log);
 
   const char *lowered = nullptr;
-  if ((result = nvrtcGetLoweredName(*program, kernel.entry.c_str(), &lowered)) !=
-          NVRTC_SUCCESS ||
+  if ((result = nvrtc.nvrtcGetLoweredName(*program, kernel.entry.c_str(),
+                                          &lowered)) != NVRTC_SUCCESS ||
       !lowered)
     return nvrtcError(result, compiled.log);
   compiled.loweredName = lowered;
@@ -112,17 +99,19 @@ Expected<CompiledKernel> compileKernel(const Kernel &kernel,
   compiled.targetName = target.name();
   size_t size = 0;
   if (target.kind == BinaryKind::Cubin) {
-    if ((result = nvrtcGetCUBINSize(*program, &size)) != NVRTC_SUCCESS)
+    if ((result = nvrtc.nvrtcGetCUBINSize(*program, &size)) != NVRTC_SUCCESS)
       return nvrtcError(result, compiled.log);
     compiled.image.resize(size);
-    if ((result = nvrtcGetCUBIN(*program, compiled.image.data())) != NVRTC_SUCCESS)
+    if ((result = nvrtc.nvrtcGetCUBIN(*program, compiled.image.data())) !=
+        NVRTC_SUCCESS)
       return nvrtcError(result, compiled.log);
   } else {
-    if ((result = nvrtcGetPTXSize(*program, &size)) != NVRTC_SUCCESS)
+    if ((result = nvrtc.nvrtcGetPTXSize(*program, &size)) != NVRTC_SUCCESS)
       return nvrtcError(result, compiled.log);
     // The size includes the terminating NUL, which cuModuleLoadDataEx needs.
     compiled.image.resize(size);
-    if ((result = nvrtcGetPTX(*program, compiled.image.data())) != NVRTC_SUCCESS)
+    if ((result = nvrtc.nvrtcGetPTX(*program, compiled.image.data())) !=
+        NVRTC_SUCCESS)
       return nvrtcError(result, compiled.log);
   }
   return compiled;

@@ -5,6 +5,7 @@
 #include "FileUtil.h"
 #include "tgc/Plan.h"
 #include "tgc/Sha256.h"
+#include "tgc/tgc.hpp"
 
 #include <charconv>
 #include <cstring>
@@ -541,6 +542,8 @@ Expected<Plan> PlanParser::parse() {
 
 std::string serializePlan(const Plan &plan) {
   std::string out = strCat(kMagic, " ", kPlanFormatVersion, "\n");
+  // For people and bug reports; the loader skips comments.
+  out += strCat("# written by tgc ", version(), "\n");
   out += "plan " + quote(plan.name) + "\n";
   out += strCat("workspace ", plan.workspaceBytes, " align ",
                 plan.workspaceAlignment, "\n");

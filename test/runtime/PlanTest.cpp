@@ -1,6 +1,8 @@
 #include "TestUtil.h"
 #include "tgc/Plan.h"
 #include "tgc/Sha256.h"
+#include "tgc/tgc.h"
+#include "tgc/tgc.hpp"
 
 #include <gtest/gtest.h>
 
@@ -118,7 +120,10 @@ TEST(Plan, RoundTripThroughFile) {
 
 TEST(Plan, TextIsReadable) {
   std::string text = serializePlan(elementwisePlan(1000));
-  EXPECT_EQ(text.rfind("tgc-plan 1\nplan \"elementwise\"\nworkspace 4096 align 256\n", 0), 0u);
+  EXPECT_EQ(text.rfind(std::string("tgc-plan 1\n# written by tgc ") + version() +
+                           "\nplan \"elementwise\"\nworkspace 4096 align 256\n",
+                       0),
+            0u);
   EXPECT_NE(text.find("buffer \"x\" input f32 shape [1000] strides [1] align 16\n"),
             std::string::npos);
   EXPECT_NE(text.find("buffer \"t\" intermediate f32 shape [1000] strides [1] "
@@ -147,6 +152,22 @@ TEST(Plan, HandWrittenWithComments) {
   ASSERT_TRUE(plan.hasValue()) << plan.status().message();
   EXPECT_EQ(plan->name, "hand");
   EXPECT_EQ(plan->steps.size(), 1u);
+}
+
+TEST(Plan, WriterVersionIsACommentTheLoaderIgnores) {
+  // "MAJOR.MINOR.PATCH+COMMIT", the same string the C API gives.
+  std::string writer = version();
+  EXPECT_EQ(writer, tgc_version());
+  EXPECT_EQ(writer.rfind(std::string(TGC_VERSION_STRING) + "+", 0), 0u) << writer;
+  EXPECT_GT(writer.size(), std::strlen(TGC_VERSION_STRING) + 1) << writer;
+  // A plan written by any other tgc loads the same.
+  std::string text = serializePlan(elementwisePlan());
+  std::string other = resign(replaceOnce(
+      text, "# written by tgc " + writer + "\n", "# written by tgc 9.9.9+0123456789ab\n"));
+  ASSERT_NE(other, text);
+  Expected<Plan> parsed = parsePlan(other);
+  ASSERT_TRUE(parsed.hasValue()) << parsed.status().message();
+  expectSamePlan(elementwisePlan(), *parsed);
 }
 
 TEST(Plan, RejectsUnknownVersion) {
@@ -190,16 +211,16 @@ TEST(Plan, ParseErrorsNameTheLine) {
   std::string text = serializePlan(elementwisePlan());
   EXPECT_EQ(errorOf(resign(replaceOnce(text, " f32 shape [1000] strides [1] align 16\n",
                                        " f33 shape [1000] strides [1] align 16\n"))),
-            "p.plan:4: unknown dtype 'f33'");
+            "p.plan:5: unknown dtype 'f33'");
   EXPECT_EQ(errorOf(resign(replaceOnce(text, "memset \"t\" 0", "memset \"t\" 256"))),
             "p.plan:" + std::to_string(std::count(text.begin(),
                                                   text.begin() + long(text.find("memset")),
                                                   '\n') + 1) +
                 ": expected an integer, found '256'");
   EXPECT_EQ(errorOf(resign(replaceOnce(text, "workspace 4096", "frobnicate 4096"))),
-            "p.plan:3: unknown keyword 'frobnicate'");
+            "p.plan:4: unknown keyword 'frobnicate'");
   EXPECT_EQ(errorOf(resign(replaceOnce(text, "plan \"elementwise\"", "plan \"elementwise"))),
-            "p.plan:2: unterminated string");
+            "p.plan:3: unterminated string");
   std::string message = errorOf(resign(replaceOnce(text, "grid [8,1,1]", "grid [8,1]")));
   EXPECT_NE(message.find(": expected three dims [x,y,z], found '[8,1]'"), std::string::npos)
       << message;

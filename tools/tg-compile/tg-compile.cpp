@@ -17,6 +17,7 @@
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/ToolOutputFile.h"
+#include "ToolVersion.h"
 
 using namespace mlir;
 namespace cl = llvm::cl;
@@ -122,6 +123,7 @@ int main(int argc, char **argv) {
   registerAsmPrinterCLOptions();
   registerMLIRContextCLOptions();
   cl::HideUnrelatedOptions(category);
+  tgc::tools::setToolVersionPrinter("tg-compile");
   cl::ParseCommandLineOptions(argc, argv, "tg-compile: tg graph -> plan\n");
 
   std::optional<int> sm = tg::parseArch(arch);

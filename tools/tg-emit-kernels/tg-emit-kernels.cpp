@@ -18,6 +18,7 @@
 #include "tg/Dialect/TG/IR/TGOps.h"
 #include "tg/Lowering/CudaPrelude.h"
 #include "tg/Lowering/KernelStep.h"
+#include "ToolVersion.h"
 
 using namespace mlir;
 namespace cl = llvm::cl;
@@ -116,6 +117,7 @@ static LogicalResult processBuffer(std::unique_ptr<llvm::MemoryBuffer> buffer,
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
+  tgc::tools::setToolVersionPrinter("tg-emit-kernels");
   cl::ParseCommandLineOptions(argc, argv, "tgc generic kernel printer\n");
   std::string error;
   std::unique_ptr<llvm::MemoryBuffer> input =

@@ -6,6 +6,7 @@
 //       --training -o attn.cu --meta=attn.json
 
 #include "tg/Codegen/AttentionKernel.h"
+#include "tgc/tgc.hpp"
 
 #include <cmath>
 #include <cstdio>
@@ -20,6 +21,7 @@ using namespace tg::codegen;
 namespace {
 
 const char *kUsage = R"(usage: tg-gen-attention [options]
+  --version                   print the tgc version and exit
   --dtype=bf16|f16            element type of q, k, v, o (default bf16)
   --head-dim=N                head dim of q/k and v (default 128)
   --head-dim-qk=N, --head-dim-v=N
@@ -136,6 +138,9 @@ int main(int argc, char **argv) {
     }
     if (flag == "-h" || flag == "--help") {
       std::cout << kUsage;
+      return 0;
+    } else if (flag == "--version") {
+      std::cout << "tg-gen-attention: tgc " << tgc::version() << "\n";
       return 0;
     } else if (flag == "-o") {
       if (i + 1 >= argc)

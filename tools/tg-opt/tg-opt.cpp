@@ -7,8 +7,10 @@
 #include "tg/Dialect/TG/IR/TGDialect.h"
 #include "tg/Plan/Passes.h"
 #include "tg/Transforms/Passes.h"
+#include "ToolVersion.h"
 
 int main(int argc, char **argv) {
+  tgc::tools::setToolVersionPrinter("tg-opt");
   mlir::DialectRegistry registry;
   registry.insert<mlir::tg::TGDialect, mlir::func::FuncDialect>();
   mlir::tg::registerTGPasses();

@@ -31,6 +31,7 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/WithColor.h"
+#include "ToolVersion.h"
 
 using namespace mlir;
 using namespace mlir::tg;
@@ -314,6 +315,7 @@ int runGpu(ModuleOp module, func::FuncOp fn) {
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   cl::HideUnrelatedOptions(category);
+  tgc::tools::setToolVersionPrinter("tg-run");
   cl::ParseCommandLineOptions(argc, argv, "tg-run: run a tg graph\n");
 
   // An option given where it has no effect is an error, not silence.

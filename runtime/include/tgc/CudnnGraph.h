@@ -36,6 +36,10 @@
 #include <string_view>
 #include <vector>
 
+// Exported API: the library is built with hidden visibility
+// (cmake/TgcSharedLibrary.cmake).
+#pragma GCC visibility push(default)
+
 namespace tgc::cudnn {
 
 enum class TensorKind {
@@ -111,5 +115,7 @@ Expected<std::vector<Graph>> parseGraphs(std::string_view text,
                                         const std::string &sourceName = "<cudnn>");
 
 } // namespace tgc::cudnn
+
+#pragma GCC visibility pop
 
 #endif // TGC_CUDNNGRAPH_H

@@ -8,6 +8,10 @@
 #include <optional>
 #include <string_view>
 
+// Exported API: the library is built with hidden visibility
+// (cmake/TgcSharedLibrary.cmake).
+#pragma GCC visibility push(default)
+
 namespace tgc {
 
 enum class DType : int {
@@ -31,5 +35,7 @@ std::optional<DType> parseDType(std::string_view name);
 bool isValidDType(int value);
 
 } // namespace tgc
+
+#pragma GCC visibility pop
 
 #endif // TGC_DTYPE_H

@@ -9,6 +9,7 @@
 // cannot be read or does not verify is recompiled and overwritten, never
 // used.
 
+#include "tgc/CacheStats.h"
 #include "tgc/Nvrtc.h"
 #include "tgc/Sha256.h"
 
@@ -18,16 +19,6 @@
 #include <mutex>
 
 namespace tgc {
-
-struct CacheStats {
-  uint64_t memoryHits = 0;
-  uint64_t diskHits = 0;
-  uint64_t compiles = 0;       // misses that ran NVRTC successfully
-  uint64_t corruptEntries = 0; // disk entries rejected and rebuilt
-  uint64_t diskWriteFailures = 0;
-  double compileSeconds = 0;  // total time in NVRTC (cold)
-  double diskLoadSeconds = 0; // total time reading and verifying entries (warm)
-};
 
 using KernelCompiler =
     std::function<Expected<CompiledKernel>(const Kernel &, const CompileTarget &)>;

@@ -1,7 +1,8 @@
 #ifndef TGC_NVRTC_H
 #define TGC_NVRTC_H
 
-// Compiling plan kernels with NVRTC (no GPU needed).
+// Compiling plan kernels with NVRTC (no GPU needed). NVRTC is loaded on
+// first use (runtime/lib/NvrtcLibrary.h says where it is looked for).
 
 #include "tgc/Plan.h"
 #include "tgc/Target.h"
@@ -14,12 +15,16 @@ namespace tgc {
 struct NvrtcInfo {
   int major = 0, minor = 0;
   std::vector<int> archs; // nvrtcGetSupportedArchs, ascending (75, 80, ...)
+  /// Why NVRTC could not be loaded (CompileError); ok when it was.
+  Status status;
   std::string version() const { return strCat(major, ".", minor); }
 };
-/// Queried once.
+/// Of the process-wide NVRTC, loaded and queried once.
 const NvrtcInfo &nvrtcInfo();
 
-/// The CUDA toolkit root: $CUDA_HOME, else $CUDA_PATH, else /usr/local/cuda.
+/// The CUDA toolkit root whose headers kernels are compiled with:
+/// $CUDA_HOME, else $CUDA_PATH, else the toolkit tgc was built with
+/// (TGC_CUDA_HOME, /usr/local/cuda by default).
 std::string cudaHome();
 
 /// Everything passed to nvrtcCompileProgram for `kernel` on `target`: the

@@ -18,6 +18,10 @@
 #include <variant>
 #include <vector>
 
+// Exported API: the library is built with hidden visibility
+// (cmake/TgcSharedLibrary.cmake).
+#pragma GCC visibility push(default)
+
 namespace tgc {
 
 enum class BufferRole { Input, Output, Intermediate };
@@ -184,5 +188,7 @@ Status writePlanFile(const Plan &plan, const std::string &path);
 Expected<Plan> readPlanFile(const std::string &path);
 
 } // namespace tgc
+
+#pragma GCC visibility pop
 
 #endif // TGC_PLAN_H

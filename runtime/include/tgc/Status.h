@@ -11,6 +11,10 @@
 #include <string>
 #include <utility>
 
+// Exported API: the library is built with hidden visibility
+// (cmake/TgcSharedLibrary.cmake).
+#pragma GCC visibility push(default)
+
 namespace tgc {
 
 /// Numeric values are part of the C ABI (tgc_status_t); never renumber.
@@ -100,5 +104,7 @@ private:
     if (!tgcStatus_.isOk())                                                    \
       return tgcStatus_;                                                       \
   } while (false)
+
+#pragma GCC visibility pop
 
 #endif // TGC_STATUS_H

@@ -18,6 +18,11 @@ void setCudaDriverLibrary(const std::string &path);
 /// process-wide cuDNN handles and plan cache. Same caveats as above.
 void setCudnnLibrary(const std::string &path);
 
+/// Makes the next NVRTC use load `path` (a missing file or a library that
+/// is not NVRTC, to test those errors) instead of searching for it; ""
+/// restores the search. Same caveats as above.
+void setNvrtcLibrary(const std::string &path);
+
 } // namespace tgc::testing
 
 #endif // TGC_TESTING_H

@@ -13,8 +13,14 @@
 #ifndef TGC_TGC_H
 #define TGC_TGC_H
 
+#include "tgc/Version.h"
+
 #include <stddef.h>
 #include <stdint.h>
+
+/* The API is exported; the rest of the library is built with hidden
+ * visibility (cmake/TgcSharedLibrary.cmake). */
+#pragma GCC visibility push(default)
 
 #ifdef __cplusplus
 extern "C" {
@@ -96,6 +102,12 @@ typedef struct tgc_cache_stats {
   double disk_load_seconds;     /* total disk-cache load time (warm) */
 } tgc_cache_stats_t;
 
+/* The version of the loaded library: "MAJOR.MINOR.PATCH+COMMIT", e.g.
+ * "0.1.0+51ca718e0c2b" ("+unknown" when built without git information). The
+ * headers' own version is TGC_VERSION_STRING (tgc/Version.h). Static
+ * storage; does not change tgc_last_error(). */
+const char *tgc_version(void);
+
 /* The message of the last tgc_* call on this thread: "" after a success.
  * Valid until the next tgc_* call on this thread. */
 const char *tgc_last_error(void);
@@ -154,5 +166,7 @@ tgc_status_t tgc_compile_string(const char *source, size_t size,
 #ifdef __cplusplus
 }
 #endif
+
+#pragma GCC visibility pop
 
 #endif /* TGC_TGC_H */

@@ -11,18 +11,27 @@
 // Nothing here needs cuda.h: streams are passed as CUstream_st*, the type
 // behind both CUstream and cudaStream_t.
 
-#include "tgc/KernelCache.h"
+#include "tgc/CacheStats.h"
 #include "tgc/Plan.h"
 #include "tgc/Status.h"
+#include "tgc/Version.h"
 
 #include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
+// Exported API: the library is built with hidden visibility
+// (cmake/TgcSharedLibrary.cmake).
+#pragma GCC visibility push(default)
+
 struct CUstream_st;
 
 namespace tgc {
+
+/// The version of the loaded library, as tgc_version() gives it:
+/// "MAJOR.MINOR.PATCH+COMMIT".
+const char *version();
 
 /// A CUstream or cudaStream_t; nullptr is the legacy default stream.
 using Stream = CUstream_st *;
@@ -134,5 +143,7 @@ private:
 };
 
 } // namespace tgc
+
+#pragma GCC visibility pop
 
 #endif // TGC_TGC_HPP
