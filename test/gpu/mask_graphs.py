@@ -13,6 +13,8 @@ to three graph forms:
               (repeat_kv, matmul, * scaling, optional soft-capping, + mask,
               softmax in f32, cast, matmul, transpose), which
               tg-fuse-attention turns into one tg.attention
+  mask_bloom  Bloom's attention on [B·H, S, D] tensors (baddbmm with the
+              ALiBi tensor, views around the softmax)
   mask_train  tg.sdpa {training} + tg.sdpa_grad with the mask as bias
               (o, stats, dq, dk, dv checked)
 
@@ -132,7 +134,40 @@ def hf_eager_graph(c, fn="hf_eager_attention"):
     return "\n".join(lines) + "\n"
 
 
+def bloom_graph(c, fn="bloom_attention"):
+    """HF transformers' Bloom attention on [B·H, S, D] tensors: baddbmm with
+    the ALiBi tensor [B·H, 1, S], view to [B, H, S, S], + mask, softmax in
+    f32, view back, bmm (examples/models/bloom_alibi.mlir at any size)."""
+    B, H, Sq, Skv, D, dt = c["B"], c["Hq"], c["Sq"], c["Skv"], c["D"], c["dtype"]
+    T = ag.ttype
+    N = B * H
+    mshape, mdt = mask_shape(c), c["mask"]["dtype"]
+    q, k, v = T([N, Sq, D], dt), T([N, D, Skv], dt), T([N, Skv, D], dt)
+    s3, s4, s32 = T([N, Sq, Skv], dt), T([B, H, Sq, Skv], dt), T([B, H, Sq, Skv], "f32")
+    al, mt = T([N, 1, Skv], dt), T(mshape, mdt)
+    o = T([N, Sq, D], dt)
+    lines = [
+        'func.func @%s(%%q: %s {tg.name = "query_layer"}, %%k: %s {tg.name = "key_layer"},' % (fn, q, k),
+        '    %%v: %s {tg.name = "value_layer"}, %%alibi: %s {tg.name = "alibi"},' % (v, al),
+        '    %%mask: %s {tg.name = "attention_mask"}) -> (%s {tg.name = "context_layer"}) {' % (mt, o),
+        '  %%qk = tg.matmul %%q, %%k : %s, %s -> %s' % (q, k, s3),
+        '  %%alpha = tg.constant dense<%r> : tensor<%s>' % (D ** -0.5, dt),
+        '  %%scaled = tg.mul %%qk, %%alpha : %s, tensor<%s>' % (s3, dt),
+        '  %%w = tg.add %%scaled, %%alibi : %s, %s' % (s3, al),
+        '  %%w4 = tg.reshape %%w : %s -> %s' % (s3, s4),
+        '  %%wm = tg.add %%w4, %%mask : %s, %s' % (s4, mt),
+        '  %%w32 = tg.cast %%wm : %s to %s' % (s4, s32),
+        '  %%p32 = tg.softmax %%w32 axis = 3 : %s' % s32,
+        '  %%p = tg.cast %%p32 : %s to %s' % (s32, s4),
+        '  %%p3 = tg.reshape %%p : %s -> %s' % (s4, s3),
+        '  %%o = tg.matmul %%p3, %%v : %s, %s -> %s' % (s3, v, o),
+        '  return %%o : %s' % o, '}']
+    return "\n".join(lines) + "\n"
+
+
 def graph_text(c):
+    if c["kind"] == "mask_bloom":
+        return bloom_graph(c)
     if c["kind"] == "mask_fwd":
         return ag.sdpa_graph(_with_mask_bias(c))
     if c["kind"] == "mask_train":
@@ -147,7 +182,8 @@ def mask_configs():
     base = dict(B=1, Hq=8, Hkv=4, Sq=300, Skv=300, D=64, dtype="bf16")
 
     def add(kind, name, mask, **kw):
-        c = dict(base, kind=kind, mask=mask, mask_name="attention_mask" if kind == "mask_hf" else "bias")
+        c = dict(base, kind=kind, mask=mask, mask_name="bias" if kind in ("mask_fwd", "mask_train")
+                 else "attention_mask")
         c.update(kw)
         c["name"] = "%s_%s" % (kind, name)
         out.append(c)
@@ -182,6 +218,11 @@ def mask_configs():
     add("mask_hf", "gemma2_window100_d128_softcap", dict(pattern="window", window=100, fill="min", dtype="bf16"),
         softcap=50.0, Sq=257, Skv=257, D=128)
     add("mask_hf", "keypad_f16", dict(pattern="keypad", fill="min", dtype="f16"), dtype="f16", B=3, Hq=4, Hkv=4)
+    # Bloom's [B·H, S, D] form with its ALiBi tensor (random here) and the
+    # causal mask, fused through the rank-3 views.
+    for fill in ("min", "-inf"):
+        add("mask_bloom", "causal_" + fill.replace("-", "m"), dict(pattern="causal", fill=fill, dtype="bf16"),
+            B=2, Hq=4, Hkv=4, Sq=200, Skv=200, mask_name="attention_mask")
     # Training steps with the mask as tg.sdpa's bias (the Mistral case).
     for fill in FILLS:
         add("mask_train", "mistral_window64_" + fill.replace("-", "m"),

@@ -323,6 +323,15 @@ int64_t cudnn::emitScoreRegion(GraphBuilder &g, AttentionOp op, int64_t score,
       uid[result] = g.scalar(dtype, v, 4);
       continue;
     }
+    // A 16-bit float widened to f32 is exact, and every pointwise op reads
+    // its inputs in its f32 compute type: no conversion op. (An identity
+    // node between the score matmul and the softmax defeats the fused
+    // attention engines: a bf16 bias found none on the H200.)
+    if (auto cast = dyn_cast<CastOp>(o);
+        cast && resultType.isF32() && isFloat16(elementOf(cast.getInput()))) {
+      uid[result] = lookup(cast.getInput());
+      continue;
+    }
     StringRef mode = modeOf(&o);
     int64_t y;
     if (auto sel = dyn_cast<SelectOp>(o))

@@ -93,8 +93,30 @@ static void absorbInput(RewriterBase &rewriter, func::FuncOp fn,
   auto arg = dyn_cast<BlockArgument>(v);
   if (!arg || arg.getOwner() != &fn.getBody().front())
     return;
+  // The kernels need the head dim contiguous (stride 1). When the whole
+  // chain would leave it strided (Bloom's pre-transposed [B·H, D, S] keys),
+  // only the leading reshapes are absorbed; the transpose after them stays
+  // and is materialised once, contiguous.
+  bool contiguousHeadDim = true;
+  {
+    SmallVector<int64_t> strides =
+        stridesOf(fn.getArgAttr(arg.getArgNumber(), kStrides), shapeOf(arg));
+    SmallVector<int64_t> shape(shapeOf(arg));
+    for (Operation *layout : llvm::reverse(layouts)) {
+      std::optional<SmallVector<int64_t>> next =
+          stridesThrough(layout, strides, shape);
+      if (!next)
+        break;
+      strides = *next;
+      shape.assign(shapeOf(layout->getResult(0)).begin(),
+                   shapeOf(layout->getResult(0)).end());
+    }
+    contiguousHeadDim = shape.empty() || shape.back() == 1 || strides.back() == 1;
+  }
   // Absorb from the argument outwards while each step is the only use.
   for (Operation *layout : llvm::reverse(layouts)) {
+    if (!contiguousHeadDim && !isa<ReshapeOp>(layout))
+      return;
     if (!arg.hasOneUse() || *arg.getUsers().begin() != layout)
       return;
     unsigned index = arg.getArgNumber();
