@@ -27,8 +27,22 @@ class Tgc:
     def __init__(self, path):
         self.library = tgc.Library(path)
 
-    def compile(self, mlir, options="--arch=sm_90a"):
-        return self.library.compile(mlir, options)
+    def compile(self, mlir, backend):
+        return self.library.compile(mlir, "--arch=sm_90a --backend=" + backend)
+
+    @staticmethod
+    def ran(exe, stream):
+        """What the runtime runs for each step ("nvrtc", "cudnn", "nvrtc
+        (fallback)"), joined: the label of the tgc column."""
+        kinds = []
+        for line in exe.describe(stream).splitlines():
+            if not line.startswith("step "):
+                continue
+            what = line.split(":", 2)[1].strip() if line.count(":") >= 2 else "?"
+            if what != "cudnn" and "fallback" in line:
+                what += " (fallback)"
+            kinds.append(what)
+        return "+".join(sorted(set(kinds))) or "?"
 
     def bindings(self, tensors):
         return tgc.BindingArray.from_dict(tensors)
@@ -64,6 +78,8 @@ def main():
     ap.add_argument("--out", default=os.environ.get("OUT", "bench/results"))
     ap.add_argument("--seqlens", default="512,2048,8192,16384")
     ap.add_argument("--hds", default="64,128,256")
+    ap.add_argument("--backend", default="nvrtc", choices=["nvrtc", "cudnn", "auto"],
+                    help="tgc's backend (the column is labelled by what actually ran)")
     args = ap.parse_args()
     tgc = Tgc(args.lib)
     dev = "cuda"
@@ -82,10 +98,11 @@ def main():
                 flops = 4 * B * H * S * S * hd * (0.5 if causal else 1.0)
                 row = {"hd": hd, "causal": causal, "S": S, "B": B, "H": H}
                 t0 = time.time()
-                exe = tgc.compile(graph(B, H, S, hd, causal))
+                exe = tgc.compile(graph(B, H, S, hd, causal), args.backend)
                 arr = tgc.bindings({"q": q, "k": k, "v": v, "o": o})
                 stream = torch.cuda.current_stream().cuda_stream
                 tgc.run(exe, arr, stream); torch.cuda.synchronize()
+                row["tgc_ran"] = tgc.ran(exe, stream)
                 row["tgc_compile_s"] = round(time.time() - t0, 2)
                 with sdpa_kernel([SDPBackend.FLASH_ATTENTION]):
                     ref = F.scaled_dot_product_attention(q, k, v, is_causal=causal)
@@ -112,11 +129,11 @@ def main():
         json.dump({"env": env, "rows": rows}, f, indent=1)
     lines = ["# tgc forward attention vs PyTorch SDPA (%s, %s, commit %s)" % (env["gpu"], env["date"], commit), "",
              "tgc called through the C API (tgc_compile_string + tgc_run) on torch tensors; bf16; TFLOP/s = 4*B*H*S^2*hd (x0.5 causal) / median time.", "",
-             "| hd | causal | S | BxH | tgc | flash (FA2) | cudnn | tgc/flash | tgc/cudnn | max abs err vs flash |",
-             "|---|---|---|---|---|---|---|---|---|---|"]
+             "| hd | causal | S | BxH | tgc | tgc ran | flash (FA2) | cudnn | tgc/flash | tgc/cudnn | max abs err vs flash |",
+             "|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
-        lines.append("| %d | %s | %d | %dx%d | %s | %s | %s | %s | %s | %.2e |" % (
-            r["hd"], "yes" if r["causal"] else "no", r["S"], r["B"], r["H"], r["tgc_fwd"], r.get("flash_fwd"),
+        lines.append("| %d | %s | %d | %dx%d | %s | %s | %s | %s | %s | %s | %.2e |" % (
+            r["hd"], "yes" if r["causal"] else "no", r["S"], r["B"], r["H"], r["tgc_fwd"], r["tgc_ran"], r.get("flash_fwd"),
             r.get("cudnn_fwd"), r.get("ratio_flash"), r.get("ratio_cudnn"), r["tgc_max_abs_err_vs_flash"]))
     with open(os.path.join(args.out, "bench.md"), "w") as f:
         f.write("\n".join(lines) + "\n")
@@ -128,7 +145,9 @@ def main():
             sub = [r for r in rows if r["hd"] == hd]
             labels = ["%s%d" % ("c" if r["causal"] else "", r["S"]) for r in sub]
             x = range(len(sub))
-            for i, (key, name) in enumerate((("tgc_fwd", "tgc"), ("flash_fwd", "flash (FA2)"), ("cudnn_fwd", "cudnn"))):
+            ran = "/".join(sorted({r["tgc_ran"] for r in rows}))
+            for i, (key, name) in enumerate((("tgc_fwd", "tgc (%s)" % ran), ("flash_fwd", "flash (FA2)"),
+                                             ("cudnn_fwd", "cudnn"))):
                 ax.bar([xi + (i - 1) * 0.27 for xi in x], [r.get(key) or 0 for r in sub], 0.27, label=name)
             ax.set_xticks(list(x)); ax.set_xticklabels(labels, rotation=45); ax.set_title("hd %d (bf16 fwd)" % hd)
         axes[0].set_ylabel("TFLOP/s"); axes[0].legend()
