@@ -1,7 +1,8 @@
 """HF transformers integration: `tgc.hf.register()` makes
 `attn_implementation="tgc"` available to every model that uses transformers'
 attention interface (transformers >= 4.48; masks through
-AttentionMaskInterface from 4.53), e.g.
+AttentionMaskInterface from 4.53; both of sdpa_mask's signatures, 4.5x's
+cache_position and 5.x's q_length/q_offset), e.g.
 
     import tgc.hf
     tgc.hf.register()
@@ -28,6 +29,7 @@ import torch
 from . import masks as M
 from . import trace as T
 from .torch import attention
+from .torch.front import _assume_constant
 
 _warned = set()
 
@@ -38,24 +40,38 @@ def _warn_once(msg):
         warnings.warn(msg, stacklevel=3)
 
 
-@functools.lru_cache(maxsize=None)
+# The score_mod/mask_mod a model's options give, one object per option value (a
+# stable cache key). Marked as constants for torch.compile: Dynamo calls them
+# when it traces and passes the callables they return on to tgc untouched.
+_MODS = {}
+
+
+def _memo(key, make):
+    fn = _MODS.get(key)
+    if fn is None:
+        fn = _MODS.setdefault(key, make())
+    return fn
+
+
+@_assume_constant
 def _softcap(cap):
     cap = float(cap)
-    return lambda score, b, h, q_idx, kv_idx: cap * torch.tanh(score / cap)
+    return _memo(("softcap", cap), lambda: lambda score, b, h, q_idx, kv_idx: cap * torch.tanh(score / cap))
 
 
-@functools.lru_cache(maxsize=None)
+@_assume_constant
 def _causal(offset, window):
     """kv <= q + offset (bottom-right causal when offset = Skv - Sq), and with a
     window also kv > q + offset - window (transformers' sliding_window_overlay)."""
     if window is None:
-        return lambda b, h, q_idx, kv_idx: kv_idx <= q_idx + offset
-    return lambda b, h, q_idx, kv_idx: (kv_idx <= q_idx + offset) & (kv_idx > q_idx + offset - window)
+        return _memo(("causal", offset), lambda: lambda b, h, q_idx, kv_idx: kv_idx <= q_idx + offset)
+    return _memo(("causal", offset, window), lambda: lambda b, h, q_idx, kv_idx:
+                 (kv_idx <= q_idx + offset) & (kv_idx > q_idx + offset - window))
 
 
-@functools.lru_cache(maxsize=None)
+@_assume_constant
 def _window(window):
-    return lambda b, h, q_idx, kv_idx: (kv_idx - q_idx).abs() < window
+    return _memo(("window", window), lambda: lambda b, h, q_idx, kv_idx: (kv_idx - q_idx).abs() < window)
 
 
 def attention_forward(module, query, key, value, attention_mask, dropout=0.0, scaling=None, sliding_window=None,
@@ -113,18 +129,42 @@ def _is_attribute_pattern(mask_function, q_len, kv_len):
     return True
 
 
-def mask_function(batch_size, cache_position, kv_length, kv_offset=0, mask_function=None, attention_mask=None,
-                  allow_is_causal_skip=True, **kwargs):
-    """transformers' mask-interface signature (masking_utils.sdpa_mask's)."""
+@functools.lru_cache(maxsize=None)
+def _takes_q_length(sdpa_mask):
+    """Whether transformers' sdpa_mask has the 5.x signature (q_length, q_offset)
+    rather than 4.5x's (cache_position)."""
+    import inspect
+    return "q_length" in inspect.signature(sdpa_mask).parameters
+
+
+def mask_function(batch_size, q_length=None, kv_length=None, q_offset=0, kv_offset=0, mask_function=None,
+                  attention_mask=None, allow_is_causal_skip=True, cache_position=None, **kwargs):
+    """transformers' mask-interface function (AttentionMaskInterface), called with
+    keywords: sdpa_mask's arguments of transformers 5.x (q_length, q_offset) or of
+    4.5x (cache_position). No mask (None) where the pattern is an attribute mask;
+    else transformers' sdpa_mask, given the arguments its version takes."""
     from transformers.masking_utils import sdpa_mask
-    q_len = cache_position.shape[0]
-    if (allow_is_causal_skip and attention_mask is None and kv_offset == 0 and q_len == kv_length
-            and mask_function is not None and _is_attribute_pattern(mask_function, q_len, kv_length)):
+    if q_length is None:
+        if cache_position is None:
+            raise TypeError("the tgc mask function needs q_length (transformers 5) or cache_position (4.5x)")
+        q_length = cache_position.shape[0]
+    if kv_length is None:
+        raise TypeError("the tgc mask function needs kv_length")
+    if (allow_is_causal_skip and attention_mask is None and q_offset == 0 and kv_offset == 0
+            and q_length == kv_length and mask_function is not None
+            and _is_attribute_pattern(mask_function, q_length, kv_length)):
         return None
-    kwargs.pop("allow_torch_fix", None)
-    return sdpa_mask(batch_size=batch_size, cache_position=cache_position, kv_length=kv_length, kv_offset=kv_offset,
-                     mask_function=mask_function, attention_mask=attention_mask, allow_is_causal_skip=False,
-                     **kwargs)
+    args = dict(batch_size=batch_size, kv_length=kv_length, kv_offset=kv_offset, attention_mask=attention_mask,
+                allow_is_causal_skip=False, **kwargs)
+    if mask_function is not None:
+        args["mask_function"] = mask_function
+    if _takes_q_length(sdpa_mask):
+        args.update(q_length=q_length, q_offset=q_offset)
+    else:
+        if cache_position is None:
+            cache_position = torch.arange(q_offset, q_offset + q_length, device=kwargs.get("device", "cpu"))
+        args["cache_position"] = cache_position
+    return sdpa_mask(**args)
 
 
 def register(name="tgc", backend="auto"):

@@ -99,6 +99,27 @@ Status CudaDriver::check(CUresult result, const std::string &what) const {
                    what, ": ", errorText(result));
 }
 
+Expected<CUcontext> CudaDriver::primaryContext(int ordinal) const {
+  std::lock_guard<std::mutex> lock(primaryMutex_);
+  auto found = primaryContexts_.find(ordinal);
+  if (found != primaryContexts_.end())
+    return found->second;
+  if (!cuDeviceGet || !cuDevicePrimaryCtxRetain)
+    return makeError(StatusCode::NoDriver, "the CUDA driver ", libraryPath,
+                     " lacks cuDeviceGet or cuDevicePrimaryCtxRetain");
+  CUdevice device;
+  TGC_RETURN_IF_ERROR(check(cuDeviceGet(&device, ordinal),
+                            strCat("cannot get CUDA device ", ordinal)));
+  CUcontext context = nullptr;
+  TGC_RETURN_IF_ERROR(
+      check(cuDevicePrimaryCtxRetain(&context, device),
+            strCat("cannot retain the primary context of device ", ordinal)));
+  TGC_LOG_INFO("using the primary context of device ", ordinal,
+               " for runs on the default stream without a current context");
+  primaryContexts_.emplace(ordinal, context);
+  return context;
+}
+
 void testing::setCudaDriverLibrary(const std::string &path) {
   DriverState &state = driverState();
   std::lock_guard<std::mutex> lock(state.mutex);

@@ -10,6 +10,8 @@
 
 #include <cuda.h>
 
+#include <map>
+#include <mutex>
 #include <string>
 
 #define TGC_CUDA_SYMBOL_NAME(fn) TGC_CUDA_SYMBOL_NAME_(fn)
@@ -80,6 +82,15 @@ struct CudaDriver {
   /// Ok, or a CudaError status "<what>: <errorText>" (OutOfMemory for
   /// CUDA_ERROR_OUT_OF_MEMORY).
   Status check(CUresult result, const std::string &what) const;
+
+  /// The primary context of device `ordinal` (the one the CUDA runtime
+  /// uses), retained on first use and kept for the life of the process:
+  /// modules loaded into it must outlive every run.
+  Expected<CUcontext> primaryContext(int ordinal) const;
+
+private:
+  mutable std::mutex primaryMutex_;
+  mutable std::map<int, CUcontext> primaryContexts_;
 };
 
 } // namespace tgc

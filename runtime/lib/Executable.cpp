@@ -70,6 +70,44 @@ double millisecondsSince(std::chrono::steady_clock::time_point start) {
       .count();
 }
 
+/// The primary context of the one device that holds every bound buffer, for a
+/// run on the default stream with no context current.
+Expected<CUcontext> primaryContextOfBindings(const CudaDriver &driver,
+                                             const Plan &plan,
+                                             const std::vector<uint64_t> &addresses) {
+  const char *noContext = "no CUDA context is current on this thread and the "
+                          "default stream was given";
+  const char *remedy = "make a context current first (e.g. cudaSetDevice() "
+                       "or cuCtxSetCurrent())";
+  int device = -1;
+  size_t first = 0;
+  for (size_t i = 0; i < plan.buffers.size(); ++i) {
+    if (!addresses[i])
+      continue;
+    int ordinal = -1;
+    CUresult r = driver.cuPointerGetAttribute(
+        &ordinal, CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, addresses[i]);
+    if (r != CUDA_SUCCESS)
+      return makeError(StatusCode::BindingError, noContext, ", and binding '",
+                       plan.buffers[i].name, "' (0x", std::hex, addresses[i],
+                       std::dec, ") belongs to no CUDA device (",
+                       driver.errorText(r), ") to run on; bind device memory "
+                       "or ", remedy);
+    if (device < 0) {
+      device = ordinal;
+      first = i;
+    } else if (ordinal != device) {
+      return makeError(StatusCode::BindingError, noContext, ", and the bindings "
+                       "are on different devices ('", plan.buffers[first].name,
+                       "' on device ", device, ", '", plan.buffers[i].name,
+                       "' on device ", ordinal, "); ", remedy);
+    }
+  }
+  if (device < 0)
+    return makeError(StatusCode::CudaError, noContext, "; ", remedy);
+  return driver.primaryContext(device);
+}
+
 Expected<CUmodule> loadModule(const CudaDriver &driver,
                               const CompiledKernel &compiled,
                               const std::string &what) {
@@ -140,8 +178,9 @@ void Executable::Impl::release(const CudaDriver &drv, ContextState &state) {
   state.cudnnSteps.clear();
 }
 
-Expected<CUcontext> Executable::Impl::contextOf(const CudaDriver &driver,
-                                                Stream stream) {
+Expected<CUcontext>
+Executable::Impl::contextOf(const CudaDriver &driver, Stream stream,
+                            const std::vector<uint64_t> *addresses) {
   CUcontext context = nullptr;
   if (!isSpecialStream(stream)) {
     TGC_RETURN_IF_ERROR(driver.check(driver.cuStreamGetCtx(stream, &context),
@@ -149,6 +188,10 @@ Expected<CUcontext> Executable::Impl::contextOf(const CudaDriver &driver,
   } else {
     TGC_RETURN_IF_ERROR(driver.check(driver.cuCtxGetCurrent(&context),
                                      "cannot get the current context"));
+    // A thread the CUDA runtime has not touched (e.g. PyTorch's autograd
+    // threads) has none: take the device of the memory, as the runtime would.
+    if (!context && addresses)
+      return primaryContextOfBindings(driver, plan, *addresses);
   }
   if (!context)
     return makeError(StatusCode::CudaError,
@@ -158,12 +201,14 @@ Expected<CUcontext> Executable::Impl::contextOf(const CudaDriver &driver,
   return context;
 }
 
-Expected<ContextState *> Executable::Impl::prepare(Stream stream) {
+Expected<ContextState *>
+Executable::Impl::prepare(Stream stream,
+                          const std::vector<uint64_t> *addresses) {
   Expected<const CudaDriver *> loaded = CudaDriver::get();
   if (!loaded)
     return loaded.takeStatus();
   const CudaDriver &drv = **loaded;
-  Expected<CUcontext> context = contextOf(drv, stream);
+  Expected<CUcontext> context = contextOf(drv, stream, addresses);
   if (!context)
     return context.takeStatus();
 
@@ -425,7 +470,7 @@ Status Executable::Impl::run(const BindingRef *bindings, size_t count,
   std::vector<uint64_t> addresses;
   TGC_RETURN_IF_ERROR(
       resolveBindings(plan, index, bindings, count, workspace, addresses));
-  Expected<ContextState *> prepared = prepare(stream);
+  Expected<ContextState *> prepared = prepare(stream, &addresses);
   if (!prepared)
     return prepared.takeStatus();
   ContextState &state = **prepared;

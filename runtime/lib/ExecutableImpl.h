@@ -69,11 +69,16 @@ struct Executable::Impl {
   explicit Impl(Plan p);
   Status run(const BindingRef *bindings, size_t count,
              const Workspace *workspace, Stream stream);
-  Expected<ContextState *> prepare(Stream stream);
+  /// The state for the stream's context, prepared on first use. For the
+  /// default stream with no context current, `addresses` (the run's bound
+  /// buffers) pick the device whose primary context is used.
+  Expected<ContextState *> prepare(Stream stream,
+                                   const std::vector<uint64_t> *addresses = nullptr);
   ~Impl();
 
 private:
-  Expected<CUcontext> contextOf(const CudaDriver &driver, Stream stream);
+  Expected<CUcontext> contextOf(const CudaDriver &driver, Stream stream,
+                                const std::vector<uint64_t> *addresses);
   Status prepareContext(const CudaDriver &driver, ContextState &state);
   /// Compiles, loads and checks `launch` as step `stepIndex`.
   Status prepareLaunch(const CudaDriver &driver, ContextState &state,

@@ -18,6 +18,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <thread>
 #include <vector>
 
 using namespace tgc;
@@ -228,6 +229,29 @@ int main() {
         status.message());
   CUDA_OK(cudaDeviceSynchronize());
   check(cudaGetLastError() == cudaSuccess, "context healthy after the error paths");
+
+  // 6. The default stream from a thread the CUDA runtime has not touched (no
+  // current context, as in PyTorch's autograd threads): the primary context
+  // of the buffers' device; host memory there is an error that says so.
+  CUDA_OK(cudaMemset(dy, 0, n * 4));
+  Status fresh, host;
+  std::thread([&] {
+    fresh = exe->run({{"x", dx}, {"y", dy}}, nullptr);
+    host = exe->run({{"x", pageable.data()}, {"y", dy2}}, nullptr);
+  }).join();
+  check(fresh.isOk(), "default stream on a thread without a context", fresh.message());
+  CUDA_OK(cudaDeviceSynchronize());
+  CUDA_OK(cudaMemcpy(hy.data(), dy, n * 4, cudaMemcpyDeviceToHost));
+  check(countWrong(hx, hy) == 0, "results of the thread without a context",
+        strCat(countWrong(hx, hy), " wrong of ", n));
+  if (host.isOk()) {
+    CUDA_OK(cudaDeviceSynchronize());
+    check(true, "pageable host pointer on a thread without a context accepted (HMM system)");
+  } else {
+    check(host.code() == StatusCode::BindingError &&
+              host.message().find("belongs to no CUDA device") != std::string::npos,
+          "pageable host pointer on a thread without a context rejected", host.message());
+  }
 
   CacheStats stats = kernelCacheStats();
   std::printf("kernel cache: %llu compiled in %.1f ms, %llu loaded from disk in %.2f ms, "

@@ -189,18 +189,139 @@ class Cache(unittest.TestCase):
                 tt.attention(q, k, v)
 
 
+HAS_CUSTOM_OP = hasattr(torch.library, "custom_op") and hasattr(torch, "compile")
+
+
+def causal_window(b, h, q, kv):
+    return (q >= kv) & (q - kv < 4)
+
+
 class TorchLibrary(unittest.TestCase):
-    @unittest.skipUnless(hasattr(torch.library, "custom_op"), "torch.library.custom_op needs torch >= 2.4")
+    @unittest.skipUnless(HAS_CUSTOM_OP, "torch.library.custom_op needs torch >= 2.4")
     def test_registered(self):
         from tgc.torch import ops
         self.assertTrue(ops.register())
-        self.assertTrue(hasattr(torch.ops.tgc, "attention"))
+        self.assertTrue(hasattr(torch.ops.tgc, "attention_fwd"))
+        self.assertTrue(hasattr(torch.ops.tgc, "attention_bwd"))
+
+    @unittest.skipUnless(HAS_CUSTOM_OP, "torch.compile needs torch >= 2.4 here")
+    def test_assume_constant_marks_as_torch_does(self):
+        # front._assume_constant sets what torch.compiler.assume_constant_result sets.
+        fn = torch.compiler.assume_constant_result(lambda: 0)
+        self.assertTrue(getattr(fn, "_dynamo_marked_constant", False))
+        self.assertTrue(getattr(A.config_id, "_dynamo_marked_constant", False))
 
     def test_old_torch_is_reported(self):
         from tgc.torch import ops
         if not hasattr(torch.library, "custom_op"):
             self.assertFalse(ops.register())
             self.assertIn("torch >= 2.4", ops.unavailable_reason())
+
+
+@unittest.skipUnless(HAS_CUSTOM_OP, "torch.compile with torch.library.custom_op needs torch >= 2.4")
+class TorchCompile(unittest.TestCase):
+    """torch.compile(fullgraph=True) over tgc.torch.attention on CPU tensors with
+    the C run stubbed: one custom op in the graph, the plan found at run time,
+    the backward through tgc::attention_bwd, fake strides equal to real ones."""
+
+    def setUp(self):
+        torch._dynamo.reset()
+
+    def graphs_of(self, fn, *args, backend="eager"):
+        graphs = []
+
+        def record(gm, example_inputs):
+            graphs.append(gm)
+            return gm.forward
+        out = torch.compile(fn, fullgraph=True, backend=record if backend == "record" else backend)(*args)
+        return out, graphs
+
+    def test_forward_is_one_custom_op(self):
+        q, k, v = qkv(Hkv=2)
+        with StubbedRun() as run:
+            def f(q, k, v):
+                return tt.attention(q, k, v, is_causal=True, enable_gqa=True, mask_mod=causal_window) * 2
+            out, graphs = self.graphs_of(f, q, k, v, backend="record")
+            self.assertEqual(len(graphs), 1)
+            text = str(graphs[0].graph)
+            self.assertEqual(text.count("tgc.attention_fwd"), 1, text)
+            self.assertEqual(out.shape, (2, 4, 16, 16))
+            self.assertEqual([n for n, _ in run.calls[-1]], ["q", "k", "v", "o"])
+            self.assertEqual(run.calls[-1][0][1], q.data_ptr())
+            # The plan the op ran is the eager call's: one plan, one compile.
+            tt.attention(q, k, v, is_causal=True, enable_gqa=True, mask_mod=causal_window)
+            info = tt.cache_info()
+            self.assertEqual((info["plans"], info["compiles"]), (1, 1))
+
+    def test_new_shape_finds_its_plan_at_run_time(self):
+        with StubbedRun() as run:
+            g = torch.compile(lambda q, k, v: tt.attention(q, k, v, is_causal=True), fullgraph=True,
+                              backend="eager", dynamic=True)
+            for S in (16, 24):
+                q, k, v = qkv(S=S)
+                self.assertEqual(g(q, k, v).shape, (2, 4, S, 16))
+                self.assertEqual(run.calls[-1][0][1], q.data_ptr())
+            self.assertEqual(tt.cache_info()["plans"], 2)
+
+    def test_fake_outputs_match_the_real_ones(self):
+        # torch.library.opcheck's fake-tensor check: shapes, strides and dtypes of
+        # the fake implementations against the real ones (C run stubbed).
+        _, k, v = qkv()
+        layouts = {"bhsd": qkv()[0], "bshd": torch.randn(2, 16, 4, 16).transpose(1, 2),
+                   "expanded (copied)": torch.randn(2, 1, 16, 16).expand(2, 4, 16, 16)}
+        with StubbedRun():
+            for name, q in layouts.items():
+                for grad, dropout in ((False, 0.0), (True, 0.0), (True, 0.1)):
+                    with self.subTest(layout=name, grad=grad, dropout=dropout):
+                        cid = A.config_id(None, causal_window, False, None, dropout, False, grad, False, "auto",
+                                          False)
+                        torch.library.opcheck(torch.ops.tgc.attention_fwd, (q, k, v, None, cid),
+                                              test_utils="test_faketensor")
+                        if grad:
+                            o, lse, seeds = torch.ops.tgc.attention_fwd(q, k, v, None, cid)
+                            torch.library.opcheck(torch.ops.tgc.attention_bwd,
+                                                  (q, k, v, o, torch.randn_like(o), lse, seeds, None, cid),
+                                                  test_utils="test_faketensor")
+
+    def test_output_strides_follow_query_like_eager(self):
+        q = torch.randn(2, 16, 4, 16).transpose(1, 2)  # [B,S,H,D] memory
+        _, k, v = qkv()
+        with StubbedRun():
+            eager = tt.attention(q, k, v)
+            out, _ = self.graphs_of(lambda q, k, v: tt.attention(q, k, v), q, k, v, backend="aot_eager")
+            self.assertEqual(out.stride(), eager.stride())
+
+    def test_backward_runs_tgc_attention_bwd(self):
+        q, k, v = (t.requires_grad_() for t in qkv())
+        half = lambda s, b, h, qi, ki: s * 0.5  # noqa: E731 - made outside the compiled function
+        with StubbedRun() as run:
+            def f(q, k, v):
+                return tt.attention(q, k, v, score_mod=half)
+            out, _ = self.graphs_of(f, q, k, v, backend="aot_eager")
+            self.assertTrue(out.requires_grad)
+            out.sum().backward()
+            self.assertEqual([n for n, _ in run.calls[-1]], ["q", "k", "v", "o", "do", "lse", "dq", "dk", "dv"])
+            self.assertEqual(run.calls[-1][0][1], q.data_ptr())
+            self.assertEqual(q.grad.shape, q.shape)
+            self.assertEqual(k.grad.shape, k.shape)
+
+    def test_return_lse_with_autograd_is_refused(self):
+        q, k, v = (t.requires_grad_() for t in qkv())
+        with StubbedRun():
+            with self.assertRaisesRegex(Exception, "return_lse=True while gradients are recorded, under "
+                                                   "torch.compile"):
+                self.graphs_of(lambda q, k, v: tt.attention(q, k, v, return_lse=True)[0], q, k, v)
+            with torch.no_grad():
+                out, graphs = self.graphs_of(lambda q, k, v: tt.attention(q, k, v, return_lse=True), q, k, v,
+                                             backend="record")
+            self.assertEqual(out[1].shape, (2, 4, 16))
+
+    def test_mask_requiring_grad_is_refused(self):
+        q, k, v = (t.requires_grad_() for t in qkv())
+        bias = torch.zeros(16, 16, requires_grad=True)
+        with StubbedRun():
+            with self.assertRaisesRegex(Exception, "gradient for attn_mask"):
+                self.graphs_of(lambda q, k, v, m: tt.attention(q, k, v, attn_mask=m), q, k, v, bias)
 
 
 if __name__ == "__main__":

@@ -151,6 +151,30 @@ TEST_F(CApiTest, RunsThroughTheMockDriver) {
   mock.unregisterMemory(y);
 }
 
+// A thread with no current context (as PyTorch's autograd threads are) and
+// the default stream: the bound memory's device, or a message saying why not.
+TEST_F(CApiTest, DefaultStreamWithoutAContext) {
+  MockDriver &mock = MockDriver::install();
+  mock.setCurrentContext(0);
+  mock.registerMemory(x, 4096);
+  EXPECT_EQ(run({{"x", x}, {"y", y}}), TGC_ERROR_BINDING);
+  std::string message = tgc_last_error();
+  EXPECT_EQ(message.rfind("no CUDA context is current on this thread and the default stream was "
+                          "given, and binding 'y' (0x", 0),
+            0u)
+      << message;
+  EXPECT_NE(message.find(") belongs to no CUDA device (CUDA_ERROR_INVALID_VALUE (invalid "
+                         "argument)) to run on; bind device memory or make a context current first"),
+            std::string::npos)
+      << message;
+  mock.registerMemory(y, 4096);
+  EXPECT_EQ(run({{"x", x}, {"y", y}}), TGC_SUCCESS) << tgc_last_error();
+  EXPECT_EQ(countLines(mock.trace(), "cuDevicePrimaryCtxRetain 0"), 1) << mock.trace();
+  EXPECT_STREQ(mock.currentContext(), "none");
+  mock.unregisterMemory(x);
+  mock.unregisterMemory(y);
+}
+
 TEST_F(CApiTest, LastErrorIsPerThread) {
   EXPECT_EQ(run({{"x", x}}), TGC_ERROR_BINDING);
   std::string other = "unset";

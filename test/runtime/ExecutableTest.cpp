@@ -408,17 +408,99 @@ TEST_F(MockExecutorTest, NoDevice) {
                               "CUDA_ERROR_NO_DEVICE (no CUDA-capable device is detected)");
 }
 
-TEST_F(MockExecutorTest, DefaultStreamNeedsAContext) {
+// The default stream on a thread with no current context (PyTorch's autograd
+// threads): the primary context of the memory's device, current only for the
+// call.
+TEST_F(MockExecutorTest, DefaultStreamWithoutAContextUsesThePrimaryContextOfTheMemory) {
+  mock->setCurrentContext(0);
+  const int n = 1000;
+  std::unique_ptr<Executable> exe = load(elementwisePlan(n));
+  DeviceBuffer x(n * 4, mock), y(n * 4, mock);
+  mock->setOwner(x.data, 1);
+  mock->setOwner(y.data, 1);
+  for (int i = 0; i < n; ++i)
+    x.floats()[i] = 0.25f * float(i % 17) - 1.5f;
+  Status status = exe->run({{"x", x.data}, {"y", y.data}}, nullptr);
+  ASSERT_TRUE(status.isOk()) << status.message();
+  for (int i = 0; i < n; ++i) {
+    float t = 2.0f * x.floats()[i] - 1.0f;
+    ASSERT_EQ(y.floats()[i], t * t) << i;
+  }
+  std::string trace = mock->trace();
+  EXPECT_EQ(countLines(trace, "cuDevicePrimaryCtxRetain 1"), 1) << trace;
+  EXPECT_EQ(countLines(trace, "cuDevicePrimaryCtxRetain"), 1) << trace;
+  EXPECT_EQ(countLines(trace, "cuLaunchKernel axpb grid=8,1,1 block=128,1,1 smem=0 stream=0 "
+                              "context=primary1"), 1) << trace;
+  EXPECT_EQ(countLines(trace, "cuLaunchKernel square"), 1) << trace;
+  EXPECT_EQ(countLines(trace, "cuLaunchKernel square grid=8,1,1 block=128,1,1 smem=512 stream=0 "
+                              "context=primary1"), 1) << trace;
+  EXPECT_STREQ(mock->currentContext(), "none"); // the thread's state is restored
+
+  // The context is retained once; a thread with a context keeps using its own.
+  mock->clearTrace();
+  ASSERT_TRUE(exe->run({{"x", x.data}, {"y", y.data}}, nullptr).isOk());
+  trace = mock->trace();
+  EXPECT_EQ(countLines(trace, "cuDevicePrimaryCtxRetain"), 0) << trace;
+  EXPECT_EQ(countLines(trace, "cuLaunchKernel axpb grid=8,1,1 block=128,1,1 smem=0 stream=0 "
+                              "context=primary1"), 1) << trace;
+  mock->setCurrentContext(1);
+  mock->clearTrace();
+  ASSERT_TRUE(exe->run({{"x", x.data}, {"y", y.data}}, nullptr).isOk());
+  trace = mock->trace();
+  EXPECT_EQ(countLines(trace, "cuPointerGetAttribute device_ordinal"), 0) << trace;
+  EXPECT_EQ(countLines(trace, "cuLaunchKernel axpb grid=8,1,1 block=128,1,1 smem=0 stream=0 "
+                              "context=current"), 1) << trace;
+  EXPECT_STREQ(mock->currentContext(), "current");
+}
+
+TEST_F(MockExecutorTest, DefaultStreamWithoutAContextNeedsDeviceMemory) {
+  mock->setCurrentContext(0);
+  std::unique_ptr<Executable> exe = load(elementwisePlan(1000));
+  DeviceBuffer x(4000, mock);
+  DeviceBuffer hostOnly(4000); // not registered with the mock: host memory
+  Status status = exe->run({{"x", hostOnly.data}, {"y", x.data}}, nullptr);
+  EXPECT_EQ(status.code(), StatusCode::BindingError);
+  std::string message = status.message();
+  const std::string head = "no CUDA context is current on this thread and the default stream "
+                           "was given, and binding 'x' (0x";
+  const std::string tail = ") belongs to no CUDA device (CUDA_ERROR_INVALID_VALUE (invalid "
+                           "argument)) to run on; bind device memory or make a context current "
+                           "first (e.g. cudaSetDevice() or cuCtxSetCurrent())";
+  EXPECT_EQ(message.rfind(head, 0), 0u) << message;
+  EXPECT_EQ(message.size() >= tail.size() &&
+                message.compare(message.size() - tail.size(), tail.size(), tail) == 0,
+            true)
+      << message;
+  EXPECT_EQ(launches, 0);
+  EXPECT_EQ(countLines(mock->trace(), "cuDevicePrimaryCtxRetain"), 0);
+  EXPECT_STREQ(mock->currentContext(), "none");
+}
+
+TEST_F(MockExecutorTest, DefaultStreamWithoutAContextNeedsOneDevice) {
   mock->setCurrentContext(0);
   std::unique_ptr<Executable> exe = load(elementwisePlan(1000));
   DeviceBuffer x(4000, mock), y(4000, mock);
+  mock->setOwner(y.data, 1);
   Status status = exe->run({{"x", x.data}, {"y", y.data}}, nullptr);
+  EXPECT_EQ(status.code(), StatusCode::BindingError);
+  EXPECT_EQ(status.message(), "no CUDA context is current on this thread and the default "
+                              "stream was given, and the bindings are on different devices "
+                              "('x' on device 0, 'y' on device 1); make a context current "
+                              "first (e.g. cudaSetDevice() or cuCtxSetCurrent())");
+  EXPECT_EQ(launches, 0);
+}
+
+// Without bindings nothing says which device: preparing needs a context.
+TEST_F(MockExecutorTest, PreparingOnTheDefaultStreamNeedsAContext) {
+  mock->setCurrentContext(0);
+  std::unique_ptr<Executable> exe = load(elementwisePlan(1000));
+  Status status = exe->prepare(nullptr);
   EXPECT_EQ(status.code(), StatusCode::CudaError);
   EXPECT_EQ(status.message(), "no CUDA context is current on this thread and the default "
                               "stream was given; make a context current first (e.g. "
                               "cudaSetDevice() or cuCtxSetCurrent())");
   mock->setCurrentContext(1);
-  EXPECT_TRUE(exe->run({{"x", x.data}, {"y", y.data}}, nullptr).isOk());
+  EXPECT_TRUE(exe->prepare(nullptr).isOk());
 }
 
 TEST_F(MockExecutorTest, ArchSpecificKernelOnTheWrongDevice) {

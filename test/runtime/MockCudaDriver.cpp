@@ -38,6 +38,7 @@ struct MockState {
   std::vector<std::string> trace;
   std::string traceText;
   std::map<uintptr_t, size_t> ranges; // "device" allocations
+  std::map<uintptr_t, int> owners;    // their device ordinals (default 0)
   std::map<std::string, std::vector<size_t>> paramSizes;
   LaunchHook hook = nullptr;
   void *hookUser = nullptr;
@@ -52,19 +53,49 @@ int contextObject;
 thread_local std::vector<CUcontext> contextStack; // per thread, as in CUDA
 CUcontext theContext() { return reinterpret_cast<CUcontext>(&contextObject); }
 
+// Two devices, each with a primary context (device 0's is not theContext(),
+// so that a test can tell which one a run used).
+constexpr int kDeviceCount = 2;
+int primaryObjects[kDeviceCount];
+CUcontext primaryContext(int ordinal) {
+  return reinterpret_cast<CUcontext>(&primaryObjects[ordinal]);
+}
+int deviceOf(CUcontext context) {
+  for (int d = 0; d < kDeviceCount; ++d)
+    if (context == primaryContext(d))
+      return d;
+  return 0;
+}
+std::string contextName(CUcontext context) {
+  if (!context)
+    return "none";
+  if (context == theContext())
+    return "current";
+  return "primary" + std::to_string(deviceOf(context));
+}
+CUcontext currentContext() {
+  if (!contextStack.empty())
+    return contextStack.back();
+  return mock().hasCurrentContext ? theContext() : nullptr;
+}
+
 void record(const std::string &line) {
   std::lock_guard<std::mutex> lock(mock().mutex);
   mock().trace.push_back(line);
 }
 
-bool isDevice(uintptr_t address, size_t bytes) {
+/// The start of the "device" allocation holding [address, address + bytes),
+/// or 0.
+uintptr_t allocationOf(uintptr_t address, size_t bytes) {
   std::lock_guard<std::mutex> lock(mock().mutex);
   auto it = mock().ranges.upper_bound(address);
   if (it == mock().ranges.begin())
-    return false;
+    return 0;
   --it;
-  return address >= it->first && address + bytes <= it->first + it->second;
+  bool inside = address >= it->first && address + bytes <= it->first + it->second;
+  return inside ? it->first : 0;
 }
+bool isDevice(uintptr_t address, size_t bytes) { return allocationOf(address, bytes) != 0; }
 
 size_t imageSize(const void *image) {
   const unsigned char *bytes = static_cast<const unsigned char *>(image);
@@ -136,9 +167,22 @@ __attribute__((visibility("default"))) void mockcuda_register(void *data, size_t
   std::lock_guard<std::mutex> lock(mock().mutex);
   mock().ranges[reinterpret_cast<uintptr_t>(data)] = bytes;
 }
+/// Makes registered memory belong to device `ordinal` (0 unless said).
+__attribute__((visibility("default"))) void mockcuda_set_owner(void *data, int ordinal) {
+  std::lock_guard<std::mutex> lock(mock().mutex);
+  mock().owners[reinterpret_cast<uintptr_t>(data)] = ordinal;
+}
 __attribute__((visibility("default"))) void mockcuda_unregister(void *data) {
   std::lock_guard<std::mutex> lock(mock().mutex);
   mock().ranges.erase(reinterpret_cast<uintptr_t>(data));
+  mock().owners.erase(reinterpret_cast<uintptr_t>(data));
+}
+/// The calling thread's current context: "none", "current" (the context a
+/// test makes current with mockcuda_set_current_context) or "primary<N>".
+__attribute__((visibility("default"))) const char *mockcuda_current_context() {
+  static thread_local std::string name;
+  name = contextName(currentContext());
+  return name.c_str();
 }
 /// The calls recorded since the last reset, one per line.
 __attribute__((visibility("default"))) const char *mockcuda_trace() {
@@ -183,14 +227,27 @@ CUresult cuGetErrorString(CUresult error, const char **text) {
   return CUDA_SUCCESS;
 }
 CUresult cuCtxGetCurrent(CUcontext *context) {
-  if (!contextStack.empty())
-    *context = contextStack.back();
-  else
-    *context = mock().hasCurrentContext ? theContext() : nullptr;
+  *context = currentContext();
   return CUDA_SUCCESS;
 }
 CUresult cuCtxGetDevice(CUdevice *device) {
-  *device = 0;
+  CUcontext context = currentContext();
+  if (!context)
+    return CUDA_ERROR_INVALID_CONTEXT;
+  *device = deviceOf(context);
+  return CUDA_SUCCESS;
+}
+CUresult cuDeviceGet(CUdevice *device, int ordinal) {
+  if (ordinal < 0 || ordinal >= kDeviceCount)
+    return CUDA_ERROR_INVALID_DEVICE;
+  *device = ordinal;
+  return CUDA_SUCCESS;
+}
+CUresult cuDevicePrimaryCtxRetain(CUcontext *context, CUdevice device) {
+  if (device < 0 || device >= kDeviceCount)
+    return CUDA_ERROR_INVALID_DEVICE;
+  *context = primaryContext(device);
+  record("cuDevicePrimaryCtxRetain " + std::to_string(device));
   return CUDA_SUCCESS;
 }
 CUresult cuCtxPushCurrent(CUcontext context) {
@@ -280,7 +337,8 @@ CUresult cuLaunchKernel(CUfunction function, unsigned gx, unsigned gy, unsigned 
   std::ostringstream os;
   os << "cuLaunchKernel " << f->name << " grid=" << gx << "," << gy << "," << gz
      << " block=" << bx << "," << by << "," << bz << " smem=" << smem
-     << " stream=" << streamName(stream);
+     << " stream=" << streamName(stream)
+     << " context=" << contextName(currentContext());
   record(os.str());
   if (mock().hook)
     mock().hook(f->name.c_str(), params, mock().hookUser);
@@ -336,12 +394,23 @@ CUresult cuStreamIsCapturing(CUstream, CUstreamCaptureStatus *status) {
   return CUDA_SUCCESS;
 }
 CUresult cuPointerGetAttribute(void *data, CUpointer_attribute attribute, CUdeviceptr pointer) {
-  if (attribute != CU_POINTER_ATTRIBUTE_MEMORY_TYPE)
+  uintptr_t allocation = allocationOf(pointer, 1);
+  if (!allocation)
     return CUDA_ERROR_INVALID_VALUE;
-  if (!isDevice(pointer, 1))
+  switch (attribute) {
+  case CU_POINTER_ATTRIBUTE_MEMORY_TYPE:
+    *static_cast<unsigned *>(data) = CU_MEMORYTYPE_DEVICE;
+    return CUDA_SUCCESS;
+  case CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL: {
+    record("cuPointerGetAttribute device_ordinal");
+    std::lock_guard<std::mutex> lock(mock().mutex);
+    auto owner = mock().owners.find(allocation);
+    *static_cast<int *>(data) = owner == mock().owners.end() ? 0 : owner->second;
+    return CUDA_SUCCESS;
+  }
+  default:
     return CUDA_ERROR_INVALID_VALUE;
-  *static_cast<unsigned *>(data) = CU_MEMORYTYPE_DEVICE;
-  return CUDA_SUCCESS;
+  }
 }
 
 } // extern "C"

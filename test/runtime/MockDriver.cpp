@@ -32,6 +32,8 @@ MockDriver &MockDriver::install() {
     TGC_MOCK(setLaunchHook, "mockcuda_set_launch_hook");
     TGC_MOCK(registerMemory, "mockcuda_register");
     TGC_MOCK(unregisterMemory, "mockcuda_unregister");
+    TGC_MOCK(setOwner, "mockcuda_set_owner");
+    TGC_MOCK(currentContext, "mockcuda_current_context");
     TGC_MOCK(trace, "mockcuda_trace");
     TGC_MOCK(clearTrace, "mockcuda_clear_trace");
 #undef TGC_MOCK

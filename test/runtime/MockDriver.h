@@ -22,6 +22,11 @@ struct MockDriver {
   void (*setLaunchHook)(LaunchHook, void *);
   void (*registerMemory)(void *, size_t);
   void (*unregisterMemory)(void *);
+  /// Registered memory now belongs to device `ordinal` (of two; default 0).
+  void (*setOwner)(void *, int ordinal);
+  /// This thread's current context: "none", "current" (setCurrentContext's)
+  /// or "primary<N>".
+  const char *(*currentContext)();
   const char *(*trace)();
   void (*clearTrace)();
 

@@ -227,8 +227,7 @@ def build_spec(q, k, v, attn_mask, is_causal, scale, dropout_p, enable_gqa, scor
             specs.append(_tensor_spec(t, name))
     # The output follows query's memory order ([B,S,H,D] stays [B,S,H,D]).
     o_shape = (B, Hq, Sq, Dv)
-    order = R.layout_order(specs[0].shape, specs[0].strides)
-    o_spec = G.TensorSpec(o_shape, ATTN_DTYPES[q.dtype], R.dense_strides(o_shape, order))
+    o_spec = G.TensorSpec(o_shape, ATTN_DTYPES[q.dtype], R.dense_like(q.shape, q.stride(), o_shape))
     spec = G.AttentionSpec(specs[0], specs[1], specs[2], o_spec, scale, reg.root,
                            [op.spec for op in operands if op.name.startswith("c")],
                            seq.get("seq_len_q"), seq.get("seq_len_kv"), causal, lifted.window_left,
@@ -246,8 +245,7 @@ def graphs(query, key, value, *, attn_mask=None, is_causal=False, scale=None, dr
     out = {"forward": spec.forward_text(), "spec": spec, "operands": operands}
     if training:
         d_o = spec.o if grad_out is None else G.TensorSpec(grad_out.shape, spec.o.dtype, grad_out.stride())
-        grads = [G.TensorSpec(t.shape, t.dtype, R.dense_strides(t.shape, R.layout_order(t.shape, t.strides)))
-                 for t in (spec.q, spec.k, spec.v)]
+        grads = [G.TensorSpec(t.shape, t.dtype, R.dense_like(t.shape, t.strides)) for t in (spec.q, spec.k, spec.v)]
         out["backward"] = spec.backward_text(d_o, *grads)
     return out
 
@@ -257,36 +255,9 @@ def _compiling():
     return c is not None and hasattr(c, "is_compiling") and c.is_compiling()
 
 
-def _compiled_call(q, k, v, attn_mask, plan):
-    """Inside torch.compile: one custom op (tgc.torch.ops) instead of ctypes calls."""
-    from . import ops
-    if not ops.register():
-        raise RuntimeError("tgc under torch.compile needs the torch.library ops: " + ops.unavailable_reason())
-    o, lse, _ = torch.ops.tgc.attention_fwd(q, k, v, attn_mask, ops.plan_id(plan))
-    return o, (lse if plan.training else None)
-
-
-def attention(query, key, value, *, attn_mask=None, is_causal=False, scale=None, dropout_p=0.0, enable_gqa=False,
-              score_mod=None, mask_mod=None, return_lse=False, backend="auto"):
-    """Fused attention compiled by tgc (docs/python.md).
-
-    query [B, Hq, Sq, D], key [B, Hkv, Skv, D], value [B, Hkv, Skv, Dv] CUDA tensors
-    (bf16, f16 or f32; any strides tg.strides can describe, read in place).
-    attn_mask, is_causal, scale, dropout_p and enable_gqa are torch SDPA's;
-    score_mod(score, b, h, q_idx, kv_idx) and mask_mod(b, h, q_idx, kv_idx) are
-    FlexAttention's (traced once into the fused kernel). Returns the output
-    [B, Hq, Sq, Dv] (in query's memory order), and with return_lse also the
-    log-sum-exp [B, Hq, Sq] (float32, natural log). Differentiable in query, key
-    and value."""
-    if mask_mod is not None and hasattr(mask_mod, "mask_mod") and not hasattr(mask_mod, "__code__"):
-        mask_mod = mask_mod.mask_mod  # a FlexAttention BlockMask
-    squeeze = False
-    if isinstance(query, torch.Tensor) and query.dim() == 3 and key.dim() == 3 and value.dim() == 3:
-        query, key, value, squeeze = query.unsqueeze(0), key.unsqueeze(0), value.unsqueeze(0), True
-    grad = torch.is_grad_enabled() and (query.requires_grad or key.requires_grad or value.requires_grad)
-    training = grad or return_lse
-    sm_key, sm_keep = T.callable_key(score_mod)
-    mm_key, mm_keep = T.callable_key(mask_mod)
+def _plan(query, key, value, attn_mask, is_causal, scale, dropout_p, enable_gqa, score_mod, mask_mod, training,
+          return_lse, backend, sm_key, mm_key, keep):
+    """The cached Plan for these tensors and options (built on a miss)."""
     mask_meta = None if attn_mask is None else (
         tuple(attn_mask.shape), attn_mask.stride(), attn_mask.dtype, attn_mask.device, attn_mask.requires_grad)
     k = (query.shape, key.shape, value.shape, query.stride(), key.stride(), value.stride(), query.dtype,
@@ -303,11 +274,122 @@ def attention(query, key, value, *, attn_mask=None, is_causal=False, scale=None,
                     _PLANS.clear()
                     _TRACES.clear()
                 plan = _build_plan(query, key, value, attn_mask, is_causal, scale, dropout_p, enable_gqa, score_mod,
-                                   mask_mod, training, return_lse, backend, sm_key, mm_key, (sm_keep, mm_keep))
+                                   mask_mod, training, return_lse, backend, sm_key, mm_key, keep)
                 _PLANS[k] = plan
+    return plan
+
+
+class Config:
+    """What a torch.compile'd call site fixes (everything but the tensors): the
+    custom ops get it by id and look their plan up at run time."""
+    __slots__ = ("score_mod", "mask_mod", "is_causal", "scale", "dropout_p", "enable_gqa", "training", "return_lse",
+                 "backend", "sm_key", "mm_key", "keep")
+
+    def __init__(self, **kw):
+        for name, value in kw.items():
+            setattr(self, name, value)
+
+    def plan(self, query, key, value, attn_mask):
+        return _plan(query, key, value, attn_mask, self.is_causal, self.scale, self.dropout_p, self.enable_gqa,
+                     self.score_mod, self.mask_mod, self.training, self.return_lse, self.backend, self.sm_key,
+                     self.mm_key, self.keep)
+
+
+CONFIGS = []
+_CONFIG_IDS = {}
+
+
+def _assume_constant(fn):
+    """torch.compiler.assume_constant_result(fn): Dynamo runs fn when it traces a
+    call and keeps the result as a constant, so the callables are inspected and
+    traced by tgc, never by Dynamo. That function only sets this attribute; set
+    here, it spares importing torch._dynamo (about a second) in processes that
+    never compile (test_front checks the attribute on the installed torch)."""
+    fn._dynamo_marked_constant = True
+    return fn
+
+
+@_assume_constant
+def config_id(score_mod, mask_mod, is_causal, scale, dropout_p, enable_gqa, grad, return_lse, backend, mask_grad):
+    """The id of a Config (the same id for the same options and callables);
+    `grad`: whether autograd records the call; `mask_grad`: whether attn_mask
+    requires grad (inside the compiled graph the op cannot see it)."""
+    from . import ops
+    if not ops.register():
+        raise RuntimeError("tgc under torch.compile needs the torch.library ops: " + ops.unavailable_reason())
+    training = bool(grad or return_lse)
+    if training and mask_grad:
+        raise NotImplementedError("gradient for attn_mask: tg.attention_grad returns dq, dk and dv only (no "
+                                  "gradient for an additive mask or bias); pass attn_mask.detach()")
+    if return_lse and grad:
+        raise NotImplementedError(
+            "return_lse=True while gradients are recorded, under torch.compile: tg.attention_grad takes no gradient "
+            "of the log-sum-exp, and inside a compiled graph tgc cannot tell whether the loss uses it; compute the "
+            "log-sum-exp under torch.no_grad() or outside torch.compile")
+    sm_key, sm_keep = T.callable_key(score_mod)
+    mm_key, mm_keep = T.callable_key(mask_mod)
+    k = (sm_key, mm_key, bool(is_causal), scale, float(dropout_p), bool(enable_gqa), training, bool(return_lse),
+         backend)
+    with _LOCK:
+        cid = _CONFIG_IDS.get(k)
+        if cid is None:
+            cid = len(CONFIGS)
+            CONFIGS.append(Config(score_mod=score_mod, mask_mod=mask_mod, is_causal=is_causal, scale=scale,
+                                  dropout_p=dropout_p, enable_gqa=enable_gqa, training=training,
+                                  return_lse=return_lse, backend=backend, sm_key=sm_key, mm_key=mm_key,
+                                  keep=(sm_keep, mm_keep)))
+            _CONFIG_IDS[k] = cid
+    return cid
+
+
+def _compiled_attention(query, key, value, attn_mask, is_causal, scale, dropout_p, enable_gqa, score_mod, mask_mod,
+                        return_lse, backend):
+    """Inside torch.compile: what Dynamo traces. Everything it cannot (callable
+    keys, tracing, the plan cache, ctypes) happens in config_id at trace time or
+    in the custom op's implementation at run time (tgc.torch.ops)."""
+    squeeze = query.dim() == 3 and key.dim() == 3 and value.dim() == 3
+    if squeeze:
+        query, key, value = query.unsqueeze(0), key.unsqueeze(0), value.unsqueeze(0)
+    grad = torch.is_grad_enabled() and (query.requires_grad or key.requires_grad or value.requires_grad)
+    training = grad or return_lse
+    mask_grad = attn_mask is not None and attn_mask.requires_grad
+    cid = config_id(score_mod, mask_mod, is_causal, scale, dropout_p, enable_gqa, grad, return_lse, backend, mask_grad)
+    out, lse, _ = torch.ops.tgc.attention_fwd(query, key, value, attn_mask, cid)
+    if squeeze:
+        out = out.squeeze(0)
+        lse = lse.squeeze(0) if training else lse
+    if return_lse:
+        return out, lse.squeeze(-1)
+    return out
+
+
+def attention(query, key, value, *, attn_mask=None, is_causal=False, scale=None, dropout_p=0.0, enable_gqa=False,
+              score_mod=None, mask_mod=None, return_lse=False, backend="auto"):
+    """Fused attention compiled by tgc (docs/python.md).
+
+    query [B, Hq, Sq, D], key [B, Hkv, Skv, D], value [B, Hkv, Skv, Dv] CUDA tensors
+    (bf16, f16 or f32; any strides tg.strides can describe, read in place).
+    attn_mask, is_causal, scale, dropout_p and enable_gqa are torch SDPA's;
+    score_mod(score, b, h, q_idx, kv_idx) and mask_mod(b, h, q_idx, kv_idx) are
+    FlexAttention's (traced once into the fused kernel). Returns the output
+    [B, Hq, Sq, Dv] (in query's memory order), and with return_lse also the
+    log-sum-exp [B, Hq, Sq] (float32, natural log). Differentiable in query, key
+    and value."""
+    if mask_mod is not None and hasattr(mask_mod, "mask_mod") and not hasattr(mask_mod, "__code__"):
+        mask_mod = mask_mod.mask_mod  # a FlexAttention BlockMask
     if _compiling():
-        out, lse = _compiled_call(query, key, value, attn_mask, plan)
-    elif grad:
+        return _compiled_attention(query, key, value, attn_mask, is_causal, scale, dropout_p, enable_gqa, score_mod,
+                                   mask_mod, return_lse, backend)
+    squeeze = False
+    if isinstance(query, torch.Tensor) and query.dim() == 3 and key.dim() == 3 and value.dim() == 3:
+        query, key, value, squeeze = query.unsqueeze(0), key.unsqueeze(0), value.unsqueeze(0), True
+    grad = torch.is_grad_enabled() and (query.requires_grad or key.requires_grad or value.requires_grad)
+    training = grad or return_lse
+    sm_key, sm_keep = T.callable_key(score_mod)
+    mm_key, mm_keep = T.callable_key(mask_mod)
+    plan = _plan(query, key, value, attn_mask, is_causal, scale, dropout_p, enable_gqa, score_mod, mask_mod, training,
+                 return_lse, backend, sm_key, mm_key, (sm_keep, mm_keep))
+    if grad:
         from .function import AttentionFunction
         out, lse = AttentionFunction.apply(plan, query, key, value, attn_mask)
     else:

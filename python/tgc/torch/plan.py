@@ -149,12 +149,11 @@ class Plan:
         if self.training:
             lse = torch.empty(self.lse_shape, dtype=torch.float32, device=dev)
             raw[_slot(i + 1)] = lse.data_ptr()
-        stream = R.current_stream(dev)
         if self.fwd_ws:
             ws = torch.empty(self.fwd_ws, dtype=torch.uint8, device=dev)
-            self.fwd.run_array(ba.array, ba.count, stream, ws.data_ptr(), self.fwd_ws)
+            R.run(self.fwd, ba.array, ba.count, dev, ws.data_ptr(), self.fwd_ws)
         else:
-            self.fwd.run_array(ba.array, ba.count, stream, 0, 0)
+            R.run(self.fwd, ba.array, ba.count, dev, 0, 0)
         return o, lse, (seeds, held, (q, k, v))
 
     # --- backward ----------------------------------------------------------
@@ -172,10 +171,7 @@ class Plan:
     def _compile_backward(self, d_o):
         spec = self.spec
         do_spec = G.TensorSpec(d_o.shape, spec.o.dtype, d_o.stride())
-        grads = []
-        for t in (spec.q, spec.k, spec.v):
-            order = R.layout_order(t.shape, t.strides)
-            grads.append(G.TensorSpec(t.shape, t.dtype, R.dense_strides(t.shape, order)))
+        grads = [G.TensorSpec(t.shape, t.dtype, R.dense_like(t.shape, t.strides)) for t in (spec.q, spec.k, spec.v)]
         text = spec.backward_text(do_spec, *grads)
         exe = compile_cached(text, self.options, str(self.device))
         items = [("q", 0, spec.q.dtype, spec.q.shape, spec.q.strides),
@@ -208,12 +204,11 @@ class Plan:
         ptrs += [t.data_ptr() for t in outs]
         for i, p in enumerate(ptrs):
             raw[_slot(i)] = p
-        stream = R.current_stream(dev)
         if ws_bytes:
             ws = torch.empty(ws_bytes, dtype=torch.uint8, device=dev)
-            exe.run_array(ba.array, ba.count, stream, ws.data_ptr(), ws_bytes)
+            R.run(exe, ba.array, ba.count, dev, ws.data_ptr(), ws_bytes)
         else:
-            exe.run_array(ba.array, ba.count, stream, 0, 0)
+            R.run(exe, ba.array, ba.count, dev, 0, 0)
         return outs
 
 

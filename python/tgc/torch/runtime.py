@@ -34,13 +34,31 @@ except AttributeError:  # pragma: no cover - very old torch
 
 
 def current_stream(device):
-    """torch's current CUDA stream on device, as a CUstream pointer (int)."""
+    """torch's current CUDA stream on device, as a CUstream pointer (int):
+    torch.cuda.current_stream(device).cuda_stream without the Stream object."""
     idx = device.index
     if idx is None:
         idx = torch.cuda.current_device()
     if _raw_stream is not None:
         return _raw_stream(idx)
     return torch.cuda.current_stream(idx).cuda_stream
+
+
+_current_device = getattr(torch._C, "_cuda_getDevice", None) or torch.cuda.current_device
+
+
+def run(exe, array, count, device, workspace, workspace_bytes):
+    """Enqueues an executable on torch's current stream of `device`. That is the
+    legacy default stream (0) unless the caller set another; 0 means the current
+    context's, so on another device than the current one the device is switched
+    for the call (a thread with no context at all gets the memory's device from
+    the runtime, docs/api.md)."""
+    stream = current_stream(device)
+    if stream == 0 and device.type == "cuda" and device.index != _current_device():
+        with torch.cuda.device(device.index):
+            exe.run_array(array, count, stream, workspace, workspace_bytes)
+    else:
+        exe.run_array(array, count, stream, workspace, workspace_bytes)
 
 
 def tg_dtype(dtype, what):
@@ -78,6 +96,15 @@ def dense_strides(shape, order):
         strides[d] = acc
         acc *= max(shape[d], 1)
     return tuple(strides)
+
+
+def dense_like(shape, strides, out_shape=None):
+    """Strides of a dense buffer of out_shape (default: shape) with its dims in the
+    memory order of (shape, strides); row-major where tg.strides cannot describe
+    that layout (tgc then reads a contiguous copy). Outputs and gradients are laid
+    out so."""
+    order = layout_order(shape, strides) if is_valid_layout(shape, strides) else list(range(len(shape)))
+    return dense_strides(shape if out_shape is None else out_shape, order)
 
 
 def empty_strided(shape, strides, dtype, device):

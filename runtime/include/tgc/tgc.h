@@ -64,7 +64,8 @@ typedef enum tgc_buffer_role {
 } tgc_buffer_role_t;
 
 /* A CUstream or cudaStream_t; NULL is the legacy default stream of the
- * current context. */
+ * current context (with no current context: of the primary context of the
+ * device that holds the bound buffers; docs/api.md, Contexts). */
 typedef struct CUstream_st *tgc_stream_t;
 
 typedef struct tgc_executable tgc_executable_t;
