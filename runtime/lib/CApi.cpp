@@ -52,6 +52,16 @@ tgc_status_t runImpl(tgc_executable_t *exe, const tgc_binding_t *bindings,
   if (count > 0 && !bindings)
     return invalid("tgc_run: num_bindings is " + std::to_string(count) +
                    " but bindings is null");
+  // More bindings than the plan has inputs and outputs is an error whatever
+  // they say, and a count past the caller's array must not be read.
+  const tgc::Plan &plan = exe->executable->plan();
+  size_t bindable = 0;
+  for (const tgc::Buffer &buffer : plan.buffers)
+    bindable += buffer.role != tgc::BufferRole::Intermediate;
+  if (count > bindable)
+    return invalid("tgc_run: num_bindings is " + std::to_string(count) +
+                   " but the plan '" + plan.name + "' has " +
+                   std::to_string(bindable) + " inputs and outputs");
   std::vector<tgc::BindingRef> refs(count);
   for (size_t i = 0; i < count; ++i) {
     const tgc_binding_t &b = bindings[i];

@@ -1,5 +1,6 @@
 #include "tgc/Plan.h"
 
+#include <algorithm>
 #include <cstring>
 #include <set>
 
@@ -18,10 +19,15 @@ const char *bufferRoleName(BufferRole role) {
 }
 
 int64_t Buffer::numElements() const {
-  int64_t n = 1;
-  for (int64_t d : shape)
-    n *= d;
-  return n;
+  // Saturates instead of overflowing; validate() rejects such shapes.
+  const unsigned __int128 limit = uint64_t(1) << 62;
+  unsigned __int128 n = 1;
+  for (int64_t d : shape) {
+    if (d <= 0)
+      return 0;
+    n = std::min<unsigned __int128>(n * uint64_t(d), limit);
+  }
+  return int64_t(n);
 }
 
 uint64_t Buffer::byteSpan() const {
@@ -98,10 +104,114 @@ Status planError(const Plan &plan, const std::string &what) {
                    "': ", what);
 }
 
+std::string formatList(const std::vector<int64_t> &values) {
+  std::string out = "[";
+  for (size_t i = 0; i < values.size(); ++i)
+    out += (i ? "," : "") + std::to_string(values[i]);
+  return out + "]";
+}
+
+/// Names are text: UTF-8 without control characters (a NUL could not be
+/// bound through the C API).
+bool isValidName(const std::string &name) {
+  for (size_t i = 0; i < name.size();) {
+    auto c = static_cast<unsigned char>(name[i]);
+    if (c < 0x20 || c == 0x7f)
+      return false;
+    size_t length = c < 0x80 ? 1 : c >> 5 == 0x6 ? 2 : c >> 4 == 0xe ? 3
+                                 : c >> 3 == 0x1e ? 4 : 0;
+    if (length == 0 || i + length > name.size())
+      return false;
+    uint32_t code = length == 1 ? c : c & (0x7f >> length);
+    for (size_t k = 1; k < length; ++k) {
+      auto next = static_cast<unsigned char>(name[i + k]);
+      if (next >> 6 != 0x2)
+        return false;
+      code = code << 6 | (next & 0x3f);
+    }
+    // Overlong forms, surrogates and values past U+10FFFF are not UTF-8.
+    static const uint32_t kMinimum[] = {0, 0, 0x80, 0x800, 0x10000};
+    if (code < kMinimum[length] || (code >= 0xd800 && code <= 0xdfff) ||
+        code > 0x10ffff)
+      return false;
+    i += length;
+  }
+  return true;
+}
+
+/// `name` with bytes that are not printable ASCII as \xNN, for messages.
+std::string escapedName(const std::string &name) {
+  static const char kHex[] = "0123456789abcdef";
+  std::string out;
+  for (unsigned char c : name) {
+    if (c >= 0x20 && c < 0x7f) {
+      out += char(c);
+    } else {
+      out += "\\x";
+      out += kHex[c >> 4];
+      out += kHex[c & 15];
+    }
+  }
+  return out;
+}
+
+/// Whether distinct elements of `b` share an address: sorted by stride, each
+/// stride (of a dim larger than 1) must be at least the extent of the dims
+/// inside it.
+bool hasOverlappingElements(const Buffer &b) {
+  std::vector<size_t> order;
+  for (size_t i = 0; i < b.shape.size(); ++i)
+    if (b.shape[i] > 1)
+      order.push_back(i);
+  std::stable_sort(order.begin(), order.end(), [&](size_t x, size_t y) {
+    return b.strides[x] < b.strides[y];
+  });
+  unsigned __int128 extent = 1;
+  for (size_t dim : order) {
+    if ((unsigned __int128)b.strides[dim] < extent)
+      return true;
+    extent = (unsigned __int128)b.strides[dim] * uint64_t(b.shape[dim]);
+  }
+  return false;
+}
+
+/// The entry's function name: "attn" of "ns::attn<128, true>".
+std::string entryFunctionName(const std::string &entry) {
+  std::string name = entry.substr(0, entry.find_first_of("<("));
+  while (!name.empty() && name.back() == ' ')
+    name.pop_back();
+  size_t scope = name.rfind("::");
+  return scope == std::string::npos ? name : name.substr(scope + 2);
+}
+
+bool isIdentifierChar(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+         (c >= '0' && c <= '9') || c == '_';
+}
+
+/// Whether `word` occurs in `source` as a whole identifier.
+bool mentionsIdentifier(const std::string &source, const std::string &word) {
+  for (size_t pos = source.find(word); pos != std::string::npos;
+       pos = source.find(word, pos + 1)) {
+    size_t end = pos + word.size();
+    if ((pos == 0 || !isIdentifierChar(source[pos - 1])) &&
+        (end == source.size() || !isIdentifierChar(source[end])))
+      return true;
+  }
+  return false;
+}
+
 Status validateBuffer(const Plan &plan, const Buffer &b) {
   std::string where = strCat("buffer '", b.name, "'");
   if (b.name.empty())
     return planError(plan, "a buffer has an empty name");
+  if (!isValidName(b.name))
+    return planError(plan, strCat("buffer name '", escapedName(b.name),
+                                  "' is not UTF-8 text without control "
+                                  "characters"));
+  if (b.shape.size() > kMaxPlanRank)
+    return planError(plan, strCat(where, " has ", b.shape.size(),
+                                  " dims (at most ", kMaxPlanRank, ")"));
   if (b.strides.size() != b.shape.size())
     return planError(plan, strCat(where, " has ", b.shape.size(), " dims but ",
                                   b.strides.size(), " strides"));
@@ -112,12 +222,27 @@ Status validateBuffer(const Plan &plan, const Buffer &b) {
       return planError(plan,
                        strCat(where, " has negative stride ", b.strides[i],
                               " (not supported)"));
+    if (uint64_t(b.shape[i]) > kMaxPlanBytes ||
+        uint64_t(b.strides[i]) > kMaxPlanBytes)
+      return planError(plan, strCat(where, " has shape ", formatList(b.shape),
+                                    " and strides ", formatList(b.strides),
+                                    ", beyond the ", kMaxPlanBytes,
+                                    "-byte limit"));
   }
-  if (!isPowerOfTwo(b.alignment))
+  if (!isPowerOfTwo(b.alignment) || b.alignment > kMaxPlanAlignment)
     return planError(plan, strCat(where, " alignment ", b.alignment,
-                                  " is not a power of two"));
-  if (b.byteSpan() >= (uint64_t(1) << 62))
-    return planError(plan, strCat(where, " is too large"));
+                                  " is not a power of two up to ",
+                                  kMaxPlanAlignment));
+  if (b.byteSpan() > kMaxPlanBytes)
+    return planError(plan, strCat(where, " spans ", b.byteSpan(),
+                                  " bytes (shape ", formatList(b.shape),
+                                  "), more than the limit of ", kMaxPlanBytes));
+  if (b.role != BufferRole::Input && hasOverlappingElements(b))
+    return planError(plan, strCat(where, " (", bufferRoleName(b.role),
+                                  ") has strides ", formatList(b.strides),
+                                  " for shape ", formatList(b.shape),
+                                  " under which distinct elements share "
+                                  "memory; written buffers must not overlap"));
   if (b.role != BufferRole::Intermediate) {
     if (b.offset != 0)
       return planError(plan, strCat(where, " is an ", bufferRoleName(b.role),
@@ -132,7 +257,8 @@ Status validateBuffer(const Plan &plan, const Buffer &b) {
     return planError(plan, strCat(where, " offset ", b.offset,
                                   " is not a multiple of its alignment ",
                                   b.alignment));
-  if (b.offset + b.byteSpan() > plan.workspaceBytes)
+  if (b.offset > plan.workspaceBytes ||
+      b.byteSpan() > plan.workspaceBytes - b.offset)
     return planError(plan, strCat(where, " (offset ", b.offset, ", ",
                                   b.byteSpan(), " bytes) ends past the ",
                                   plan.workspaceBytes, "-byte workspace"));
@@ -159,6 +285,12 @@ Status validateLaunch(const Plan &plan, size_t stepIndex,
     if (b.volume() > 1024 || b.z > 64)
       return planError(plan, strCat(vwhere, " block [", b.x, ",", b.y, ",",
                                     b.z, "] exceeds 1024 threads (or z > 64)"));
+    // A launch needs no more threads than there are bytes to touch.
+    if ((unsigned __int128)g.volume() * b.volume() > kMaxPlanBytes)
+      return planError(plan, strCat(vwhere, " grid [", g.x, ",", g.y, ",",
+                                    g.z, "] x block [", b.x, ",", b.y, ",",
+                                    b.z, "] launches more than ",
+                                    kMaxPlanBytes, " threads"));
     for (size_t a = 0; a < var.args.size(); ++a)
       if (var.args[a].kind == KernelArg::Kind::Buffer &&
           !plan.findBuffer(var.args[a].buffer))
@@ -196,15 +328,25 @@ Status validateCudnn(const Plan &plan, size_t stepIndex,
 } // namespace
 
 Status Plan::validate() const {
-  if (!isPowerOfTwo(workspaceAlignment))
+  if (!isPowerOfTwo(workspaceAlignment) ||
+      workspaceAlignment > kMaxPlanAlignment)
     return planError(*this, strCat("workspace alignment ", workspaceAlignment,
-                                   " is not a power of two"));
+                                   " is not a power of two up to ",
+                                   kMaxPlanAlignment));
+  if (workspaceBytes > kMaxPlanBytes)
+    return planError(*this, strCat("the workspace of ", workspaceBytes,
+                                   " bytes is larger than the limit of ",
+                                   kMaxPlanBytes));
   std::set<std::string> names;
   for (const Buffer &b : buffers) {
     if (!names.insert(b.name).second)
       return planError(*this, strCat("buffer '", b.name, "' is declared twice"));
     TGC_RETURN_IF_ERROR(validateBuffer(*this, b));
   }
+  if (std::none_of(buffers.begin(), buffers.end(), [](const Buffer &b) {
+        return b.role == BufferRole::Output;
+      }))
+    return planError(*this, "it has no outputs (a plan computes at least one)");
   std::set<std::string> ids;
   for (const Kernel &k : kernels) {
     if (k.id.empty())
@@ -215,6 +357,12 @@ Status Plan::validate() const {
       return planError(*this, strCat("kernel '", k.id, "' has no entry name"));
     if (k.source.empty())
       return planError(*this, strCat("kernel '", k.id, "' has no source"));
+    std::string function = entryFunctionName(k.entry);
+    if (function.empty() || !std::all_of(function.begin(), function.end(),
+                                         isIdentifierChar) ||
+        !mentionsIdentifier(k.source, function))
+      return planError(*this, strCat("kernel '", k.id, "' entry '", k.entry,
+                                     "' names no function of its source"));
     if (k.target.arch < 10 || k.target.arch > 10000)
       return planError(*this, strCat("kernel '", k.id, "' has target arch ",
                                      k.target.arch, " (expected e.g. 80 or 90)"));

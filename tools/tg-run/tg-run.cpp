@@ -13,6 +13,7 @@
 #include "Summary.h"
 
 #include "tg/Dialect/TG/IR/TGDialect.h"
+#include "tg/Driver/ParserGuard.h"
 #include "tg/Reference/Interpreter.h"
 #include "tg/Reference/Npy.h"
 
@@ -252,11 +253,7 @@ int runGpu(ModuleOp module, func::FuncOp fn) {
 }
 } // namespace
 
-int main(int argc, char **argv) {
-  llvm::InitLLVM init(argc, argv);
-  cl::HideUnrelatedOptions(category);
-  cl::ParseCommandLineOptions(argc, argv, "tg-run: run a tg graph\n");
-
+static int runMain() {
   if (refMode && (checkMode || benchRuns > 0))
     return fail("--check and --bench apply to the GPU mode (leave out --ref)");
 
@@ -272,8 +269,7 @@ int main(int argc, char **argv) {
   llvm::SourceMgr sourceMgr;
   sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
   SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
-  OwningOpRef<ModuleOp> module =
-      parseSourceFile<ModuleOp>(sourceMgr, &context);
+  OwningOpRef<ModuleOp> module = parseGuarded(sourceMgr, &context);
   if (!module)
     return 1; // the parser or verifier has reported where and why
   func::FuncOp fn = selectEntry(*module);
@@ -282,4 +278,15 @@ int main(int argc, char **argv) {
   if (refMode)
     return runReference(fn);
   return runGpu(*module, fn);
+}
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM init(argc, argv);
+  cl::HideUnrelatedOptions(category);
+  cl::ParseCommandLineOptions(argc, argv, "tg-run: run a tg graph\n");
+  // The parser recurses on nesting: give it more stack than the main
+  // thread has.
+  int status = 1;
+  runOnLargeStack([&] { status = runMain(); });
+  return status;
 }
