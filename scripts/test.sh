@@ -15,7 +15,7 @@ lit_failed=$(grep -oP '^\s*(Failed|Unresolved|Timed Out|Unexpectedly Passed)\s*:
 # MLIR-free runtime (plans, NVRTC, cache, executor on a mock driver), and the
 # generic kernel generator (every generated kernel compiled with NVRTC).
 unit_rc=0 unit_passed=0 unit_failed=0
-for binary in tgc-unit-tests tgc-interp-tests tgc-runtime-tests tgc-lowering-tests tgc-codegen-tests tgc-driver-tests; do
+for binary in tgc-unit-tests tgc-interp-tests tgc-runtime-tests tgc-lowering-tests tgc-codegen-tests tgc-driver-tests tgc-fuzz-regression-tests; do
   "$build/bin/$binary" --gtest_brief=1 | tee "$log"
   rc=${PIPESTATUS[0]}
   [ "$rc" -eq 0 ] || unit_rc=$rc
