@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
 # Installs what tgc builds with on Debian 12: LLVM/MLIR 22 (lit and FileCheck
-# included), CMake, Ninja, GoogleTest. Idempotent: installs only what is missing.
+# included), CMake, Ninja, GoogleTest, and clang 22 with its sanitizer and
+# libFuzzer runtimes (scripts/sanitize.sh, scripts/fuzz.sh). Idempotent:
+# installs only what is missing.
 # The CUDA 13 toolkit is expected at /usr/local/cuda (not from apt).
 set -euo pipefail
 packages=(cmake ninja-build g++ python3 googletest libgtest-dev
-          llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools)
+          llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools
+          clang-22 libclang-rt-22-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

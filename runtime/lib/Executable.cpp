@@ -194,6 +194,7 @@ Expected<ContextState *> Executable::Impl::prepare(Stream stream) {
     return found->second.get();
   auto state = std::make_unique<ContextState>();
   state->context = *context;
+  state->driver = &drv;
   ContextScope scope(drv, *context);
   TGC_RETURN_IF_ERROR(scope.status());
   Status status = prepareContext(drv, *state);
@@ -444,7 +445,7 @@ Status Executable::Impl::run(const BindingRef *bindings, size_t count,
   if (!prepared)
     return prepared.takeStatus();
   ContextState &state = **prepared;
-  const CudaDriver &drv = *driver;
+  const CudaDriver &drv = *state.driver;
   ContextScope scope(drv, state.context);
   TGC_RETURN_IF_ERROR(scope.status());
 

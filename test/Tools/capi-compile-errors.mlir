@@ -1,6 +1,6 @@
 // The C API's compile entry points report bad graphs, bad options and null
 // arguments through status codes and tgc_last_error(), never a crash.
-// RUN: python3 %tgc_src/test/Tools/Inputs/capi_compile.py %tgc_obj/lib/libtgc.so %s | FileCheck %s
+// RUN: %ctypes_env python3 %tgc_src/test/Tools/Inputs/capi_compile.py %tgc_obj/lib/libtgc.so %s | FileCheck %s
 
 // CHECK: good: 0
 // CHECK: garbage: 4 {{.*}}error: custom op 'this' is unknown

@@ -8,8 +8,11 @@
 #   5. graphs    suite --graphs (examples incl. FP8 and mixed-input matmul), --backend cudnn, cuDNN 9.19,
 #                runtime TGC_BACKEND=auto
 #   6. bench     bench/bench_cudnn.py (tgc vs torch cuDNN, same libcudnn; FP8; mixed matmul)
-# Each stage has a timeout; the bench gets what is left. Files in $OUT (6):
-#   run_all.log (every stage's full output), summary.md (the suites' tables),
+#   sanitizer    (not in the default STAGES: STAGES="env sanitizer") compute-sanitizer
+#                memcheck/racecheck/synccheck/initcheck over tg-run --check of a few graphs on
+#                both backends (test/gpu/sanitizer_check.sh); writes sanitizer.md
+# Each stage has a timeout; the bench gets what is left. Files in $OUT (6, +1 with
+#   sanitizer): run_all.log (every stage's full output), summary.md (the suites' tables),
 #   suites.json (the suites' results), bench.json, bench.md, bench.png.
 #
 # Usage (GPU machine, repository root; binaries carried in .carry):
@@ -59,7 +62,7 @@ stage() {
   cat "$f" >>"$LOG"
   if [[ $name == env ]]; then cat "$f"; fi
   if [[ $name == bench ]]; then grep -E "^\|" "$f" | cut -c1-220 | head -50; fi
-  grep -E "^(summary|kind |fwd |bwd |train |graph |cuDNN loaded|note:|bench_cudnn:|Ratios|tgc GPU suite)|FAIL|Traceback|Error|error:" "$f" \
+  grep -E "^(summary|kind |fwd |bwd |train |graph |cuDNN loaded|note:|bench_cudnn:|Ratios|tgc GPU suite|sanitizer:)|FAIL|Traceback|Error|error:" "$f" \
     | grep -v "^\s*$" | head -60
   local dt=$(( $(date +%s) - t ))
   [[ $rc == 124 || $rc == 137 ]] && echo "   $name TIMED OUT after ${limit}s"
@@ -89,6 +92,9 @@ for s in $STAGES; do
       $SUITE --backend cudnn --runtime-backend auto --cudnn-lib "$SYS_CUDNN" --quick --tag cudnn914_quick ;;
     graphs) stage graphs 60 "$VENV_CUDNN:$CUDA_LIB:$BASE_LD" \
       $SUITE --graphs --backend cudnn --runtime-backend auto --cudnn-lib "$VENV_CUDNN/libcudnn.so.9" --tag graphs_cudnn919 ;;
+    sanitizer) stage sanitizer 480 "$CUDA_LIB:$BASE_LD" \
+      env CUDNN_DIR="$VENV_CUDNN" CUDA_LIB="$CUDA_LIB" \
+      bash test/gpu/sanitizer_check.sh "$BIN" "$OUT/sanitizer.md" ;;
     bench)
       # What is left, less a margin; the bench's own caps sit inside that.
       left=$(( LIMIT - $(elapsed) - 10 ))

@@ -1,8 +1,10 @@
 // Every build runs the fuzz harnesses over the inputs that once made them
-// fail (test/fuzz/regressions/<harness>/) and over seed inputs: the .mlir
-// files of test/ and examples/, the bundled plan, and generated plans,
-// .npy files and kernel cache entries. `--write-seeds=DIR` writes the
-// generated seeds as DIR/<harness>/... for scripts/fuzz.sh.
+// fail (test/fuzz/regressions/<harness>/) and over the seeds: the .mlir
+// files of test/ and examples/, test/fuzz/seeds/<harness>/ (.npy files and
+// kernel cache entries), the bundled plan and plans compiled from the
+// examples. `--write-seeds=DIR` writes the generated seeds as
+// DIR/<harness>/seed-N (scripts/fuzz.sh seeds its plan corpus so; the
+// committed .npy and cache entry seeds were written so too).
 
 #include "Harnesses.h"
 
@@ -58,21 +60,27 @@ int runOn(const Harness &harness, const std::string &bytes) {
 /// Generated seeds for the harnesses that have no files in the tree.
 std::map<std::string, std::vector<std::string>> generatedSeeds() {
   std::map<std::string, std::vector<std::string>> seeds;
-  // Plans: the examples compiled.
-  for (const char *graph : {"examples/attention.mlir", "examples/fp8_attention.mlir",
-                            "examples/mixed_attention_matmul.mlir",
-                            "examples/models/gpt2.mlir", "test/Lowering/softmax.mlir"}) {
-    tgc::CompileOptions options;
-    options.arch = "sm_90a";
-    for (const char *entry : {"", "--entry=softmax_rows"}) {
+  // Plans: examples and small graphs compiled, for both backends.
+  const std::pair<const char *, const char *> graphs[] = {
+      {"examples/attention.mlir", ""},
+      {"examples/mixed_attention_matmul.mlir", ""},
+      {"examples/fp8_attention.mlir", "--entry=fp8_attention"},
+      {"test/Lowering/softmax.mlir", "--entry=middle_axis_stats"},
+      {"test/Lowering/pointwise-fusion.mlir", "--entry=split"},
+      {"test/Lowering/reduce.mlir", "--entry=sum_last"},
+  };
+  for (const auto &[graph, entry] : graphs)
+    for (const char *backend : {"--backend=nvrtc", "--backend=cudnn"}) {
+      tgc::CompileOptions options;
+      options.arch = "sm_90a";
+      options.extra = {backend};
       if (*entry)
-        options.extra = {entry};
+        options.extra.push_back(entry);
       tgc::Expected<tgc::Plan> plan =
           tgc::Compiler(options).compileFile(sourcePath(graph));
       if (plan)
         seeds["plan"].push_back(tgc::serializePlan(*plan));
     }
-  }
   seeds["plan"].push_back(readAll(sourcePath("examples/embed/square.plan")));
   // .npy files of every dtype the reader takes.
   MLIRContext context;
@@ -120,15 +128,16 @@ TEST_P(FuzzRegressions, SavedAndSeedInputs) {
   for (const std::string &file :
        filesUnder(sourcePath("test/fuzz/regressions/" + GetParam())))
     inputs.push_back({file, readAll(file)});
+  for (const std::string &file : filesUnder(sourcePath("test/fuzz/seeds/" + GetParam())))
+    inputs.push_back({file, readAll(file)});
   if (GetParam() == "compile") {
     for (const char *dir : {"test", "examples"})
       for (const std::string &file : filesUnder(sourcePath(dir), ".mlir"))
         inputs.push_back({file, readAll(file)});
-  } else {
-    std::vector<std::string> seeds = generatedSeeds()[GetParam()];
-    ASSERT_FALSE(seeds.empty());
+  } else if (GetParam() == "plan") {
+    std::vector<std::string> seeds = generatedSeeds()["plan"];
     for (size_t i = 0; i < seeds.size(); ++i)
-      inputs.push_back({"generated seed " + std::to_string(i), seeds[i]});
+      inputs.push_back({"generated plan " + std::to_string(i), seeds[i]});
   }
   ASSERT_FALSE(inputs.empty());
   for (const auto &[name, bytes] : inputs) {
