@@ -48,7 +48,8 @@ mkdir -p "$seeds"
 if [ -x "$build/bin/tgc-fuzz-regression-tests" ]; then
   "$build/bin/tgc-fuzz-regression-tests" --write-seeds="$seeds" || exit 1
 fi
-export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:allocator_may_return_null=1}
+# allow_user_poisoning=0: see scripts/sanitize.sh.
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:allocator_may_return_null=1:allow_user_poisoning=0}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 # MLIR and LLVM keep process-lifetime allocations (registries, options).
 export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$PWD/test/fuzz/lsan.supp}

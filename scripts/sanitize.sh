@@ -58,6 +58,9 @@ command -v "$cxx" >/dev/null ||
 # from linking shared libraries with -z defs (the sanitizer runtime is in the
 # executables).
 cflags="$flags -Xclang -fno-deprecated-macro -fno-omit-frame-pointer"
+# As Debian's gcc links: without it, CUDA::nvrtc drags in libcuda.so.1,
+# which machines without a GPU lack.
+lflags="$flags -Wl,--as-needed"
 if [ ! -f "$build/build.ninja" ]; then
   launcher=()
   command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache)
@@ -65,7 +68,7 @@ if [ ! -f "$build/build.ninja" ]; then
     -DCMAKE_BUILD_TYPE=RelWithDebInfo \
     -DCMAKE_C_COMPILER="$cc" -DCMAKE_CXX_COMPILER="$cxx" \
     -DCMAKE_C_FLAGS="$cflags" -DCMAKE_CXX_FLAGS="$cflags" \
-    -DCMAKE_EXE_LINKER_FLAGS="$flags" -DCMAKE_SHARED_LINKER_FLAGS="$flags" \
+    -DCMAKE_EXE_LINKER_FLAGS="$lflags" -DCMAKE_SHARED_LINKER_FLAGS="$lflags" \
     -DLLVM_USE_SANITIZER="$llvm_sanitizer" \
     -DMLIR_DIR=/usr/lib/llvm-22/lib/cmake/mlir \
     -DLLVM_EXTERNAL_LIT=/usr/lib/llvm-22/bin/lit \
@@ -91,8 +94,11 @@ echo "sanitize $mode: built in $(( $(date +%s) - start )) s"
 
 # LeakSanitizer is off here: MLIR and LLVM keep process-lifetime allocations
 # (registries, options) they never free (the fuzzers run it, with
-# suppressions).
-export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0:abort_on_error=1:allocator_may_return_null=1}
+# suppressions). allow_user_poisoning=0: LLVM's BumpPtrAllocator poisons its
+# slabs when compiled with ASan, and its instances inlined into our
+# (instrumented) code and into Debian's (uninstrumented) MLIR libraries share
+# slabs, so the poisoning would be inconsistent (false use-after-poison).
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0:abort_on_error=1:allocator_may_return_null=1:allow_user_poisoning=0}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 export TSAN_OPTIONS=${TSAN_OPTIONS:-halt_on_error=1:second_deadlock_stack=1}
 passed=0 failed=0

@@ -18,7 +18,7 @@ config.substitutions.append(("%tgc_obj", config.tgc_obj_root))
 # the sanitizer runtime preloaded (scripts/sanitize.sh sets TGC_SAN_PRELOAD).
 preload = os.environ.get("TGC_SAN_PRELOAD", "")
 config.substitutions.append(
-    ("%ctypes_env", "env LD_PRELOAD=%s ASAN_OPTIONS=detect_leaks=0:verify_asan_link_order=0" % preload
+    ("%ctypes_env", "env LD_PRELOAD=%s ASAN_OPTIONS=detect_leaks=0:verify_asan_link_order=0:allow_user_poisoning=0" % preload
      if preload else ""))
 
 llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])

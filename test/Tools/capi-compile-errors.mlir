@@ -10,6 +10,7 @@
 // CHECK: missing file: 3 cannot read
 // CHECK: deep nesting: 4 <string>:1:{{[0-9]+}}: error: brackets nest more than 256 levels deep
 // CHECK: index array: 4 <string>:1:38: error: expected an integer or float element type in 'array<...>', found 'index'
+// CHECK: device file: 3 cannot read '/dev/zero': it is not a file or a pipe
 func.func @f(%x: tensor<4xf32> {tg.name = "x"}) -> (tensor<4xf32> {tg.name = "y"}) {
   %y = tg.exp %x : tensor<4xf32>
   return %y : tensor<4xf32>

@@ -28,3 +28,14 @@ func.func @f(%x: tensor<4xf32> {tg.name = "x", tg.strides = array<index: 1, 2>})
 // RUN: python3 -c "print('// ' + '(' * 1000 + '\nfunc.func @g(%%x: tensor<2xf32> {tg.name = \"' + '[' * 1000 + '\"}) -> (tensor<2xf32> {tg.name = \"y\"}) {\n  return %%x : tensor<2xf32>\n}')" > %t.ok.mlir
 // RUN: tg-opt %t.ok.mlir | FileCheck %s --check-prefix=OK
 // OK: func.func @g
+
+// Graph files are read only when they are files or pipes: /dev/zero would
+// be read until memory runs out, a directory is not text.
+// RUN: not tg-opt /dev/zero 2>&1 | FileCheck %s --check-prefix=DEVICE
+// RUN: not tg-compile /dev/zero 2>&1 | FileCheck %s --check-prefix=DEVICE
+// RUN: not tg-run --ref /dev/zero 2>&1 | FileCheck %s --check-prefix=DEVICE
+// RUN: not tg-emit-kernels /dev/zero 2>&1 | FileCheck %s --check-prefix=DEVICE
+// DEVICE: cannot read '/dev/zero': it is not a file or a pipe
+// RUN: not tg-compile %S 2>&1 | FileCheck %s --check-prefix=DIRECTORY
+// DIRECTORY: cannot read '{{.*}}Tools': it is a directory
+// RUN: tg-opt <(cat %t.ok.mlir) | FileCheck %s --check-prefix=OK

@@ -135,7 +135,7 @@ static int compileMain() {
   tg::registerCompilerDialects(registry);
   MLIRContext context(registry);
   std::string error;
-  auto input = openInputFile(inputFile, &error);
+  auto input = tg::openGraphFile(inputFile, error);
   if (!input) {
     llvm::errs() << "tg-compile: " << error << "\n";
     return 1;

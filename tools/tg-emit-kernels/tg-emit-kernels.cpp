@@ -117,7 +117,7 @@ static LogicalResult processBuffer(std::unique_ptr<llvm::MemoryBuffer> buffer,
 static int emitMain() {
   std::string error;
   std::unique_ptr<llvm::MemoryBuffer> input =
-      openInputFile(inputFilename, &error);
+      tg::openGraphFile(inputFilename, error);
   if (!input) {
     llvm::errs() << error << "\n";
     return 1;

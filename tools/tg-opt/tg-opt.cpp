@@ -40,7 +40,7 @@ static LogicalResult tgOptMain(int argc, char **argv,
     return MlirOptMain(argc, argv, inputFilename, outputFilename, registry);
   std::string error;
   std::unique_ptr<llvm::MemoryBuffer> input =
-      openInputFile(inputFilename, &error);
+      tg::openGraphFile(inputFilename, error);
   if (!input) {
     llvm::errs() << error << "\n";
     return failure();

@@ -263,7 +263,7 @@ static int runMain() {
   context.loadAllAvailableDialects();
 
   std::string error;
-  auto file = openInputFile(graphFile, &error);
+  auto file = openGraphFile(graphFile, error);
   if (!file)
     return fail(error);
   llvm::SourceMgr sourceMgr;

@@ -204,11 +204,11 @@ tgc::Compiler::Compiler(CompileOptions options) : options_(std::move(options)) {
 
 tgc::Expected<tgc::Plan>
 tgc::Compiler::compileFile(const std::string &path) const {
-  auto buffer = llvm::MemoryBuffer::getFileOrSTDIN(path);
+  std::string error;
+  std::unique_ptr<llvm::MemoryBuffer> buffer = mlir::tg::openGraphFile(path, error);
   if (!buffer)
-    return Status(StatusCode::IoError, "cannot read '" + path +
-                                           "': " + buffer.getError().message());
-  return compileBuffer(std::move(*buffer), options_);
+    return Status(StatusCode::IoError, error);
+  return compileBuffer(std::move(buffer), options_);
 }
 
 tgc::Expected<tgc::Plan>

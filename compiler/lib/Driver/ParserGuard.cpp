@@ -6,6 +6,7 @@
 #include "mlir/IR/Location.h"
 #include "mlir/Parser/Parser.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
 
 #include <pthread.h>
 
@@ -136,6 +137,40 @@ void *runThreadBody(void *arg) {
   return nullptr;
 }
 } // namespace
+
+std::unique_ptr<llvm::MemoryBuffer> tg::openGraphFile(StringRef path,
+                                                      std::string &error) {
+  if (path != "-") {
+    llvm::sys::fs::file_status status;
+    if (std::error_code ec = llvm::sys::fs::status(path, status)) {
+      error = ("cannot read '" + path + "': " + ec.message()).str();
+      return nullptr;
+    }
+    using llvm::sys::fs::file_type;
+    file_type type = status.type();
+    if (type == file_type::directory_file) {
+      error = ("cannot read '" + path + "': it is a directory").str();
+      return nullptr;
+    }
+    if (type != file_type::regular_file && type != file_type::fifo_file) {
+      error = ("cannot read '" + path + "': it is not a file or a pipe").str();
+      return nullptr;
+    }
+    if (type == file_type::regular_file && status.getSize() > kMaxGraphFileBytes) {
+      error = ("cannot read '" + path + "': it has " +
+               llvm::Twine(status.getSize()) + " bytes, more than the " +
+               llvm::Twine(kMaxGraphFileBytes) + " tgc reads")
+                  .str();
+      return nullptr;
+    }
+  }
+  auto buffer = llvm::MemoryBuffer::getFileOrSTDIN(path, /*IsText=*/true);
+  if (!buffer) {
+    error = ("cannot read '" + path + "': " + buffer.getError().message()).str();
+    return nullptr;
+  }
+  return std::move(*buffer);
+}
 
 LogicalResult tg::checkParserInput(const llvm::SourceMgr &sourceMgr,
                                    MLIRContext *context) {

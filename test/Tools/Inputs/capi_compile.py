@@ -27,3 +27,4 @@ deep = b"func.func @f(%x: " + b"tensor<" * 100000 + b"f32" + b">" * 100000 + b")
 report("deep nesting", lib.tgc_compile_string(deep, len(deep), None, ctypes.byref(exe)))
 array = b"func.func @f() attributes {a = array<index: 1, 2>} { return }"
 report("index array", lib.tgc_compile_string(array, len(array), None, ctypes.byref(exe)))
+report("device file", lib.tgc_compile_file(b"/dev/zero", None, ctypes.byref(exe)))

@@ -10,7 +10,11 @@
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/OwningOpRef.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SourceMgr.h"
+
+#include <memory>
+#include <string>
 
 namespace mlir::tg {
 
@@ -22,6 +26,17 @@ constexpr unsigned kMaxTextNesting = 256;
 /// Stack of the thread that parses and compiles (only touched pages are
 /// committed).
 constexpr size_t kParserStackBytes = size_t(256) << 20;
+
+/// Largest graph file read.
+constexpr uint64_t kMaxGraphFileBytes = uint64_t(1) << 30;
+
+/// Opens a graph file (or stdin for "-") as openInputFile does, refusing
+/// what would be read forever or is not text: directories, devices
+/// (/dev/zero), sockets, and regular files over kMaxGraphFileBytes. Pipes
+/// and FIFOs are read (`tg-compile <(generate)`). On failure returns null and
+/// sets `error` ("cannot read '/dev/zero': it is not a file or a pipe").
+std::unique_ptr<llvm::MemoryBuffer> openGraphFile(llvm::StringRef path,
+                                                  std::string &error);
 
 /// Rejects text that MLIR 22's parser is known to crash on: nesting deeper
 /// than kMaxTextNesting, and a dense array `array<T ...>` whose T is not an
