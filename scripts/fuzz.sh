@@ -52,7 +52,7 @@ fi
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:allocator_may_return_null=1:allow_user_poisoning=0}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 # MLIR and LLVM keep process-lifetime allocations (registries, options).
-export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$PWD/test/fuzz/lsan.supp}
+export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$PWD/scripts/sanitizers/lsan.supp}
 
 status=0
 for h in "${harnesses[@]}"; do

@@ -88,3 +88,17 @@ func.func @nul_in_name(%a: tensor<4xf32> {tg.name = "q\00k"}) {
 func.func @utf8_name(%a: tensor<4xf32> {tg.name = "q\C3\A9"}) {
   return
 }
+
+// -----
+
+// A body whose block lacks the signature's arguments (found by the compile
+// fuzzer: the attribute verifier read the missing argument).
+// expected-error @below {{'func.func' op entry block must have 1 arguments to match function signature}}
+func.func @no_block_arguments(tensor<4xf32> {tg.name = "x"}) {
+  return
+}
+
+// -----
+
+// expected-error @below {{'func.func' op argument 0: 'tg.strides' has 1 entries but the tensor has rank 2}}
+func.func private @declared_bad_strides(tensor<2x3xf32> {tg.strides = array<i64: 1>})

@@ -143,7 +143,17 @@ LogicalResult TGDialect::verifyRegionArgAttribute(Operation *op,
                                                   unsigned regionIndex,
                                                   unsigned argIndex,
                                                   NamedAttribute attr) {
-  Type type = op->getRegion(regionIndex).getArgument(argIndex).getType();
+  // The function type, not the entry block: a declaration has no block, and
+  // the attributes are verified before the block's arguments are checked
+  // against the signature.
+  Type type;
+  if (auto fn = dyn_cast<FunctionOpInterface>(op)) {
+    if (argIndex < fn.getNumArguments())
+      type = fn.getArgumentTypes()[argIndex];
+  } else if (Region &region = op->getRegion(regionIndex);
+             !region.empty() && argIndex < region.getNumArguments()) {
+    type = region.getArgument(argIndex).getType();
+  }
   return verifyValueAttribute(op, attr, type,
                               "argument " + std::to_string(argIndex),
                               argIndex);
