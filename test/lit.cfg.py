@@ -14,6 +14,12 @@ config.excludes = ["CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py", "unit", "I
 config.substitutions.append(("%PATH%", config.environment["PATH"]))
 config.substitutions.append(("%tgc_src", config.tgc_src_root))
 config.substitutions.append(("%tgc_obj", config.tgc_obj_root))
+# A sanitizer build's libtgc.so loaded into an uninstrumented python needs
+# the sanitizer runtime preloaded (scripts/sanitize.sh sets TGC_SAN_PRELOAD).
+preload = os.environ.get("TGC_SAN_PRELOAD", "")
+config.substitutions.append(
+    ("%ctypes_env", "env LD_PRELOAD=%s ASAN_OPTIONS=detect_leaks=0:verify_asan_link_order=0:allow_user_poisoning=0" % preload
+     if preload else ""))
 
 llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
 llvm_config.use_default_substitutions()

@@ -52,10 +52,19 @@ Status checkOne(const Buffer &b, const BindingRef &binding) {
                      " but the plan expects ", dtypeName(b.dtype));
   }
   if (binding.hasShape) {
-    if (binding.rank < 0 || (binding.rank > 0 && !binding.shape))
+    if (binding.rank < 0)
+      return makeError(StatusCode::InvalidArgument, who, " has rank ",
+                       binding.rank, " (a rank is not negative)");
+    if (binding.rank > 0 && !binding.shape)
       return makeError(StatusCode::InvalidArgument, who,
                        " has rank ", binding.rank, " but no shape array");
-    bool same = size_t(binding.rank) == b.shape.size();
+    // The rank first: the caller's shape array is read only once its length
+    // is known to be the plan's.
+    if (size_t(binding.rank) != b.shape.size())
+      return makeError(StatusCode::BindingError, who, " has rank ",
+                       binding.rank, " but the plan expects rank ",
+                       b.shape.size(), " (", describe(b), ")");
+    bool same = true;
     for (size_t i = 0; same && i < b.shape.size(); ++i)
       same = binding.shape[i] == b.shape[i];
     if (!same)

@@ -4,6 +4,7 @@
 #include "tgc/tgc.h"
 #include "tgc/CApiSupport.h"
 
+#include <cstring>
 #include <new>
 
 struct tgc_executable {
@@ -17,6 +18,16 @@ thread_local std::string describeText; // tgc_executable_describe
 tgc_status_t finish(const tgc::Status &status) {
   lastError = status.message();
   return static_cast<tgc_status_t>(status.code());
+}
+
+/// The int a C caller passed as an enum. C allows any int there; in C++ a
+/// value outside the enum's range must not be read as the enum (UB), so its
+/// bytes are read as an int.
+template <typename Enum> int enumValue(const Enum &value) {
+  static_assert(sizeof(Enum) == sizeof(int), "C enums are ints here");
+  int bits;
+  std::memcpy(&bits, &value, sizeof(bits));
+  return bits;
 }
 
 tgc_status_t invalid(const std::string &message) {
@@ -52,6 +63,16 @@ tgc_status_t runImpl(tgc_executable_t *exe, const tgc_binding_t *bindings,
   if (count > 0 && !bindings)
     return invalid("tgc_run: num_bindings is " + std::to_string(count) +
                    " but bindings is null");
+  // More bindings than the plan has inputs and outputs is an error whatever
+  // they say, and a count past the caller's array must not be read.
+  const tgc::Plan &plan = exe->executable->plan();
+  size_t bindable = 0;
+  for (const tgc::Buffer &buffer : plan.buffers)
+    bindable += buffer.role != tgc::BufferRole::Intermediate;
+  if (count > bindable)
+    return invalid("tgc_run: num_bindings is " + std::to_string(count) +
+                   " but the plan '" + plan.name + "' has " +
+                   std::to_string(bindable) + " inputs and outputs");
   std::vector<tgc::BindingRef> refs(count);
   for (size_t i = 0; i < count; ++i) {
     const tgc_binding_t &b = bindings[i];
@@ -61,10 +82,11 @@ tgc_status_t runImpl(tgc_executable_t *exe, const tgc_binding_t *bindings,
     tgc::BindingRef &r = refs[i];
     r.name = b.name;
     r.data = b.data;
-    r.dtype = b.dtype;
-    if (b.dtype != TGC_DTYPE_UNSPECIFIED && !tgc::isValidDType(b.dtype))
+    int dtype = enumValue(b.dtype);
+    r.dtype = dtype;
+    if (dtype != TGC_DTYPE_UNSPECIFIED && !tgc::isValidDType(dtype))
       return invalid(std::string("tgc_run: binding '") + b.name +
-                     "' has an invalid dtype value " + std::to_string(b.dtype));
+                     "' has an invalid dtype value " + std::to_string(dtype));
     r.hasShape = b.shape != nullptr;
     r.rank = b.rank;
     r.shape = b.shape;
@@ -83,7 +105,7 @@ extern "C" {
 const char *tgc_last_error(void) { return lastError.c_str(); }
 
 const char *tgc_status_name(tgc_status_t status) {
-  return tgc::statusCodeName(static_cast<tgc::StatusCode>(status));
+  return tgc::statusCodeName(static_cast<tgc::StatusCode>(enumValue(status)));
 }
 
 tgc_status_t tgc_executable_load_plan(const char *path, tgc_executable_t **out) {

@@ -1,4 +1,5 @@
 #include "ExecutableImpl.h"
+#include "KernelParams.h"
 #include "tgc/KernelCache.h"
 #include "tgc/Log.h"
 #include "tgc/Target.h"
@@ -62,6 +63,26 @@ const char *argKindName(KernelArg::Kind kind) {
     return "f32";
   }
   return "?";
+}
+
+/// The plan's arguments against the parameters in the kernel's image.
+Status checkKernelArguments(const LaunchVariant &variant,
+                            const CompiledKernel &compiled,
+                            const std::string &where, const std::string &what) {
+  std::optional<std::vector<uint32_t>> sizes = kernelParamSizes(compiled);
+  if (!sizes)
+    return Status::ok();
+  if (sizes->size() != variant.args.size())
+    return makeError(StatusCode::InvalidPlan, where, ": ", what, " takes ",
+                     sizes->size(), " parameters but the plan passes ",
+                     variant.args.size());
+  for (size_t p = 0; p < sizes->size(); ++p)
+    if ((*sizes)[p] != argBytes(variant.args[p].kind))
+      return makeError(StatusCode::InvalidPlan, where, ": parameter ", p,
+                       " of ", what, " is ", (*sizes)[p],
+                       " bytes but the plan passes a ",
+                       argKindName(variant.args[p].kind));
+  return Status::ok();
 }
 
 double millisecondsSince(std::chrono::steady_clock::time_point start) {
@@ -219,6 +240,7 @@ Executable::Impl::prepare(Stream stream,
     return found->second.get();
   auto state = std::make_unique<ContextState>();
   state->context = *context;
+  state->driver = &drv;
   ContextScope scope(drv, *context);
   TGC_RETURN_IF_ERROR(scope.status());
   Status status = prepareContext(drv, *state);
@@ -367,6 +389,9 @@ Status Executable::Impl::prepareLaunch(const CudaDriver &drv,
       KernelCache::global().get(kernel, choice->target);
   if (!compiled)
     return compiled.takeStatus().addContext(where);
+  // The argument list must match the kernel's parameters exactly, or the
+  // driver would read garbage.
+  TGC_RETURN_IF_ERROR(checkKernelArguments(variant, **compiled, where, what));
   std::string moduleKey = kernel.id + "@" + choice->target.name();
   auto moduleIt = state.modules.find(moduleKey);
   if (moduleIt == state.modules.end()) {
@@ -413,32 +438,25 @@ Status Executable::Impl::prepareLaunch(const CudaDriver &drv,
         strCat(where, ": cannot allow ", variant.sharedBytes,
                " bytes of dynamic shared memory for ", what)));
 
-  // The argument list must match the kernel's parameters exactly, or the
-  // driver would read garbage.
-  if (drv.cuFuncGetParamInfo) {
-    std::vector<size_t> sizes;
-    bool known = true;
-    for (size_t p = 0;; ++p) {
+  // Only when the image does not say what the parameters are is the driver
+  // asked, for the parameters the plan passes (never past them: that call
+  // would fail on every correct plan).
+  if (!kernelParamSizes(**compiled) && drv.cuFuncGetParamInfo) {
+    for (size_t p = 0; p < variant.args.size(); ++p) {
       size_t offset = 0, size = 0;
       CUresult r = drv.cuFuncGetParamInfo(prepared.function, p, &offset, &size);
       if (r == CUDA_ERROR_INVALID_VALUE)
-        break;
-      if (r != CUDA_SUCCESS) {
-        known = false;
-        break;
-      }
-      sizes.push_back(size);
-    }
-    if (known && sizes.size() != variant.args.size())
-      return makeError(StatusCode::InvalidPlan, where, ": ", what, " takes ",
-                       sizes.size(), " parameters but the plan passes ",
-                       variant.args.size());
-    for (size_t p = 0; known && p < sizes.size(); ++p)
-      if (sizes[p] != argBytes(variant.args[p].kind))
+        return makeError(StatusCode::InvalidPlan, where, ": ", what, " takes ",
+                         p, " parameters but the plan passes ",
+                         variant.args.size());
+      if (r != CUDA_SUCCESS)
+        break; // the driver cannot tell
+      if (size != argBytes(variant.args[p].kind))
         return makeError(StatusCode::InvalidPlan, where, ": parameter ", p,
-                         " of ", what, " is ", sizes[p],
+                         " of ", what, " is ", size,
                          " bytes but the plan passes a ",
                          argKindName(variant.args[p].kind));
+    }
   }
 
   for (const KernelArg &arg : variant.args) {
@@ -474,7 +492,7 @@ Status Executable::Impl::run(const BindingRef *bindings, size_t count,
   if (!prepared)
     return prepared.takeStatus();
   ContextState &state = **prepared;
-  const CudaDriver &drv = *driver;
+  const CudaDriver &drv = *state.driver;
   ContextScope scope(drv, state.context);
   TGC_RETURN_IF_ERROR(scope.status());
 
@@ -704,11 +722,15 @@ Status precompilePlan(const Plan &plan, int deviceArch, bool forcePtx) {
         selectLaunchVariant(plan, *launch, deviceArch, nvrtc.archs, forcePtx);
     if (!choice)
       return choice.takeStatus().addContext(strCat("step ", i));
-    const Kernel &kernel = *plan.findKernel(launch->variants[choice->index].kernel);
+    const LaunchVariant &variant = launch->variants[choice->index];
+    const Kernel &kernel = *plan.findKernel(variant.kernel);
     Expected<std::shared_ptr<const CompiledKernel>> compiled =
         KernelCache::global().get(kernel, choice->target);
     if (!compiled)
       return compiled.takeStatus().addContext(strCat("step ", i));
+    TGC_RETURN_IF_ERROR(checkKernelArguments(
+        variant, **compiled, strCat("step ", i),
+        strCat("kernel '", kernel.id, "' (", choice->target.name(), ")")));
   }
   return Status::ok();
 }

@@ -37,6 +37,8 @@ struct DeviceInfo {
 
 struct ContextState {
   CUcontext context = nullptr;
+  const CudaDriver *driver = nullptr; // set before the state is published
+
   int deviceArch = 0;
   std::map<std::string, CUmodule> modules;  // by kernel id + target
   // By step index: the launch of a launch step or of a cuDNN step's NVRTC
@@ -64,7 +66,8 @@ struct Executable::Impl {
 
   std::mutex mutex; // guards contexts (and serialises preparation)
   std::map<CUcontext, std::unique_ptr<ContextState>> contexts;
-  const CudaDriver *driver = nullptr; // set on the first prepare
+  // Set on the first prepare, under `mutex`; runs use their ContextState's.
+  const CudaDriver *driver = nullptr;
 
   explicit Impl(Plan p);
   Status run(const BindingRef *bindings, size_t count,

@@ -10,12 +10,33 @@
 
 namespace tgc {
 
-Expected<std::string> readFileBytes(const std::string &path) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+Expected<std::string> readFileBytes(const std::string &path,
+                                    uint64_t maxBytes) {
+  // O_NONBLOCK: opening a FIFO must not wait for a writer.
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0)
     return makeError(StatusCode::IoError, "cannot open '", path,
                      "': ", std::strerror(errno));
+  struct stat st;
+  if (::fstat(fd, &st) != 0) {
+    int err = errno;
+    ::close(fd);
+    return makeError(StatusCode::IoError, "cannot read '", path,
+                     "': ", std::strerror(err));
+  }
+  if (!S_ISREG(st.st_mode)) {
+    ::close(fd);
+    return makeError(StatusCode::IoError, "cannot read '", path, "': it is ",
+                     S_ISDIR(st.st_mode) ? "a directory" : "not a regular file");
+  }
+  if (uint64_t(st.st_size) > maxBytes) {
+    ::close(fd);
+    return makeError(StatusCode::IoError, "cannot read '", path, "': it has ",
+                     uint64_t(st.st_size), " bytes, more than the limit of ",
+                     maxBytes);
+  }
   std::string bytes;
+  bytes.reserve(size_t(st.st_size));
   char chunk[1 << 16];
   while (true) {
     ssize_t n = ::read(fd, chunk, sizeof(chunk));
@@ -29,6 +50,11 @@ Expected<std::string> readFileBytes(const std::string &path) {
     }
     if (n == 0)
       break;
+    if (bytes.size() + size_t(n) > maxBytes) { // it grew while being read
+      ::close(fd);
+      return makeError(StatusCode::IoError, "cannot read '", path,
+                       "': it has more than the limit of ", maxBytes, " bytes");
+    }
     bytes.append(chunk, size_t(n));
   }
   ::close(fd);

@@ -2,10 +2,13 @@
 #include "FileUtil.h"
 #include "tgc/Log.h"
 
+#include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <sys/stat.h>
+#include <unistd.h>
 
 namespace tgc {
 
@@ -30,6 +33,21 @@ uint64_t getLE(const std::string &in, size_t offset, int bytes) {
   for (int i = 0; i < bytes; ++i)
     value |= uint64_t(uint8_t(in[offset + size_t(i)])) << (8 * i);
   return value;
+}
+/// Removes a directory that sits where a cache entry belongs: rmdir when
+/// empty, else a rename to a unique name beside it (its contents are not
+/// ours to delete). The message says which was done, or why neither was.
+Expected<std::string> clearDirectoryEntry(const std::string &path) {
+  if (::rmdir(path.c_str()) == 0)
+    return std::string("removed it");
+  int rmdirError = errno;
+  static std::atomic<unsigned> counter{0};
+  std::string aside = strCat(path, ".unusable.", ::getpid(), ".", counter++);
+  if (::rename(path.c_str(), aside.c_str()) == 0)
+    return strCat("moved it to '", aside, "'");
+  return makeError(StatusCode::IoError, "cannot remove it (",
+                   std::strerror(rmdirError), ") or move it aside (",
+                   std::strerror(errno), ")");
 }
 } // namespace
 
@@ -158,10 +176,32 @@ KernelCache::get(const Kernel &kernel, const CompileTarget &target) {
 
   std::string what = strCat("kernel '", kernel.id, "' for ", target.name());
   std::string path = diskDir_.empty() ? "" : entryPath(key);
+  bool writeEntry = !path.empty();
   if (!path.empty()) {
     auto start = std::chrono::steady_clock::now();
     struct stat st;
-    if (::stat(path.c_str(), &st) == 0) {
+    if (::lstat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
+      // rename() cannot replace a directory with the new entry: move it out
+      // of the way first, or every later run would recompile.
+      Expected<std::string> cleared = clearDirectoryEntry(path);
+      {
+        std::lock_guard<std::mutex> lock(mutex_);
+        ++stats_.corruptEntries;
+        if (!cleared)
+          ++stats_.diskWriteFailures;
+      }
+      if (cleared) {
+        TGC_LOG_WARN("kernel cache entry '", path, "' is a directory, not a "
+                     "file; ", *cleared, "; recompiling ", what,
+                     " and rewriting the entry");
+      } else {
+        TGC_LOG_WARN("kernel cache entry '", path, "' is a directory, not a "
+                     "file, and ", cleared.status().message(),
+                     "; recompiling ", what,
+                     " without caching it on disk");
+        writeEntry = false;
+      }
+    } else if (::stat(path.c_str(), &st) == 0) {
       Expected<std::string> bytes = readFileBytes(path);
       Expected<CompiledKernel> decoded =
           bytes ? decodeCacheEntry(*bytes, key) : Expected<CompiledKernel>(bytes.status());
@@ -199,7 +239,7 @@ KernelCache::get(const Kernel &kernel, const CompileTarget &target) {
   TGC_LOG_INFO(what, ": compiled with NVRTC in ", seconds * 1e3, " ms");
   auto value = std::make_shared<const CompiledKernel>(compiled.take());
 
-  if (!path.empty()) {
+  if (writeEntry) {
     Status written = createDirectories(diskDir_);
     if (written.isOk())
       written = writeFileAtomic(path, encodeCacheEntry(key, *value));

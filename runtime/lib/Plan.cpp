@@ -1,7 +1,7 @@
 #include "tgc/Plan.h"
 
+#include <algorithm>
 #include <cstring>
-#include <set>
 
 namespace tgc {
 
@@ -18,10 +18,15 @@ const char *bufferRoleName(BufferRole role) {
 }
 
 int64_t Buffer::numElements() const {
-  int64_t n = 1;
-  for (int64_t d : shape)
-    n *= d;
-  return n;
+  // Saturates instead of overflowing; validate() rejects such shapes.
+  const unsigned __int128 limit = uint64_t(1) << 62;
+  unsigned __int128 n = 1;
+  for (int64_t d : shape) {
+    if (d <= 0)
+      return 0;
+    n = std::min<unsigned __int128>(n * uint64_t(d), limit);
+  }
+  return int64_t(n);
 }
 
 uint64_t Buffer::byteSpan() const {
@@ -88,168 +93,6 @@ const Kernel *Plan::findKernel(std::string_view id) const {
     if (k.id == id)
       return &k;
   return nullptr;
-}
-
-namespace {
-bool isPowerOfTwo(uint64_t x) { return x != 0 && (x & (x - 1)) == 0; }
-
-Status planError(const Plan &plan, const std::string &what) {
-  return makeError(StatusCode::InvalidPlan, "invalid plan '", plan.name,
-                   "': ", what);
-}
-
-Status validateBuffer(const Plan &plan, const Buffer &b) {
-  std::string where = strCat("buffer '", b.name, "'");
-  if (b.name.empty())
-    return planError(plan, "a buffer has an empty name");
-  if (b.strides.size() != b.shape.size())
-    return planError(plan, strCat(where, " has ", b.shape.size(), " dims but ",
-                                  b.strides.size(), " strides"));
-  for (size_t i = 0; i < b.shape.size(); ++i) {
-    if (b.shape[i] < 0)
-      return planError(plan, strCat(where, " has negative dim ", b.shape[i]));
-    if (b.strides[i] < 0)
-      return planError(plan,
-                       strCat(where, " has negative stride ", b.strides[i],
-                              " (not supported)"));
-  }
-  if (!isPowerOfTwo(b.alignment))
-    return planError(plan, strCat(where, " alignment ", b.alignment,
-                                  " is not a power of two"));
-  if (b.byteSpan() >= (uint64_t(1) << 62))
-    return planError(plan, strCat(where, " is too large"));
-  if (b.role != BufferRole::Intermediate) {
-    if (b.offset != 0)
-      return planError(plan, strCat(where, " is an ", bufferRoleName(b.role),
-                                    " but has a workspace offset"));
-    return Status::ok();
-  }
-  if (b.alignment > plan.workspaceAlignment)
-    return planError(plan, strCat(where, " needs ", b.alignment,
-                                  "-byte alignment but the workspace is only ",
-                                  plan.workspaceAlignment, "-byte aligned"));
-  if (b.offset % b.alignment != 0)
-    return planError(plan, strCat(where, " offset ", b.offset,
-                                  " is not a multiple of its alignment ",
-                                  b.alignment));
-  if (b.offset + b.byteSpan() > plan.workspaceBytes)
-    return planError(plan, strCat(where, " (offset ", b.offset, ", ",
-                                  b.byteSpan(), " bytes) ends past the ",
-                                  plan.workspaceBytes, "-byte workspace"));
-  return Status::ok();
-}
-
-Status validateLaunch(const Plan &plan, size_t stepIndex,
-                      const LaunchStep &launch) {
-  std::string where = strCat("step ", stepIndex, " (launch)");
-  if (launch.variants.empty())
-    return planError(plan, where + " has no variants");
-  for (size_t v = 0; v < launch.variants.size(); ++v) {
-    const LaunchVariant &var = launch.variants[v];
-    std::string vwhere = strCat(where, " variant ", v);
-    if (!plan.findKernel(var.kernel))
-      return planError(plan, strCat(vwhere, " names unknown kernel '",
-                                    var.kernel, "'"));
-    const Dim3 &g = var.grid, &b = var.block;
-    if (g.x == 0 || g.y == 0 || g.z == 0 || b.x == 0 || b.y == 0 || b.z == 0)
-      return planError(plan, vwhere + " has a zero grid or block dimension");
-    if (g.x > 0x7fffffffu || g.y > 65535 || g.z > 65535)
-      return planError(plan, strCat(vwhere, " grid [", g.x, ",", g.y, ",",
-                                    g.z, "] exceeds CUDA's limits"));
-    if (b.volume() > 1024 || b.z > 64)
-      return planError(plan, strCat(vwhere, " block [", b.x, ",", b.y, ",",
-                                    b.z, "] exceeds 1024 threads (or z > 64)"));
-    for (size_t a = 0; a < var.args.size(); ++a)
-      if (var.args[a].kind == KernelArg::Kind::Buffer &&
-          !plan.findBuffer(var.args[a].buffer))
-        return planError(plan, strCat(vwhere, " argument ", a,
-                                      " names unknown buffer '",
-                                      var.args[a].buffer, "'"));
-  }
-  return Status::ok();
-}
-Status validateCudnn(const Plan &plan, size_t stepIndex,
-                     const CudnnStep &step) {
-  std::string where = strCat("step ", stepIndex, " (cudnn)");
-  if (step.graphs.empty())
-    return planError(plan, where + " has no graphs");
-  for (const cudnn::Graph &graph : step.graphs) {
-    TGC_RETURN_IF_ERROR(graph.validate().addContext(where));
-    for (const cudnn::Tensor &t : graph.tensors) {
-      if (t.kind != cudnn::TensorKind::Bound)
-        continue;
-      const Buffer *b = plan.findBuffer(t.buffer);
-      if (!b)
-        return planError(plan, strCat(where, " graph '", graph.name,
-                                      "' tensor ", t.uid,
-                                      " names unknown buffer '", t.buffer, "'"));
-      if (b->dtype != t.dtype)
-        return planError(plan, strCat(where, " tensor ", t.uid, " is ",
-                                      dtypeName(t.dtype), " but buffer '",
-                                      b->name, "' is ", dtypeName(b->dtype)));
-    }
-  }
-  if (step.fallback)
-    TGC_RETURN_IF_ERROR(validateLaunch(plan, stepIndex, *step.fallback));
-  return Status::ok();
-}
-} // namespace
-
-Status Plan::validate() const {
-  if (!isPowerOfTwo(workspaceAlignment))
-    return planError(*this, strCat("workspace alignment ", workspaceAlignment,
-                                   " is not a power of two"));
-  std::set<std::string> names;
-  for (const Buffer &b : buffers) {
-    if (!names.insert(b.name).second)
-      return planError(*this, strCat("buffer '", b.name, "' is declared twice"));
-    TGC_RETURN_IF_ERROR(validateBuffer(*this, b));
-  }
-  std::set<std::string> ids;
-  for (const Kernel &k : kernels) {
-    if (k.id.empty())
-      return planError(*this, "a kernel has an empty id");
-    if (!ids.insert(k.id).second)
-      return planError(*this, strCat("kernel '", k.id, "' is declared twice"));
-    if (k.entry.empty())
-      return planError(*this, strCat("kernel '", k.id, "' has no entry name"));
-    if (k.source.empty())
-      return planError(*this, strCat("kernel '", k.id, "' has no source"));
-    if (k.target.arch < 10 || k.target.arch > 10000)
-      return planError(*this, strCat("kernel '", k.id, "' has target arch ",
-                                     k.target.arch, " (expected e.g. 80 or 90)"));
-  }
-  for (size_t i = 0; i < steps.size(); ++i) {
-    const Step &step = steps[i];
-    if (const auto *launch = std::get_if<LaunchStep>(&step)) {
-      TGC_RETURN_IF_ERROR(validateLaunch(*this, i, *launch));
-    } else if (const auto *memset = std::get_if<MemsetStep>(&step)) {
-      const Buffer *b = findBuffer(memset->buffer);
-      if (!b)
-        return planError(*this, strCat("step ", i, " (memset) names unknown buffer '",
-                                       memset->buffer, "'"));
-      if (b->role == BufferRole::Input)
-        return planError(*this, strCat("step ", i, " (memset) writes input '",
-                                       b->name, "'"));
-    } else if (const auto *copy = std::get_if<CopyStep>(&step)) {
-      const Buffer *src = findBuffer(copy->src);
-      const Buffer *dst = findBuffer(copy->dst);
-      if (!src || !dst)
-        return planError(*this, strCat("step ", i, " (copy) names unknown buffer '",
-                                       src ? copy->dst : copy->src, "'"));
-      if (dst->role == BufferRole::Input)
-        return planError(*this, strCat("step ", i, " (copy) writes input '",
-                                       dst->name, "'"));
-      if (src->dtype != dst->dtype || src->shape != dst->shape ||
-          src->strides != dst->strides)
-        return planError(*this, strCat("step ", i, " (copy) from '", src->name,
-                                       "' to '", dst->name,
-                                       "' needs equal dtype, shape and strides"));
-    } else if (const auto *cudnnStep = std::get_if<CudnnStep>(&step)) {
-      TGC_RETURN_IF_ERROR(validateCudnn(*this, i, *cudnnStep));
-    }
-  }
-  return Status::ok();
 }
 
 } // namespace tgc

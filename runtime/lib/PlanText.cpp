@@ -604,9 +604,14 @@ Expected<Plan> parsePlan(std::string_view text, const std::string &sourceName) {
   int version = 0;
   auto result = std::from_chars(versionText.data(),
                                 versionText.data() + versionText.size(), version);
-  if (versionText.empty() || result.ec != std::errc() ||
+  // Canonical decimal only: "01" or "+1" is not version 1.
+  bool canonical = !versionText.empty() && versionText[0] >= '1' &&
+                   versionText[0] <= '9';
+  if (!canonical || result.ec != std::errc() ||
       result.ptr != versionText.data() + versionText.size())
-    return corrupt(strCat("bad version '", versionText, "' in header"));
+    return corrupt(strCat("bad version '", versionText,
+                          "' in header (expected 'tgc-plan ",
+                          kPlanFormatVersion, "')"));
   if (version != kPlanFormatVersion)
     return makeError(StatusCode::InvalidPlan, sourceName,
                      ": unsupported plan format version ", version,

@@ -12,8 +12,10 @@
 #   masks       suite --set masks (additive finfo.min/-inf/-1e9 masks, test/gpu/mask_graphs.py), nvrtc
 #   masks919    the same on cuDNN 9.19 (runtime auto: a cuDNN step that falls back fails with its reason)
 #   probe919/914 suite --set bias-probe: which bias dtypes/broadcasts cuDNN's engines take
-# Each stage has a timeout; the bench gets what is left. Files in $OUT (6):
-#   run_all.log (every stage's full output), summary.md (the suites' tables),
+#   sanitizer   compute-sanitizer memcheck/racecheck/synccheck/initcheck over tg-run --check of a few
+#               graphs on both backends (test/gpu/sanitizer_check.sh); writes sanitizer.md
+# Each stage has a timeout; the bench gets what is left. Files in $OUT (6, +1 with
+#   sanitizer): run_all.log (every stage's full output), summary.md (the suites' tables),
 #   suites.json (the suites' results), bench.json, bench.md, bench.png.
 #
 # Usage (GPU machine, repository root; binaries carried in .carry):
@@ -63,7 +65,7 @@ stage() {
   cat "$f" >>"$LOG"
   if [[ $name == env ]]; then cat "$f"; fi
   if [[ $name == bench ]]; then grep -E "^\|" "$f" | cut -c1-220 | head -50; fi
-  grep -E "^(summary|kind |fwd |bwd |train |graph |mask_|cuDNN loaded|note:|bench_cudnn:|Ratios|tgc GPU suite)|FAIL|Traceback|Error|error:" "$f" \
+  grep -E "^(summary|kind |fwd |bwd |train |graph |mask_|cuDNN loaded|note:|bench_cudnn:|Ratios|tgc GPU suite|sanitizer:)|FAIL|Traceback|Error|error:" "$f" \
     | grep -v "^\s*$" | head -60
   local dt=$(( $(date +%s) - t ))
   [[ $rc == 124 || $rc == 137 ]] && echo "   $name TIMED OUT after ${limit}s"
@@ -105,6 +107,9 @@ for s in $STAGES; do
       --tag probe_cudnn914 ;;
     graphs) stage graphs 60 "$VENV_CUDNN:$CUDA_LIB:$BASE_LD" \
       $SUITE --graphs --backend cudnn --runtime-backend auto --cudnn-lib "$VENV_CUDNN/libcudnn.so.9" --tag graphs_cudnn919 ;;
+    sanitizer) stage sanitizer 480 "$CUDA_LIB:$BASE_LD" \
+      env CUDNN_DIR="$VENV_CUDNN" CUDA_LIB="$CUDA_LIB" \
+      bash test/gpu/sanitizer_check.sh "$BIN" "$OUT/sanitizer.md" ;;
     bench)
       # What is left, less a margin; the bench's own caps sit inside that.
       left=$(( LIMIT - $(elapsed) - 10 ))

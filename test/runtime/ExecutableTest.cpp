@@ -136,7 +136,10 @@ TEST_F(BindingTest, DtypeShapeStrides) {
             "binding 'x' has dtype f16 but the plan expects f32");
   EXPECT_EQ(check({{"x", x, std::nullopt, std::vector<int64_t>{10, 100}}, {"y", y}},
                   StatusCode::BindingError),
-            "binding 'x' has shape [10,100] but the plan expects [1000]");
+            "binding 'x' has rank 2 but the plan expects rank 1 (f32 [1000])");
+  EXPECT_EQ(check({{"x", x, std::nullopt, std::vector<int64_t>{999}}, {"y", y}},
+                  StatusCode::BindingError),
+            "binding 'x' has shape [999] but the plan expects [1000]");
   EXPECT_EQ(check({{"x", x, std::nullopt, std::vector<int64_t>{1000},
                     std::vector<int64_t>{2}},
                    {"y", y}},
@@ -351,25 +354,49 @@ TEST_F(MockExecutorTest, LargeSharedMemoryOptsIn) {
                               "static) but the device allows 232448");
 }
 
+// The parameters come from the compiled image (KernelParams.h): the driver
+// is never asked about a parameter past the last one.
 TEST_F(MockExecutorTest, ArgumentListMustMatchTheKernel) {
   DeviceBuffer x(4000, mock), y(4000, mock);
-  size_t wrongSizes[] = {8, 8, 4, 4, 4};
-  mock->setParamSizes("axpb", wrongSizes, 5);
-  std::unique_ptr<Executable> exe = load(elementwisePlan(1000));
+  auto axpbArgs = [](Plan &plan) -> std::vector<KernelArg> & {
+    return std::get<LaunchStep>(plan.steps[1]).variants[0].args;
+  };
+  Plan narrow = elementwisePlan(1000);
+  axpbArgs(narrow)[4] = KernelArg::i32(1000);
+  std::unique_ptr<Executable> exe = load(narrow);
   Status status = exe->run({{"x", x.data}, {"y", y.data}}, stream(0x5000));
   EXPECT_EQ(status.code(), StatusCode::InvalidPlan);
   EXPECT_EQ(status.message(), "cannot prepare plan 'elementwise': step 1: parameter 4 of "
-                              "kernel 'axpb' (sm_90) is 4 bytes but the plan passes a i64");
-  size_t fewer[] = {8, 8, 4};
-  mock->setParamSizes("axpb", fewer, 3);
-  exe = load(elementwisePlan(1000));
+                              "kernel 'axpb' (sm_90) is 8 bytes but the plan passes a i32");
+  Plan fewer = elementwisePlan(1000);
+  axpbArgs(fewer).resize(3);
+  exe = load(fewer);
+  status = exe->run({{"x", x.data}, {"y", y.data}}, stream(0x5000));
+  EXPECT_EQ(status.code(), StatusCode::InvalidPlan);
+  EXPECT_EQ(status.message(), "cannot prepare plan 'elementwise': step 1: kernel 'axpb' "
+                              "(sm_90) takes 5 parameters but the plan passes 3");
+  Plan more = elementwisePlan(1000);
+  axpbArgs(more).push_back(KernelArg::f32(1));
+  exe = load(more);
   status = exe->run({{"x", x.data}, {"y", y.data}}, stream(0x5000));
   EXPECT_EQ(status.message(), "cannot prepare plan 'elementwise': step 1: kernel 'axpb' "
-                              "(sm_90) takes 3 parameters but the plan passes 5");
-  size_t right[] = {8, 8, 4, 4, 8};
-  mock->setParamSizes("axpb", right, 5);
+                              "(sm_90) takes 5 parameters but the plan passes 6");
+  mock->clearTrace();
   exe = load(elementwisePlan(1000));
   EXPECT_TRUE(exe->run({{"x", x.data}, {"y", y.data}}, stream(0x5000)).isOk());
+  EXPECT_EQ(countLines(mock->trace(), "cuFuncGetParamInfo"), 0) << mock->trace();
+}
+
+// The same check without a device, when the plan's kernels are compiled
+// ahead of time.
+TEST(Precompile, ChecksArgumentsAgainstTheKernel) {
+  Plan plan = elementwisePlan(1000);
+  std::get<LaunchStep>(plan.steps[2]).variants[0].args.pop_back();
+  Status status = precompilePlan(plan, 80, /*forcePtx=*/true);
+  EXPECT_EQ(status.code(), StatusCode::InvalidPlan);
+  EXPECT_EQ(status.message(),
+            "step 2: kernel 'square' (compute_80) takes 3 parameters but the plan passes 2");
+  EXPECT_TRUE(precompilePlan(elementwisePlan(1000), 80, /*forcePtx=*/true).isOk());
 }
 
 TEST_F(MockExecutorTest, BlockLargerThanTheKernelAllows) {

@@ -1,5 +1,6 @@
 #include "TestUtil.h"
 #include "tgc/KernelCache.h"
+#include "tgc/Log.h"
 
 #include <gtest/gtest.h>
 
@@ -47,6 +48,14 @@ std::vector<std::string> listDir(const std::string &dir) {
     closedir(d);
   }
   return names;
+}
+
+int countOccurrences(const std::string &text, const std::string &what) {
+  int n = 0;
+  for (size_t pos = text.find(what); pos != std::string::npos;
+       pos = text.find(what, pos + 1))
+    ++n;
+  return n;
 }
 
 class KernelCacheTest : public ::testing::Test {
@@ -120,6 +129,82 @@ TEST_F(KernelCacheTest, CorruptEntriesAreRebuilt) {
     EXPECT_EQ(cache.stats().corruptEntries, 1u) << what;
     EXPECT_EQ(readText(path), good) << what << ": entry not rewritten";
   }
+}
+
+// An entry that is not a regular file is never read as one: a directory is
+// removed (or moved aside when not empty) and the entry rewritten, with one
+// warning; a FIFO is not waited on; a link to a device is not read forever.
+TEST_F(KernelCacheTest, EntriesThatAreNotFilesAreRepaired) {
+  std::string logFile = dir + "/log.txt";
+  setLogLevel(LogLevel::Warn);
+  setLogFile(logFile);
+  std::string path;
+  std::string good;
+  {
+    KernelCache cache(dir + "/c", compiler.fn(), "v1");
+    ASSERT_TRUE(cache.get(kernel(), kSm90).hasValue());
+    path = cache.entryPath(kernelCacheKey(kernel(), kSm90, "v1"));
+    good = readText(path);
+  }
+  auto check = [&](const std::string &what, const std::string &expectedLog) {
+    FakeCompiler fresh;
+    KernelCache cache(dir + "/c", fresh.fn(), "v1");
+    auto result = cache.get(kernel(), kSm90);
+    ASSERT_TRUE(result.hasValue()) << what;
+    EXPECT_EQ(fresh.calls, 1) << what;
+    EXPECT_EQ(cache.stats().corruptEntries, 1u) << what;
+    EXPECT_EQ(readText(path), good) << what << ": entry not rewritten";
+    // The next process finds a good entry and says nothing.
+    KernelCache next(dir + "/c", fresh.fn(), "v1");
+    ASSERT_TRUE(next.get(kernel(), kSm90).hasValue());
+    EXPECT_EQ(next.stats().diskHits, 1u) << what;
+    setLogFile("");
+    std::string log = readText(logFile);
+    EXPECT_NE(log.find(expectedLog), std::string::npos) << what << ": " << log;
+    EXPECT_EQ(countOccurrences(log, "[tgc warn]"), 1) << what << ": " << log;
+    writeText(logFile, "");
+    setLogFile(logFile);
+  };
+
+  ASSERT_EQ(::unlink(path.c_str()), 0);
+  ASSERT_EQ(::mkdir(path.c_str(), 0755), 0);
+  check("empty directory", "' is a directory, not a file; removed it; recompiling kernel "
+                           "'k' for sm_90 and rewriting the entry");
+
+  ASSERT_EQ(::unlink(path.c_str()), 0);
+  ASSERT_EQ(::mkdir(path.c_str(), 0755), 0);
+  writeText(path + "/inside", "not ours");
+  check("directory with a file", "' is a directory, not a file; moved it to '" + path +
+                                     ".unusable.");
+  ASSERT_EQ(::unlink(path.c_str()), 0);
+  ASSERT_EQ(::mkfifo(path.c_str(), 0644), 0);
+  check("fifo", "is unusable (cannot read '" + path + "': it is not a regular file)");
+
+  ASSERT_EQ(::unlink(path.c_str()), 0);
+  ASSERT_EQ(::symlink("/dev/zero", path.c_str()), 0);
+  check("link to /dev/zero", "is unusable (cannot read '" + path +
+                                 "': it is not a regular file)");
+  reloadLogConfig();
+}
+
+TEST_F(KernelCacheTest, DirectoryEntryThatCannotBeMovedIsNotRetried) {
+  if (::geteuid() == 0)
+    GTEST_SKIP() << "root ignores directory permissions";
+  std::string cacheDir = dir + "/c";
+  std::string path;
+  {
+    KernelCache cache(cacheDir, compiler.fn(), "v1");
+    ASSERT_TRUE(cache.get(kernel(), kSm90).hasValue());
+    path = cache.entryPath(kernelCacheKey(kernel(), kSm90, "v1"));
+  }
+  ASSERT_EQ(::unlink(path.c_str()), 0);
+  ASSERT_EQ(::mkdir(path.c_str(), 0755), 0);
+  writeText(path + "/inside", "x");
+  ASSERT_EQ(::chmod(cacheDir.c_str(), 0555), 0);
+  KernelCache cache(cacheDir, compiler.fn(), "v1");
+  EXPECT_TRUE(cache.get(kernel(), kSm90).hasValue());
+  EXPECT_EQ(cache.stats().diskWriteFailures, 1u);
+  ::chmod(cacheDir.c_str(), 0755);
 }
 
 TEST_F(KernelCacheTest, EntryFromAnotherKeyIsRejected) {

@@ -318,6 +318,7 @@ CUresult cuFuncSetAttribute(CUfunction function, CUfunction_attribute attribute,
 }
 CUresult cuFuncGetParamInfo(CUfunction function, size_t index, size_t *offset, size_t *size) {
   auto *f = reinterpret_cast<MockFunction *>(function);
+  record("cuFuncGetParamInfo " + f->name + " " + std::to_string(index));
   std::lock_guard<std::mutex> lock(mock().mutex);
   auto it = mock().paramSizes.find(f->name);
   if (it == mock().paramSizes.end())

@@ -79,12 +79,7 @@ std::string replaceOnce(std::string text, const std::string &from,
   return text;
 }
 
-// Re-signs edited plan text, so that tests reach the parser's own checks.
-std::string resign(const std::string &text) {
-  size_t end = text.rfind("end sha256 ");
-  std::string body = text.substr(0, end);
-  return body + "end sha256 " + toHex(Sha256::hash(body)) + "\n";
-}
+std::string resign(const std::string &text) { return resignPlanText(text); }
 
 std::string errorOf(const std::string &text) {
   Expected<Plan> plan = parsePlan(text, "p.plan");
@@ -175,7 +170,12 @@ TEST(Plan, RejectsUnknownVersion) {
   EXPECT_EQ(errorOf(replaceOnce(text, "tgc-plan 1\n", "tgc-plan 2\n")),
             "p.plan: unsupported plan format version 2; this runtime reads version 1");
   EXPECT_EQ(errorOf(replaceOnce(text, "tgc-plan 1\n", "tgc-plan one\n")),
-            "p.plan: corrupt plan file: bad version 'one' in header");
+            "p.plan: corrupt plan file: bad version 'one' in header (expected 'tgc-plan 1')");
+  // Only the canonical spelling is version 1.
+  for (const char *spelling : {"01", "+1", "1.0", " 1", "0x1", "1 "})
+    EXPECT_EQ(errorOf(replaceOnce(text, "tgc-plan 1\n", std::string("tgc-plan ") + spelling + "\n")),
+              std::string("p.plan: corrupt plan file: bad version '") + spelling +
+                  "' in header (expected 'tgc-plan 1')");
 }
 
 TEST(Plan, RejectsOtherFiles) {
@@ -261,7 +261,8 @@ TEST(Plan, ValidationErrors) {
     Plan plan = elementwisePlan();
     plan.buffers[0].alignment = 12;
     EXPECT_EQ(invalid(plan),
-              "invalid plan 'elementwise': buffer 'x' alignment 12 is not a power of two");
+              "invalid plan 'elementwise': buffer 'x' alignment 12 is not a power of two "
+              "up to 1048576");
   }
   {
     Plan plan = elementwisePlan();

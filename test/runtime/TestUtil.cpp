@@ -1,4 +1,5 @@
 #include "TestUtil.h"
+#include "tgc/Sha256.h"
 
 #include <cstdio>
 #include <cstdlib>
@@ -127,6 +128,12 @@ CudnnStep scaleCudnnStep(const std::string &input, const std::string &output) {
   graph.ops = {mul, neg};
   step.graphs.push_back(graph);
   return step;
+}
+
+std::string resignPlanText(const std::string &text) {
+  size_t end = text.rfind("end sha256 ");
+  std::string body = text.substr(0, end);
+  return body + "end sha256 " + toHex(Sha256::hash(body)) + "\n";
 }
 
 Plan everythingPlan() {

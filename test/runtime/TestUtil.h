@@ -13,6 +13,10 @@ void removeTree(const std::string &path);
 std::string readText(const std::string &path);
 void writeText(const std::string &path, const std::string &text);
 
+/// Re-signs edited plan text (a fresh "end sha256" line), so that tests
+/// reach the parser's and the validator's own checks.
+std::string resignPlanText(const std::string &text);
+
 /// y = (a*x + b)^2 over n floats via an intermediate: two launches
 /// ("axpb" with f32/f32/i64 scalars, then "square" with an i32), plus a
 /// memset of the intermediate first. Portable kernels (min arch 80).

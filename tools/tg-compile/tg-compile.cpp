@@ -1,6 +1,7 @@
 // tg-compile: compiles a tg graph and prints or writes what a stage produced:
 // the compiled IR, the generated CUDA, PTX/cubin from NVRTC, or the plan.
 #include "tg/Driver/Compile.h"
+#include "tg/Driver/ParserGuard.h"
 #include "tg/Plan/LowerToPlan.h"
 #include "tg/Transforms/Passes.h"
 
@@ -118,13 +119,7 @@ static LogicalResult printPtx(const tgc::Plan &plan, llvm::raw_ostream &os) {
   return success();
 }
 
-int main(int argc, char **argv) {
-  llvm::InitLLVM init(argc, argv);
-  registerAsmPrinterCLOptions();
-  registerMLIRContextCLOptions();
-  cl::HideUnrelatedOptions(category);
-  tgc::tools::setToolVersionPrinter("tg-compile");
-  cl::ParseCommandLineOptions(argc, argv, "tg-compile: tg graph -> plan\n");
+static int compileMain() {
 
   std::optional<int> sm = tg::parseArch(arch);
   if (!sm) {
@@ -141,7 +136,7 @@ int main(int argc, char **argv) {
   tg::registerCompilerDialects(registry);
   MLIRContext context(registry);
   std::string error;
-  auto input = openInputFile(inputFile, &error);
+  auto input = tg::openGraphFile(inputFile, error);
   if (!input) {
     llvm::errs() << "tg-compile: " << error << "\n";
     return 1;
@@ -149,7 +144,7 @@ int main(int argc, char **argv) {
   llvm::SourceMgr sourceMgr;
   sourceMgr.AddNewSourceBuffer(std::move(input), llvm::SMLoc());
   SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
-  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
+  OwningOpRef<ModuleOp> module = tg::parseGuarded(sourceMgr, &context);
   if (!module)
     return 1;
 
@@ -192,4 +187,18 @@ int main(int argc, char **argv) {
   }
   output->keep();
   return 0;
+}
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM init(argc, argv);
+  registerAsmPrinterCLOptions();
+  registerMLIRContextCLOptions();
+  cl::HideUnrelatedOptions(category);
+  tgc::tools::setToolVersionPrinter("tg-compile");
+  cl::ParseCommandLineOptions(argc, argv, "tg-compile: tg graph -> plan\n");
+  // The parser recurses on nesting: give it more stack than the main
+  // thread has.
+  int status = 1;
+  tg::runOnLargeStack([&] { status = compileMain(); });
+  return status;
 }

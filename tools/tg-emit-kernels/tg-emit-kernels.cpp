@@ -16,6 +16,7 @@
 
 #include "tg/Dialect/TG/IR/TGDialect.h"
 #include "tg/Dialect/TG/IR/TGOps.h"
+#include "tg/Driver/ParserGuard.h"
 #include "tg/Lowering/CudaPrelude.h"
 #include "tg/Lowering/KernelStep.h"
 #include "ToolVersion.h"
@@ -81,8 +82,7 @@ static LogicalResult processBuffer(std::unique_ptr<llvm::MemoryBuffer> buffer,
   sourceMgr.AddNewSourceBuffer(std::move(buffer), llvm::SMLoc());
 
   auto run = [&]() -> LogicalResult {
-    OwningOpRef<ModuleOp> module =
-        parseSourceFile<ModuleOp>(sourceMgr, &context);
+    OwningOpRef<ModuleOp> module = tg::parseGuarded(sourceMgr, &context);
     if (!module)
       return failure();
     bool ok = true;
@@ -115,13 +115,10 @@ static LogicalResult processBuffer(std::unique_ptr<llvm::MemoryBuffer> buffer,
   return handler.verify();
 }
 
-int main(int argc, char **argv) {
-  llvm::InitLLVM init(argc, argv);
-  tgc::tools::setToolVersionPrinter("tg-emit-kernels");
-  cl::ParseCommandLineOptions(argc, argv, "tgc generic kernel printer\n");
+static int emitMain() {
   std::string error;
   std::unique_ptr<llvm::MemoryBuffer> input =
-      openInputFile(inputFilename, &error);
+      tg::openGraphFile(inputFilename, error);
   if (!input) {
     llvm::errs() << error << "\n";
     return 1;
@@ -144,4 +141,15 @@ int main(int argc, char **argv) {
     return 1;
   output->keep();
   return 0;
+}
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM init(argc, argv);
+  tgc::tools::setToolVersionPrinter("tg-emit-kernels");
+  cl::ParseCommandLineOptions(argc, argv, "tgc generic kernel printer\n");
+  // The parser recurses on nesting: give it more stack than the main
+  // thread has.
+  int status = 1;
+  tg::runOnLargeStack([&] { status = emitMain(); });
+  return status;
 }

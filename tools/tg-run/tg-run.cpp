@@ -15,6 +15,7 @@
 
 #include "tg/Dialect/TG/IR/TGDialect.h"
 #include "tg/Driver/Compile.h"
+#include "tg/Driver/ParserGuard.h"
 #include "tg/Reference/Interpreter.h"
 #include "tg/Reference/Npy.h"
 
@@ -312,12 +313,7 @@ int runGpu(ModuleOp module, func::FuncOp fn) {
 }
 } // namespace
 
-int main(int argc, char **argv) {
-  llvm::InitLLVM init(argc, argv);
-  cl::HideUnrelatedOptions(category);
-  tgc::tools::setToolVersionPrinter("tg-run");
-  cl::ParseCommandLineOptions(argc, argv, "tg-run: run a tg graph\n");
-
+static int runMain() {
   // An option given where it has no effect is an error, not silence.
   if (compiledMode && !refMode)
     return fail("--compiled applies to the reference mode (--ref); the GPU "
@@ -340,14 +336,13 @@ int main(int argc, char **argv) {
   context.loadAllAvailableDialects();
 
   std::string error;
-  auto file = openInputFile(graphFile, &error);
+  auto file = openGraphFile(graphFile, error);
   if (!file)
     return fail(error);
   llvm::SourceMgr sourceMgr;
   sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
   SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
-  OwningOpRef<ModuleOp> module =
-      parseSourceFile<ModuleOp>(sourceMgr, &context);
+  OwningOpRef<ModuleOp> module = parseGuarded(sourceMgr, &context);
   if (!module)
     return 1; // the parser or verifier has reported where and why
   func::FuncOp fn = selectEntry(*module);
@@ -356,4 +351,16 @@ int main(int argc, char **argv) {
   if (refMode)
     return runReference(fn);
   return runGpu(*module, fn);
+}
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM init(argc, argv);
+  cl::HideUnrelatedOptions(category);
+  tgc::tools::setToolVersionPrinter("tg-run");
+  cl::ParseCommandLineOptions(argc, argv, "tg-run: run a tg graph\n");
+  // The parser recurses on nesting: give it more stack than the main
+  // thread has.
+  int status = 1;
+  runOnLargeStack([&] { status = runMain(); });
+  return status;
 }

@@ -172,16 +172,25 @@ private:
   int64_t diagonal(int64_t row) {
     if (op.getCausal() != CausalMode::bottom_right)
       return row;
-    return intOp("sub", intOp("add", row, lengthKv()), lengthQ());
+    // Created one at a time: as call arguments, their order (and so the
+    // graph's text) would depend on the C++ compiler.
+    int64_t lq = lengthQ();
+    int64_t lkv = lengthKv();
+    return intOp("sub", intOp("add", row, lkv), lq);
   }
 
   /// Padding: rows q_idx >= seq_len_q[b] and columns kv_idx >= seq_len_kv[b].
   int64_t paddingMask(int64_t s) {
     int64_t keep = 0;
-    if (op.getSeqLenQ())
-      keep = andAll(keep, cmp("cmp_lt", g->genIndex(s, 2), lengthQ()));
-    if (op.getSeqLenKv())
-      keep = andAll(keep, cmp("cmp_lt", g->genIndex(s, 3), lengthKv()));
+    // Lengths before indices, one at a time (see diagonal()).
+    if (op.getSeqLenQ()) {
+      int64_t lq = lengthQ();
+      keep = andAll(keep, cmp("cmp_lt", g->genIndex(s, 2), lq));
+    }
+    if (op.getSeqLenKv()) {
+      int64_t lkv = lengthKv();
+      keep = andAll(keep, cmp("cmp_lt", g->genIndex(s, 3), lkv));
+    }
     return keep ? maskWith(s, keep) : s;
   }
 

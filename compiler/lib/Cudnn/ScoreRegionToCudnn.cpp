@@ -334,14 +334,19 @@ int64_t cudnn::emitScoreRegion(GraphBuilder &g, AttentionOp op, int64_t score,
     }
     StringRef mode = modeOf(&o);
     int64_t y;
-    if (auto sel = dyn_cast<SelectOp>(o))
-      y = g.select(lookup(sel.getCond()), lookup(sel.getOnTrue()),
-                   lookup(sel.getOnFalse()), dtype);
-    else if (o.getNumOperands() == 1)
+    // Operands are looked up (and indices and captures created) one at a
+    // time, last first: as call arguments their order, and so the graph's
+    // text, would depend on the C++ compiler.
+    if (auto sel = dyn_cast<SelectOp>(o)) {
+      int64_t onFalse = lookup(sel.getOnFalse());
+      int64_t onTrue = lookup(sel.getOnTrue());
+      y = g.select(lookup(sel.getCond()), onTrue, onFalse, dtype);
+    } else if (o.getNumOperands() == 1) {
       y = g.unary(mode, lookup(o.getOperand(0)), dtype);
-    else
-      y = binaryBroadcastingB(g, mode, lookup(o.getOperand(0)),
-                              lookup(o.getOperand(1)), dtype);
+    } else {
+      int64_t b = lookup(o.getOperand(1));
+      y = binaryBroadcastingB(g, mode, lookup(o.getOperand(0)), b, dtype);
+    }
     // Integer math in int32; comparisons of integers in boolean precision
     // (as cudnn-frontend's masks do); everything else in f32.
     DType compute = DType::F32;

@@ -3,6 +3,7 @@
 #include "tg/Driver/Compile.h"
 
 #include "tg/Dialect/TG/IR/TGDialect.h"
+#include "tg/Driver/ParserGuard.h"
 #include "tg/Plan/LowerToPlan.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -139,7 +140,13 @@ struct DiagnosticCollector {
   explicit DiagnosticCollector(MLIRContext &context)
       : handler(&context, [this](Diagnostic &diag) {
           llvm::raw_string_ostream os(text);
-          os << diag.getLocation() << ": "
+          // "file:line:col", as the tools print it, where there is one.
+          if (auto file = diag.getLocation()->findInstanceOf<FileLineColLoc>())
+            os << file.getFilename().getValue() << ":" << file.getLine() << ":"
+               << file.getColumn() << ": ";
+          else
+            os << diag.getLocation() << ": ";
+          os
              << (diag.getSeverity() == DiagnosticSeverity::Error ? "error: "
                                                                  : "note: ")
              << diag << "\n";
@@ -173,31 +180,39 @@ compileBuffer(std::unique_ptr<llvm::MemoryBuffer> buffer,
                              "' (expected e.g. sm_80, sm_90a)");
     settings.targetSm = *sm;
   }
-  DialectRegistry registry;
-  tg::registerCompilerDialects(registry);
-  MLIRContext context(registry);
-  context.disableMultithreading();
-  DiagnosticCollector diagnostics(context);
-  llvm::SourceMgr sourceMgr;
-  sourceMgr.AddNewSourceBuffer(std::move(buffer), llvm::SMLoc());
-  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
-  if (!module)
-    return tgc::Status(tgc::StatusCode::CompileError, diagnostics.text);
-  FailureOr<tgc::Plan> plan = tg::compileModule(*module, settings);
-  if (failed(plan))
-    return tgc::Status(tgc::StatusCode::CompileError, diagnostics.text);
-  return std::move(*plan);
+  // On a thread of its own: the parser recurses on nesting, and the
+  // caller's stack may be small.
+  tgc::Expected<tgc::Plan> result =
+      tgc::Status(tgc::StatusCode::Internal, "the compile did not run");
+  tg::runOnLargeStack([&] {
+    DialectRegistry registry;
+    tg::registerCompilerDialects(registry);
+    MLIRContext context(registry);
+    context.disableMultithreading();
+    DiagnosticCollector diagnostics(context);
+    llvm::SourceMgr sourceMgr;
+    sourceMgr.AddNewSourceBuffer(std::move(buffer), llvm::SMLoc());
+    OwningOpRef<ModuleOp> module = tg::parseGuarded(sourceMgr, &context);
+    FailureOr<tgc::Plan> plan = failure();
+    if (module)
+      plan = tg::compileModule(*module, settings);
+    if (failed(plan))
+      result = tgc::Status(tgc::StatusCode::CompileError, diagnostics.text);
+    else
+      result = std::move(*plan);
+  });
+  return result;
 }
 
 tgc::Compiler::Compiler(CompileOptions options) : options_(std::move(options)) {}
 
 tgc::Expected<tgc::Plan>
 tgc::Compiler::compileFile(const std::string &path) const {
-  auto buffer = llvm::MemoryBuffer::getFileOrSTDIN(path);
+  std::string error;
+  std::unique_ptr<llvm::MemoryBuffer> buffer = mlir::tg::openGraphFile(path, error);
   if (!buffer)
-    return Status(StatusCode::IoError, "cannot read '" + path +
-                                           "': " + buffer.getError().message());
-  return compileBuffer(std::move(*buffer), options_);
+    return Status(StatusCode::IoError, error);
+  return compileBuffer(std::move(buffer), options_);
 }
 
 tgc::Expected<tgc::Plan>

@@ -69,6 +69,26 @@ SmallVector<int64_t> tg::resultStrides(func::FuncOp fn, unsigned index) {
   return stridesOr(fn.getResultAttrDict(index), fn.getResultTypes()[index]);
 }
 
+/// The runtime's limits on a plan buffer (tgc/Plan.h), as a located error
+/// rather than an invalid plan.
+static LogicalResult checkLimits(const tgc::Buffer &buffer, Location loc) {
+  if (buffer.shape.size() > tgc::kMaxPlanRank)
+    return emitError(loc) << "a tensor of rank " << buffer.shape.size()
+                          << " cannot be lowered: plans hold at most rank "
+                          << tgc::kMaxPlanRank;
+  for (int64_t dim : buffer.shape)
+    if (uint64_t(dim) > tgc::kMaxPlanBytes)
+      return emitError(loc) << "a tensor with a dim of " << dim
+                            << " cannot be lowered: plan buffers are at most "
+                            << tgc::kMaxPlanBytes << " bytes";
+  if (buffer.byteSpan() > tgc::kMaxPlanBytes)
+    return emitError(loc) << "a tensor of " << buffer.byteSpan()
+                          << " bytes cannot be lowered: plan buffers are at "
+                             "most "
+                          << tgc::kMaxPlanBytes << " bytes";
+  return success();
+}
+
 static uint64_t alignUp(uint64_t value, uint64_t alignment) {
   return (value + alignment - 1) / alignment * alignment;
 }
@@ -166,6 +186,8 @@ FailureOr<std::string> PlanBuilder::bufferFor(Value value) {
   SmallVector<int64_t> dense = rowMajorStrides(type.getShape());
   buffer.strides.assign(dense.begin(), dense.end());
   buffer.alignment = kBufferAlignment;
+  if (failed(checkLimits(buffer, value.getLoc())))
+    return failure();
   // The offset is chosen once every step is known (placeIntermediates).
   liveRanges[buffer.name] = {currentStep, currentStep};
   bufferNames[value] = buffer.name;
@@ -375,6 +397,9 @@ LogicalResult PlanBuilder::addResultCopies() {
 FailureOr<tgc::Plan> PlanBuilder::build() {
   if (!fn.getBody().hasOneBlock())
     return fn.emitOpError("must have a single block to be lowered to a plan");
+  if (fn.getNumResults() == 0)
+    return fn.emitOpError("has no results: a plan computes at least one "
+                          "output");
   plan.name = fn.getSymName().str();
   plan.workspaceAlignment = kWorkspaceAlignment;
 
@@ -396,6 +421,8 @@ FailureOr<tgc::Plan> PlanBuilder::build() {
     buffer.shape.assign(tensor.getShape().begin(), tensor.getShape().end());
     buffer.strides.assign(strides.begin(), strides.end());
     buffer.alignment = kBufferAlignment;
+    if (failed(checkLimits(buffer, loc)))
+      return failure();
     plan.buffers.push_back(buffer);
     return success();
   };
@@ -431,6 +458,10 @@ FailureOr<tgc::Plan> PlanBuilder::build() {
   if (failed(addResultCopies()))
     return failure();
   placeIntermediates();
+  if (plan.workspaceBytes > tgc::kMaxPlanBytes)
+    return fn.emitOpError("needs a workspace of ")
+           << plan.workspaceBytes << " bytes for its intermediates; plans "
+           << "have at most " << tgc::kMaxPlanBytes;
 
   tgc::Status status = plan.validate();
   if (!status.isOk())

@@ -2,6 +2,7 @@
 #include "tg/Plan/LowerToPlan.h"
 #include "tg/Plan/Passes.h"
 
+#include "mlir/IR/BuiltinOps.h"
 #include "mlir/Support/FileUtilities.h"
 #include "llvm/Support/ToolOutputFile.h"
 
@@ -18,8 +19,21 @@ struct LowerToPlanPass : tg::impl::LowerToPlanBase<LowerToPlanPass> {
   void runOnOperation() override {
     tg::PlanOptions options;
     options.targetSm = targetSm;
-    FailureOr<tgc::Plan> plan = tg::lowerToPlan(getOperation(), options);
-    if (failed(plan))
+    // Every function is lowered (so that all errors are reported) before
+    // anything is written; the text is written once, in module order.
+    std::string text;
+    bool failedAny = false;
+    for (auto fn : getOperation().getOps<func::FuncOp>()) {
+      if (fn.isDeclaration())
+        continue;
+      FailureOr<tgc::Plan> plan = tg::lowerToPlan(fn, options);
+      if (failed(plan)) {
+        failedAny = true;
+        continue;
+      }
+      text += tgc::serializePlan(*plan);
+    }
+    if (failedAny)
       return signalPassFailure();
     std::string error;
     auto file = openOutputFile(output, &error);
@@ -27,7 +41,7 @@ struct LowerToPlanPass : tg::impl::LowerToPlanBase<LowerToPlanPass> {
       getOperation().emitError("cannot write the plan: ") << error;
       return signalPassFailure();
     }
-    file->os() << tgc::serializePlan(*plan);
+    file->os() << text;
     file->keep();
   }
 };

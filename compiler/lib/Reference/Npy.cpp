@@ -4,6 +4,7 @@
 
 #include "tg/Dialect/TG/IR/TGShapes.h"
 
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -103,11 +104,15 @@ private:
       size_t digits = 0;
       while (digits < text.size() && llvm::isDigit(text[digits]))
         ++digits;
-      int64_t dim = 0;
-      if (digits == 0 || digits > 15 ||
-          text.substr(0, digits).getAsInteger(10, dim))
+      uint64_t dim = 0;
+      if (digits == 0)
         return fail("'shape' entries must be non-negative integers");
-      shape.push_back(dim);
+      if (digits > 19 || text.substr(0, digits).getAsInteger(10, dim) ||
+          dim > kMaxNpyElements)
+        return fail("'shape' entry " + text.substr(0, digits) +
+                    " is larger than the " + llvm::Twine(kMaxNpyElements) +
+                    " elements a .npy input may have");
+      shape.push_back(static_cast<int64_t>(dim));
       text = text.drop_front(digits);
       skipSpace();
       if (!consume(',')) {
@@ -182,18 +187,29 @@ llvm::Expected<NpyArray> mlir::tg::ref::parseNpy(StringRef bytes) {
     return fail("unsupported dtype '" + descr +
                 "' (expected float16/32/64, int8-64, uint8-64 or bool)");
 
+  // Dims are at most kMaxNpyElements, so the product of two never overflows.
   uint64_t count = 1;
+  bool empty = llvm::is_contained(array.shape, 0);
   for (int64_t dim : array.shape) {
-    if (dim != 0 && count > (uint64_t{1} << 40) / static_cast<uint64_t>(dim))
-      return fail("array is too large");
     count *= static_cast<uint64_t>(dim);
+    if (!empty && count > kMaxNpyElements)
+      return fail("shape " + tg::formatShape(array.shape) + " has more than the " +
+                  llvm::Twine(kMaxNpyElements) +
+                  " elements a .npy input may have");
   }
+  if (empty)
+    count = 0;
   StringRef data = bytes.drop_front(headerStart + headerLen);
   if (data.size() < count * size)
     return fail("truncated data: expected " + llvm::Twine(count * size) +
                 " bytes for shape " +
                 tg::formatShape(array.shape) + ", found " +
                 llvm::Twine(data.size()));
+  if (data.size() > count * size)
+    return fail(llvm::Twine(data.size() - count * size) +
+                " bytes after the data (expected exactly " +
+                llvm::Twine(count * size) + " bytes for shape " +
+                tg::formatShape(array.shape) + " of '" + descr + "')");
   array.values.resize(count);
   const auto *p = reinterpret_cast<const unsigned char *>(data.data());
   for (uint64_t i = 0; i < count; ++i, p += size) {
@@ -232,8 +248,25 @@ llvm::Expected<NpyArray> mlir::tg::ref::parseNpy(StringRef bytes) {
 }
 
 llvm::Expected<NpyArray> mlir::tg::ref::readNpy(StringRef path) {
-  auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
-                                            /*RequiresNullTerminator=*/false);
+  // Only a regular file of bounded size is read: /dev/zero would be read
+  // forever and a FIFO waited on (so it is not opened at all).
+  llvm::sys::fs::file_status status;
+  if (std::error_code ec = llvm::sys::fs::status(path, status))
+    return fail("cannot read '" + path + "': " + ec.message());
+  if (status.type() != llvm::sys::fs::file_type::regular_file)
+    return fail("cannot read '" + path + "': it is not a regular file");
+  if (status.getSize() > kMaxNpyBytes)
+    return fail("cannot read '" + path + "': it has " +
+                llvm::Twine(status.getSize()) + " bytes, more than the " +
+                llvm::Twine(kMaxNpyBytes) + " a .npy input may have");
+  llvm::Expected<llvm::sys::fs::file_t> file =
+      llvm::sys::fs::openNativeFileForRead(path);
+  if (!file)
+    return fail("cannot read '" + path +
+                "': " + llvm::toString(file.takeError()));
+  llvm::scope_exit close([&] { llvm::sys::fs::closeFile(*file); });
+  auto buffer = llvm::MemoryBuffer::getOpenFile(
+      *file, path, status.getSize(), /*RequiresNullTerminator=*/false);
   if (!buffer)
     return fail("cannot read '" + path + "': " + buffer.getError().message());
   llvm::Expected<NpyArray> array = parseNpy((*buffer)->getBuffer());

@@ -169,11 +169,21 @@ struct Plan {
   const Buffer *findBuffer(std::string_view name) const;
   const Kernel *findKernel(std::string_view id) const;
 
-  /// Checks internal consistency: unique names, shapes/strides/alignment,
-  /// intermediates inside the workspace, launches referencing known kernels
-  /// and buffers, non-zero grid/block with at most 1024 threads per block.
+  /// Checks internal consistency (docs/plan.md, Validation): unique names,
+  /// shapes/strides/alignment within the limits below, written buffers
+  /// without overlapping elements, intermediates inside the workspace, at
+  /// least one output, kernel entries that name a function of their source,
+  /// launches referencing known kernels and buffers, grid/block within
+  /// CUDA's limits.
   Status validate() const;
 };
+
+/// Limits Plan::validate() enforces: no buffer, workspace or launch is
+/// larger than 1 TiB (bytes, or threads for a launch), no dim has more than
+/// kMaxPlanRank entries, no alignment is over 1 MiB.
+constexpr uint64_t kMaxPlanBytes = uint64_t(1) << 40;
+constexpr size_t kMaxPlanRank = 32;
+constexpr uint32_t kMaxPlanAlignment = uint32_t(1) << 20;
 
 /// Current serialisation version (the number after "tgc-plan").
 constexpr int kPlanFormatVersion = 1;

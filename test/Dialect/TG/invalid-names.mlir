@@ -58,3 +58,47 @@ func.func @unknown_backend(%a: tensor<4xf32>) {
   %0 = tg.neg %a {tg.backend = "cublas"} : tensor<4xf32>
   return
 }
+
+// -----
+
+// A byte that starts no UTF-8 sequence (MLIR's "\FF" escape).
+// expected-error @below {{'func.func' op argument 0: 'tg.name' must be valid UTF-8}}
+func.func @not_utf8(%a: tensor<4xf32> {tg.name = "q\FF"}) {
+  return
+}
+
+// -----
+
+// A truncated two-byte sequence.
+// expected-error @below {{'func.func' op result 0: 'tg.name' must be valid UTF-8}}
+func.func @truncated_utf8(%a: tensor<4xf32>) -> (tensor<4xf32> {tg.name = "o\C3"}) {
+  return %a : tensor<4xf32>
+}
+
+// -----
+
+// expected-error @below {{'func.func' op argument 0: 'tg.name' must not contain control characters}}
+func.func @nul_in_name(%a: tensor<4xf32> {tg.name = "q\00k"}) {
+  return
+}
+
+// -----
+
+// Non-ASCII text is fine.
+func.func @utf8_name(%a: tensor<4xf32> {tg.name = "q\C3\A9"}) {
+  return
+}
+
+// -----
+
+// A body whose block lacks the signature's arguments (found by the compile
+// fuzzer: the attribute verifier read the missing argument).
+// expected-error @below {{'func.func' op entry block must have 1 arguments to match function signature}}
+func.func @no_block_arguments(tensor<4xf32> {tg.name = "x"}) {
+  return
+}
+
+// -----
+
+// expected-error @below {{'func.func' op argument 0: 'tg.strides' has 1 entries but the tensor has rank 2}}
+func.func private @declared_bad_strides(tensor<2x3xf32> {tg.strides = array<i64: 1>})

@@ -24,3 +24,9 @@ func.func @bindings(%q: tensor<2x8x128x64xbf16> {tg.name = "q", tg.strides = arr
 func.func @column_major(%x: tensor<3x4xf16> {tg.strides = array<i64: 1, 3>}) -> tensor<3x4xf16> {
   return %x : tensor<3x4xf16>
 }
+
+// A declaration has no entry block: its attributes are checked against its
+// signature (the verifier used to read the missing block and crash).
+// CHECK-LABEL: func.func private @declared
+// CHECK-SAME: (tensor<2x3xf32> {tg.name = "x", tg.strides = array<i64: 4, 1>}) -> (tensor<2xf32> {tg.name = "y"})
+func.func private @declared(tensor<2x3xf32> {tg.name = "x", tg.strides = array<i64: 4, 1>}) -> (tensor<2xf32> {tg.name = "y"})

@@ -1,8 +1,9 @@
 """Writes a small .npy file for lit tests (plain python3, no numpy).
 
-usage: make_npy.py PATH DESCR SHAPE VALUES [--truncate=N] [--fortran]
-  SHAPE and VALUES are comma-separated ("" for a rank-0 shape);
-  --truncate drops the last N bytes; --fortran marks the array Fortran-order.
+usage: make_npy.py PATH DESCR SHAPE VALUES [--truncate=N] [--append=N] [--fortran]
+  SHAPE and VALUES are comma-separated ("" for a rank-0 shape); the header
+  says SHAPE whatever the number of VALUES; --truncate drops the last N
+  bytes, --append adds N zero bytes; --fortran marks the array Fortran-order.
 """
 import os
 import sys
@@ -25,6 +26,9 @@ def main():
         with open(path, "wb") as f:
             f.write(data)
     for f in flags:
+        if f.startswith("--append="):
+            with open(path, "ab") as handle:
+                handle.write(b"\0" * int(f.split("=")[1]))
         if f.startswith("--truncate="):
             with open(path, "rb") as handle:
                 data = handle.read()

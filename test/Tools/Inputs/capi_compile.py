@@ -22,3 +22,9 @@ report("bad option", lib.tgc_compile_string(good, len(good), b"--fast", ctypes.b
 report("bad arch", lib.tgc_compile_string(good, len(good), b"--arch=gfx90a", ctypes.byref(exe)))
 report("null out", lib.tgc_compile_string(good, len(good), None, None))
 report("missing file", lib.tgc_compile_file(b"/nonexistent/graph.mlir", None, ctypes.byref(exe)))
+# Text MLIR's parser would crash on is a compile error with a located message.
+deep = b"func.func @f(%x: " + b"tensor<" * 100000 + b"f32" + b">" * 100000 + b") { return }"
+report("deep nesting", lib.tgc_compile_string(deep, len(deep), None, ctypes.byref(exe)))
+array = b"func.func @f() attributes {a = array<index: 1, 2>} { return }"
+report("index array", lib.tgc_compile_string(array, len(array), None, ctypes.byref(exe)))
+report("device file", lib.tgc_compile_file(b"/dev/zero", None, ctypes.byref(exe)))

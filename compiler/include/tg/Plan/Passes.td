@@ -3,18 +3,24 @@
 
 include "mlir/Pass/PassBase.td"
 
-def LowerToPlan : Pass<"tg-lower-to-plan", "func::FuncOp"> {
-  let summary = "Lower a compiled graph to the runtime's Plan and print it";
+def LowerToPlan : Pass<"tg-lower-to-plan", "ModuleOp"> {
+  let summary = "Lower each compiled graph function to the runtime's Plan and print it";
   let description = [{
-    Lowers each function (after decomposition, fusion and backend selection)
-    to a Plan: buffers for its arguments and results, intermediates in one
-    workspace, and the generated kernel launches. The serialised plan is
-    written to `output` (a file, or `-` for stdout); the IR is unchanged.
-    `tg-compile` runs the whole pipeline and this lowering in one step.
+    Lowers every function with a body (after decomposition, fusion and
+    backend selection) to a Plan: buffers for its arguments and results,
+    intermediates in one workspace, and the generated kernel launches. The
+    serialised plans are written to `output` (a file, or `-` for stdout)
+    once, in the order the functions appear in the module; each is a
+    complete plan text (docs/plan.md), and a plan file holds one, so for a
+    loadable file of a multi-function module pick the function with
+    `tg-compile --entry=NAME`. The IR is unchanged.
+
+    It is a module pass: the plans of all functions go to one output, which
+    function-pass instances running in parallel could not share.
   }];
   let options = [
     Option<"output", "output", "std::string", /*default=*/"\"-\"",
-           "Where to write the plan ('-': stdout)">,
+           "Where to write the plans ('-': stdout)">,
     Option<"targetSm", "target-sm", "int", /*default=*/"90",
            "Compute capability the kernels are tuned for (80, 90, ...)">,
   ];

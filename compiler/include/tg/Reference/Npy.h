@@ -21,8 +21,14 @@ struct NpyArray {
   std::vector<double> values;
 };
 
+/// Limits on a .npy input: the file's size, and the elements (each becomes
+/// a double in the reference interpreter).
+constexpr uint64_t kMaxNpyBytes = uint64_t(1) << 32;
+constexpr uint64_t kMaxNpyElements = uint64_t(1) << 31;
+
 /// Parses the bytes of a .npy file. Errors say what is wrong (bad magic,
-/// truncated data, unsupported dtype or byte order, Fortran order).
+/// truncated data or bytes after it, unsupported dtype or byte order, Fortran
+/// order, more than kMaxNpyElements elements).
 llvm::Expected<NpyArray> parseNpy(llvm::StringRef bytes);
 llvm::Expected<NpyArray> readNpy(llvm::StringRef path);
 

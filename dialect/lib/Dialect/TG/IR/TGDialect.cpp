@@ -6,6 +6,7 @@
 #include "mlir/IR/DialectImplementation.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/ConvertUTF.h"
 #include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
@@ -101,6 +102,15 @@ static LogicalResult verifyName(function_ref<InFlightDiagnostic()> emitError,
     return emitError() << "'tg.name' expects a string";
   if (name.getValue().empty())
     return emitError() << "'tg.name' must not be empty";
+  // Names cross into plan files and C strings: text, without a NUL inside.
+  const auto *begin =
+      reinterpret_cast<const llvm::UTF8 *>(name.getValue().data());
+  if (!llvm::isLegalUTF8String(&begin, begin + name.getValue().size()))
+    return emitError() << "'tg.name' must be valid UTF-8";
+  if (llvm::any_of(name.getValue(), [](char c) {
+        return static_cast<unsigned char>(c) < 0x20 || c == 0x7f;
+      }))
+    return emitError() << "'tg.name' must not contain control characters";
   SmallVector<StringAttr> names = bindingNames(op);
   auto fn = dyn_cast<FunctionOpInterface>(op);
   for (unsigned i = 0; i < position && i < names.size(); ++i) {
@@ -133,7 +143,17 @@ LogicalResult TGDialect::verifyRegionArgAttribute(Operation *op,
                                                   unsigned regionIndex,
                                                   unsigned argIndex,
                                                   NamedAttribute attr) {
-  Type type = op->getRegion(regionIndex).getArgument(argIndex).getType();
+  // The function type, not the entry block: a declaration has no block, and
+  // the attributes are verified before the block's arguments are checked
+  // against the signature.
+  Type type;
+  if (auto fn = dyn_cast<FunctionOpInterface>(op)) {
+    if (argIndex < fn.getNumArguments())
+      type = fn.getArgumentTypes()[argIndex];
+  } else if (Region &region = op->getRegion(regionIndex);
+             !region.empty() && argIndex < region.getNumArguments()) {
+    type = region.getArgument(argIndex).getType();
+  }
   return verifyValueAttribute(op, attr, type,
                               "argument " + std::to_string(argIndex),
                               argIndex);
