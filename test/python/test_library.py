@@ -113,7 +113,13 @@ class Api(unittest.TestCase):
 
     def test_unknown_and_missing(self):
         t = torch.zeros(4, 8)
-        self.assertIn("unknown binding 'w'", self.binding_error(x=t, y=t, z=t, w=t))
+        # An unknown name among as many bindings as the plan has buffers; more
+        # bindings than that are refused by count (the C API never reads past
+        # what the plan can take).
+        self.assertIn("unknown binding 'w'", self.binding_error(x=t, y=t, w=t))
+        with self.assertRaises(tgc.TgcError) as cm:
+            self.exe.run({"x": t, "y": t, "z": t, "w": t})
+        self.assertIn("num_bindings is 4 but the plan", cm.exception.message)
         self.assertIn("missing binding for input 'y'", self.binding_error(x=t, z=t))
 
     def test_no_driver_after_good_bindings(self):
