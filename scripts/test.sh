@@ -13,9 +13,10 @@ lit_passed=$(grep -oP '^\s*Passed\s*:\s*\K[0-9]+' "$log" | tail -1)
 lit_failed=$(grep -oP '^\s*(Failed|Unresolved|Timed Out|Unexpectedly Passed)\s*:\s*\K[0-9]+' "$log" | awk '{s+=$1} END {print s+0}')
 # GoogleTest binaries: plain C++ units, the reference interpreter, and the
 # MLIR-free runtime (plans, NVRTC, cache, executor on a mock driver), and the
-# generic kernel generator (every generated kernel compiled with NVRTC).
+# generic kernel generator (every generated kernel compiled with NVRTC), and
+# the attention backward kernels run on the host device emulator.
 unit_rc=0 unit_passed=0 unit_failed=0
-for binary in tgc-unit-tests tgc-interp-tests tgc-runtime-tests tgc-lowering-tests tgc-codegen-tests; do
+for binary in tgc-unit-tests tgc-interp-tests tgc-runtime-tests tgc-lowering-tests tgc-codegen-tests tgc-emulation-tests; do
   "$build/bin/$binary" --gtest_brief=1 | tee "$log"
   rc=${PIPESTATUS[0]}
   [ "$rc" -eq 0 ] || unit_rc=$rc

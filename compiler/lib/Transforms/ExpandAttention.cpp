@@ -1,10 +1,11 @@
-// tg-expand-attention: tg.attention -> primitive ops, for the attention ops
-// the fused kernel cannot run (and, with all=true, for testing), and every
-// tg.attention_grad not assigned to cuDNN (no generated kernel runs it).
+// tg-expand-attention: tg.attention and tg.attention_grad -> primitive ops,
+// for the ops neither cuDNN nor the fused kernels run (and, with all=true,
+// every one not on cuDNN, for testing).
 #include "AttentionScores.h"
 
 #include "tg/Cudnn/CudnnLowering.h"
 #include "tg/Dialect/TG/IR/TGOps.h"
+#include "tg/Transforms/NvrtcSupport.h"
 #include "tg/Transforms/Passes.h"
 
 #include "mlir/IR/IRMapping.h"
@@ -20,26 +21,6 @@ using namespace mlir::tg::detail;
 
 static Type elementTypeOf(Value value) {
   return cast<RankedTensorType>(value.getType()).getElementType();
-}
-
-/// Whether the generated attention kernel (tg::codegen) takes `op`; keep in
-/// step with validateAttentionSpec and the plan lowering's checks.
-static bool fusedKernelSupports(AttentionOp op) {
-  Type elem = elementTypeOf(op.getQ());
-  if (!(elem.isBF16() || elem.isF16()) || elementTypeOf(op.getOutput()) != elem)
-    return false;
-  for (Value v : {op.getQ(), op.getV()}) {
-    int64_t headDim = cast<RankedTensorType>(v.getType()).getDimSize(3);
-    if (headDim % 8 != 0 || headDim > 256)
-      return false;
-  }
-  for (Value len : {op.getSeqLenQ(), op.getSeqLenKv()})
-    if (len && !elementTypeOf(len).isInteger(32))
-      return false;
-  for (Value capture : op.getCaptures())
-    if (isa<Float8E4M3FNType, Float8E5M2Type>(elementTypeOf(capture)))
-      return false;
-  return true;
 }
 
 /// A per-score region (tg.attention's `score`, tg.attention_grad's `score`
@@ -201,8 +182,6 @@ struct ExpandAttentionPass
   using ExpandAttentionBase::ExpandAttentionBase;
   void runOnOperation() override {
     SmallVector<AttentionOp> ops;
-    // No generated kernel runs tg.attention_grad: every one not on cuDNN is
-    // expanded.
     SmallVector<AttentionGradOp> grads;
     SmallVector<AttentionGradOp> onCudnn;
     getOperation().walk([&](Operation *op) {
@@ -212,10 +191,11 @@ struct ExpandAttentionPass
         return;
       }
       if (auto attention = dyn_cast<AttentionOp>(op)) {
-        if (all || !fusedKernelSupports(attention))
+        if (all || !nvrtcAttentionUnsupportedReason(attention).empty())
           ops.push_back(attention);
       } else if (auto grad = dyn_cast<AttentionGradOp>(op)) {
-        grads.push_back(grad);
+        if (all || !nvrtcAttentionGradUnsupportedReason(grad).empty())
+          grads.push_back(grad);
       }
     });
     for (AttentionOp op : ops)
