@@ -3,10 +3,10 @@ config dicts: forward tg.sdpa, forward + tg.sdpa_grad in one function (so
 that o and stats given to the backward are the forward's own), and
 tg.sdpa_grad alone on given q, k, v, o, do, stats.
 
-A config has B, Hq, Hkv, Sq, Skv, D, dtype and optional causal
-("top_left"/"bottom_right"), window (left, right), softcap, alibi, bias,
-padding, dropout, training, layout ("bshd": logical [B,H,S,D] over a
-[B,S,H,D] buffer)."""
+A config has B, Hq, Hkv, Sq, Skv, D, dtype and optional Dv (v's head dim,
+default D), causal ("top_left"/"bottom_right"), window (left, right),
+softcap, alibi, bias, padding, dropout, training, layout ("bshd": logical
+[B,H,S,D] over a [B,S,H,D] buffer)."""
 
 
 def ttype(shape, elem):
@@ -47,7 +47,8 @@ class _Sig:
 
 def shapes(c):
     B, Hq, Hkv, Sq, Skv, D = c["B"], c["Hq"], c["Hkv"], c["Sq"], c["Skv"], c["D"]
-    return dict(q=[B, Hq, Sq, D], k=[B, Hkv, Skv, D], v=[B, Hkv, Skv, D], o=[B, Hq, Sq, D],
+    Dv = c.get("Dv", D)
+    return dict(q=[B, Hq, Sq, D], k=[B, Hkv, Skv, D], v=[B, Hkv, Skv, Dv], o=[B, Hq, Sq, Dv],
                 stats=[B, Hq, Sq, 1])
 
 
@@ -286,6 +287,32 @@ def backward_configs():
     train("train_gqa4", Hq=8, Hkv=2, Sq=257, Skv=300, D=64)
     train("train_padding_causal_br", padding=True, causal="bottom_right", B=3, Sq=200, Skv=333)
     train("train_layout_bshd", layout="bshd", Hq=4, Hkv=2, Sq=200, Skv=333)
+    # Every option of the fused NVRTC backward (what cuDNN does not take runs
+    # there in the cuDNN stages too): head dims with pad columns, Dqk != Dv,
+    # MQA, windows, dropout with masks, Sq = 1 and odd lengths, score regions.
+    add("bwd_hd72_f16_causal", D=72, dtype="f16", causal="top_left", Sq=150, Skv=150)
+    add("bwd_hd80_bf16_gqa2", D=80, Hq=4, Hkv=2, Sq=130, Skv=190)
+    add("bwd_hd96_f16_window", D=96, dtype="f16", window=(40, 24), Sq=200, Skv=200)
+    add("bwd_hd192_bf16_causal_br", D=192, causal="bottom_right", Sq=100, Skv=260, B=1)
+    add("bwd_hd256_f16_causal", D=256, dtype="f16", causal="top_left", Sq=150, Skv=150, B=1)
+    add("bwd_dqk128_dv64", D=128, Dv=64, Sq=140, Skv=170)
+    add("bwd_mqa_causal", Hq=8, Hkv=1, D=64, causal="top_left", Sq=200, Skv=200, B=1)
+    add("bwd_s1x333", Sq=1, Skv=333, Hq=4, Hkv=2)
+    add("bwd_s17x17_f16", Sq=17, Skv=17, dtype="f16")
+    add("bwd_dropout_causal_f16", dropout=0.2, causal="top_left", dtype="f16", **opt)
+    add("bwd_dropout_padding_gqa", dropout=0.1, padding=True, Hq=4, Hkv=2, B=3, **opt)
+    add("bwd_window_both", window=(40, 24), **opt)
+    add("bwd_softcap_causal_br", softcap=20.0, causal="bottom_right", **opt)
+    add("bwd_everything", bias=True, softcap=20.0, alibi=True, padding=True, causal="bottom_right",
+        dropout=0.1, Hq=4, Hkv=2, B=2, D=64, Sq=150, Skv=190)
+    train("train_softcap_causal", softcap=30.0, causal="top_left", Sq=200, Skv=200)
+    train("train_alibi_causal_hd64", alibi=True, causal="top_left", D=64, Hq=4, Hkv=4, Sq=200, Skv=200)
+    train("train_bias_f16", bias=True, dtype="f16", Sq=150, Skv=180)
+    train("train_window_gqa", window=(64, 0), Hq=4, Hkv=2, Sq=300, Skv=300, B=1)
+    train("train_dropout", dropout=0.1, Sq=200, Skv=200)
+    train("train_hd256_causal", D=256, causal="bottom_right", Sq=100, Skv=150, B=1)
+    train("train_everything", bias=True, softcap=20.0, alibi=True, padding=True, causal="bottom_right",
+          dropout=0.1, Hq=4, Hkv=2, B=2, D=64, Sq=150, Skv=190)
     return out
 
 
