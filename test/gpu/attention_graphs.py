@@ -154,6 +154,41 @@ def sdpa_grad_graph(c, fn="attention_bwd"):
     return sig.function(fn, _grad_line(c, operands, attrs))
 
 
+def document_step_graph(c, fn="document_step"):
+    """A training step with a document mask (packed sequences): tg.attention
+    (training) whose score region keeps the keys of the query's own document
+    (captured i32 ids doc_q [B,1,Sq,1] and doc_kv [B,1,1,Skv]; causal as an
+    attribute), then its tg.attention_grad with the same region (score_grad
+    empty: the gradient passes where the mask keeps the score). q, k, v, do,
+    doc_q, doc_kv -> o, dq, dk, dv."""
+    sh, dt = shapes(c), c["dtype"]
+    B, Sq, Skv = c["B"], c["Sq"], c["Skv"]
+    tq, tk, tv, to = (ttype(sh[n], dt) for n in ("q", "k", "v", "o"))
+    ts = ttype(sh["stats"], "f32")
+    tdq, tdk = ttype([B, 1, Sq, 1], "i32"), ttype([B, 1, 1, Skv], "i32")
+    scale = c.get("scale", 1.0 / c["D"] ** 0.5)
+    attrs = "scale = %r : f64" % scale
+    if c.get("causal"):
+        attrs = "causal = #tg<causal %s>, " % c["causal"] + attrs
+    region = ("  ^bb0(%%s: tensor<f32>, %%b: tensor<i64>, %%h: tensor<i64>, %%qi: tensor<i64>, %%ki: tensor<i64>, "
+              "%%dqe: tensor<i32>, %%dke: tensor<i32>):\n"
+              "    %%same = tg.cmp eq, %%dqe, %%dke : tensor<i32>, tensor<i32>\n"
+              "    %%ninf = tg.constant dense<0xFF800000> : tensor<f32>\n"
+              "    %%r = tg.select %%same, %%s, %%ninf : tensor<i1>, tensor<f32>, tensor<f32>\n"
+              "    tg.yield %%r : tensor<f32>\n  }")
+    caps = "captures(%%doc_q, %%doc_kv : %s, %s)" % (tdq, tdk)
+    args = ['%%%s: %s {tg.name = "%s"}' % (n, t, n) for n, t in
+            (("q", tq), ("k", tk), ("v", tv), ("do", to), ("doc_q", tdq), ("doc_kv", tdk))]
+    results = ['%s {tg.name = "%s"}' % (t, n) for n, t in (("o", to), ("dq", tq), ("dk", tk), ("dv", tv))]
+    return ("func.func @%s(%s)\n    -> (%s) {\n" % (fn, ", ".join(args), ", ".join(results))
+            + "  %%o, %%lse = tg.attention %%q, %%k, %%v %s {%s, training} : %s, %s, %s -> %s, %s score {\n%s\n"
+            % (caps, attrs, tq, tk, tv, to, ts, region % ())
+            + "  %%dq, %%dk, %%dv = tg.attention_grad %%q, %%k, %%v, %%o, %%do, %%lse %s {%s}\n"
+              "      : %s, %s, %s, %s, %s, %s score {\n%s score_grad {\n  }\n"
+            % (caps, attrs, tq, tk, tv, to, to, ts, region % ())
+            + "  return %%o, %%dq, %%dk, %%dv : %s, %s, %s, %s\n}\n" % (to, tq, tk, tv))
+
+
 FP8_SCALES = ("descale_q", "descale_k", "descale_v", "descale_s", "scale_s", "scale_o")
 
 
