@@ -101,3 +101,51 @@ func.func @f32_backward(%q: tensor<1x2x16x8xf32> {tg.name = "q"}, %k: tensor<1x2
   %dq, %dk, %dv = tg.sdpa_grad %q, %k, %v, %o, %do, %lse : tensor<1x2x16x8xf32>, tensor<1x2x16x8xf32>, tensor<1x2x16x8xf32>, tensor<1x2x16x8xf32>, tensor<1x2x16x8xf32>, tensor<1x2x16x1xf32>
   return %dq, %dk, %dv : tensor<1x2x16x8xf32>, tensor<1x2x16x8xf32>, tensor<1x2x16x8xf32>
 }
+
+// An empty score_grad is derived from the score region: the soft-cap's
+// derivative becomes the kernel's gradient function; an additive bias (and
+// the mask) passes dz through, so its kernel has none.
+// RUN: tg-compile %s --backend=nvrtc --entry=derived_softcap --emit=cuda | FileCheck %s --check-prefix=DERIVED
+// RUN: tg-compile %s --backend=nvrtc --entry=derived_bias --emit=cuda | FileCheck %s --check-prefix=BIAS
+// DERIVED: static constexpr bool kScoreGrad = true;
+// DERIVED: float gradient(
+// DERIVED: tanhf(
+// DERIVED: // tg.sub
+// DERIVED: ds = ds_{{[0-9]+}};
+// BIAS: static constexpr bool kScoreMod = true;
+// BIAS: static constexpr bool kScoreGrad = false;
+func.func @derived_softcap(%q: tensor<1x2x64x64xbf16> {tg.name = "q"}, %k: tensor<1x2x64x64xbf16> {tg.name = "k"},
+    %v: tensor<1x2x64x64xbf16> {tg.name = "v"}, %o: tensor<1x2x64x64xbf16> {tg.name = "o"},
+    %do: tensor<1x2x64x64xbf16> {tg.name = "do"}, %lse: tensor<1x2x64x1xf32> {tg.name = "stats"})
+    -> (tensor<1x2x64x64xbf16> {tg.name = "dq"}, tensor<1x2x64x64xbf16> {tg.name = "dk"}, tensor<1x2x64x64xbf16> {tg.name = "dv"}) {
+  %dq, %dk, %dv = tg.attention_grad %q, %k, %v, %o, %do, %lse {scale = 0.125 : f64}
+      : tensor<1x2x64x64xbf16>, tensor<1x2x64x64xbf16>, tensor<1x2x64x64xbf16>, tensor<1x2x64x64xbf16>, tensor<1x2x64x64xbf16>, tensor<1x2x64x1xf32>
+      score {
+  ^bb0(%s: tensor<f32>, %b: tensor<i64>, %h: tensor<i64>, %qi: tensor<i64>, %ki: tensor<i64>):
+    %c = tg.constant dense<30.0> : tensor<f32>
+    %d = tg.div %s, %c : tensor<f32>, tensor<f32>
+    %t = tg.tanh %d : tensor<f32>
+    %r = tg.mul %t, %c : tensor<f32>, tensor<f32>
+    tg.yield %r : tensor<f32>
+  } score_grad {
+  }
+  return %dq, %dk, %dv : tensor<1x2x64x64xbf16>, tensor<1x2x64x64xbf16>, tensor<1x2x64x64xbf16>
+}
+func.func @derived_bias(%q: tensor<1x2x64x64xbf16> {tg.name = "q"}, %k: tensor<1x2x64x64xbf16> {tg.name = "k"},
+    %v: tensor<1x2x64x64xbf16> {tg.name = "v"}, %o: tensor<1x2x64x64xbf16> {tg.name = "o"},
+    %do: tensor<1x2x64x64xbf16> {tg.name = "do"}, %lse: tensor<1x2x64x1xf32> {tg.name = "stats"},
+    %bias: tensor<1x2x64x64xf32> {tg.name = "bias"})
+    -> (tensor<1x2x64x64xbf16> {tg.name = "dq"}, tensor<1x2x64x64xbf16> {tg.name = "dk"}, tensor<1x2x64x64xbf16> {tg.name = "dv"}) {
+  %dq, %dk, %dv = tg.attention_grad %q, %k, %v, %o, %do, %lse captures(%bias : tensor<1x2x64x64xf32>) {scale = 0.125 : f64}
+      : tensor<1x2x64x64xbf16>, tensor<1x2x64x64xbf16>, tensor<1x2x64x64xbf16>, tensor<1x2x64x64xbf16>, tensor<1x2x64x64xbf16>, tensor<1x2x64x1xf32>
+      score {
+  ^bb0(%s: tensor<f32>, %b: tensor<i64>, %h: tensor<i64>, %qi: tensor<i64>, %ki: tensor<i64>, %e: tensor<f32>):
+    %r = tg.add %s, %e : tensor<f32>, tensor<f32>
+    %keep = tg.cmp le, %ki, %qi : tensor<i64>, tensor<i64>
+    %ninf = tg.constant dense<0xFF800000> : tensor<f32>
+    %m = tg.select %keep, %r, %ninf : tensor<i1>, tensor<f32>, tensor<f32>
+    tg.yield %m : tensor<f32>
+  } score_grad {
+  }
+  return %dq, %dk, %dv : tensor<1x2x64x64xbf16>, tensor<1x2x64x64xbf16>, tensor<1x2x64x64xbf16>
+}

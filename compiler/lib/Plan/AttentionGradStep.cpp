@@ -4,6 +4,7 @@
 #include "AttentionGradStep.h"
 
 #include "tg/Codegen/AttentionBackward.h"
+#include "tg/Dialect/TG/IR/ScoreGradient.h"
 #include "tg/Dialect/TG/IR/TGOps.h"
 #include "tg/Lowering/CudaPrelude.h"
 #include "tg/Lowering/ScalarExpr.h"
@@ -46,11 +47,26 @@ FailureOr<SmallVector<KernelStep, 0>> mlir::tg::emitAttentionGradSteps(
       return failure();
     spec.scoreModifier = *body;
   }
-  if (!op.getScoreGrad().empty()) {
+  // The score_grad region, or the chain rule derived through `score`; a
+  // gradient that is dz itself (bias, ALiBi, masks) needs no code.
+  std::unique_ptr<Block> derived;
+  std::string whyNot;
+  FailureOr<Block *> gradBlock = scoreGradientBlock(op, derived, &whyNot);
+  if (failed(gradBlock))
+    return op.emitOpError("cannot derive the gradient of the score region: ")
+           << whyNot << "; give a score_grad region";
+  Block &grad = **gradBlock;
+  Value yielded = grad.getTerminator()->getOperand(0);
+  if (yielded != grad.getArguments().back()) {
     SmallVector<std::string> gradArgs = argNames;
     gradArgs.push_back("dz");
-    FailureOr<std::string> body =
-        emitScalarRegion(op.getScoreGrad(), gradArgs, "ds");
+    // emitScalarRegion reads a region: lend it the block for the call.
+    Region region;
+    bool lent = derived != nullptr;
+    if (lent)
+      region.push_back(derived.release());
+    FailureOr<std::string> body = emitScalarRegion(
+        lent ? region : op.getScoreGrad(), gradArgs, "ds");
     if (failed(body))
       return failure();
     spec.scoreGradient = *body;

@@ -7,6 +7,7 @@
 #include "Pointwise.h"
 #include "Walker.h"
 
+#include "tg/Dialect/TG/IR/ScoreGradient.h"
 #include "tgc/Philox.h"
 
 #include <cmath>
@@ -485,18 +486,26 @@ Results mlir::tg::ref::evalAttentionGrad(AttentionGradOp op,
     return failure();
   p.modify = [region = *region](int64_t b, int64_t h, int64_t i, int64_t j,
                                 double s) { return region(b, h, i, j, s); };
-  // score_grad gets the region's arguments and the gradient of its result.
-  GradThrough through;
-  if (!op.getScoreGrad().empty()) {
-    FailureOr<ScoreRegionEvaluator> grad = ScoreRegionEvaluator::create(
-        op.getScoreGrad().front(), op.getCaptures(), p, lookup, /*extra=*/1);
-    if (failed(grad))
-      return failure();
-    through = [grad = *grad](int64_t b, int64_t h, int64_t i, int64_t j,
-                             double raw, double dS) {
-      return grad(b, h, i, j, raw, {dS});
-    };
+  // score_grad gets the region's arguments and the gradient of its result;
+  // an empty one is the chain rule through `score` (ScoreGradient.h).
+  std::unique_ptr<Block> derived;
+  std::string whyNot;
+  FailureOr<Block *> gradBlock = scoreGradientBlock(op, derived, &whyNot);
+  if (failed(gradBlock)) {
+    op.emitOpError("cannot derive the gradient of the score region: ")
+        << whyNot << "; give a score_grad region";
+    return failure();
   }
+  FailureOr<ScoreRegionEvaluator> grad = ScoreRegionEvaluator::create(
+      **gradBlock, op.getCaptures(), p, lookup, /*extra=*/1);
+  if (failed(grad))
+    return failure();
+  // The evaluator compiled the block: the derived one may go.
+  auto keep = std::shared_ptr<Block>(std::move(derived));
+  GradThrough through = [grad = *grad, keep](int64_t b, int64_t h, int64_t i,
+                                             int64_t j, double raw, double dS) {
+    return grad(b, h, i, j, raw, {dS});
+  };
   return backward(p, lookup(op.getO()), lookup(op.getDO()),
                   lookup(op.getStats()), through, op.getDq(), op.getDk(),
                   op.getDv());

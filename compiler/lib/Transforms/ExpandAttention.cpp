@@ -4,6 +4,7 @@
 #include "AttentionScores.h"
 
 #include "tg/Cudnn/CudnnLowering.h"
+#include "tg/Dialect/TG/IR/ScoreGradient.h"
 #include "tg/Dialect/TG/IR/TGOps.h"
 #include "tg/Transforms/NvrtcSupport.h"
 #include "tg/Transforms/Passes.h"
@@ -122,9 +123,17 @@ static void expand(AttentionOp op) {
 
 /// tg.attention_grad as the textbook backward that tg-decompose-sdpa writes
 /// for tg.sdpa_grad, with the score region in place of softcap/bias/ALiBi
-/// and the score_grad region (applied to the unmodified scaled scores and
-/// dZ) in place of the soft-cap's derivative.
-static void expand(AttentionGradOp op) {
+/// and the score_grad region (or, when it is empty, the chain rule derived
+/// through the score region), applied to the unmodified scaled scores and
+/// dZ, in place of the soft-cap's derivative.
+static LogicalResult expand(AttentionGradOp op) {
+  // An empty score_grad is the chain rule through the score region.
+  std::unique_ptr<Block> derived;
+  std::string whyNot;
+  FailureOr<Block *> gradBlock = scoreGradientBlock(op, derived, &whyNot);
+  if (failed(gradBlock))
+    return op.emitOpError("cannot derive the gradient of the score region: ")
+           << whyNot << "; give a score_grad region";
   OpBuilder b(op);
   Location loc = op.getLoc();
   AttentionConfig config = AttentionConfig::from(op);
@@ -135,8 +144,7 @@ static void expand(AttentionGradOp op) {
   };
   MaskedScores scores = buildMaskedScores(b, loc, config);
   auto throughRegion = [&](Value dz) {
-    return applyRegion(b, loc, op.getScoreGrad().front(), scaled,
-                       op.getCaptures(), dz);
+    return applyRegion(b, loc, **gradBlock, scaled, op.getCaptures(), dz);
   };
   AttentionGradInputs in{op.getO(),
                          op.getDO(),
@@ -144,15 +152,13 @@ static void expand(AttentionGradOp op) {
                          cast<RankedTensorType>(op.getDq().getType()),
                          cast<RankedTensorType>(op.getDk().getType()),
                          cast<RankedTensorType>(op.getDv().getType())};
-  // An empty score_grad is the identity.
   AttentionGradients grads = buildAttentionGradients(
-      b, loc, config, scores, in,
-      op.getScoreGrad().empty() ? function_ref<Value(Value)>()
-                                : function_ref<Value(Value)>(throughRegion));
+      b, loc, config, scores, in, function_ref<Value(Value)>(throughRegion));
   op.getDq().replaceAllUsesWith(grads.dq);
   op.getDk().replaceAllUsesWith(grads.dk);
   op.getDv().replaceAllUsesWith(grads.dv);
   op.erase();
+  return success();
 }
 
 /// cuDNN <= 9.15 computes the attention backward wrongly when Skv is not a
@@ -201,7 +207,8 @@ struct ExpandAttentionPass
     for (AttentionOp op : ops)
       expand(op);
     for (AttentionGradOp op : grads)
-      expand(op);
+      if (failed(expand(op)))
+        return signalPassFailure();
     for (AttentionGradOp op : onCudnn)
       addFullLengthsForCudnn(op);
   }

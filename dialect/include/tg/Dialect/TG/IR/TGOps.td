@@ -854,11 +854,17 @@ def TG_AttentionGradOp : TG_Op<"attention_grad", [Pure,
     `score_grad` is the chain rule through the `score` region: its arguments
     are those of `score` plus the gradient `dz` of the region's result (a
     rank-0 `f32`, last), and it yields the gradient of `s`. An empty
-    `score_grad` is the identity, right for regions that only add to the
-    score or mask it (bias, ALiBi, masks); soft-capping `c * tanh(s / c)`
-    gives `dz * (1 - tanh²(s / c))`. Each gradient is rounded once to its
-    operand's element type. tg-fuse-attention produces this op from the
-    decomposed tg.sdpa_grad; it may also be written by hand.
+    `score_grad` means the compiler derives it from `score` (reverse mode
+    over the region's ops, `tg/Dialect/TG/IR/ScoreGradient.h`): the
+    identity for regions that only add to the score or mask it (bias,
+    ALiBi, masks), `dz * (1 - tanh²(s / c))` for soft-capping
+    `c * tanh(s / c)`; integer and boolean values carry no gradient,
+    float -> float casts pass it through, max/min and select send it to the
+    operand they chose. Where P = 0 (masked scores, rows without a visible
+    key) dS is 0. Each gradient is rounded once to its operand's element
+    type. tg-fuse-attention produces this op from the decomposed
+    tg.sdpa_grad (with the gradient math it found as `score_grad`); it may
+    also be written by hand.
 
     ```mlir
     %dq, %dk, %dv = tg.attention_grad %q, %k, %v, %o, %do, %lse
