@@ -149,3 +149,30 @@ func.func @derived_bias(%q: tensor<1x2x64x64xbf16> {tg.name = "q"}, %k: tensor<1
   }
   return %dq, %dk, %dv : tensor<1x2x64x64xbf16>, tensor<1x2x64x64xbf16>, tensor<1x2x64x64xbf16>
 }
+
+// A learnable bias: its gradient is zeroed, accumulated by the main kernel
+// (f32 atomics into a workspace buffer for a bf16 bias), then rounded.
+// RUN: tg-compile %s --entry=dbias_step -o - | FileCheck %s --check-prefix=DBIAS
+// DBIAS: buffer "[[ACC:t[0-9]+]]" intermediate f32 shape [1,2,100,100]
+// DBIAS: kernel "[[CONV:k[0-9]+]]" entry "tg_attention_bwd_capture_grad_bf16" target portable 80
+// DBIAS: memset "[[ACC]]" 0
+// DBIAS-NEXT: {{^}}launch{{$}}
+// DBIAS: arg buffer "[[ACC]]"
+// DBIAS-NEXT: arg i64 0
+// DBIAS-NEXT: arg i64 10000
+// DBIAS-NEXT: arg i64 100
+// DBIAS-NEXT: arg i64 1
+// DBIAS: {{^}}launch{{$}}
+// DBIAS-NEXT: variant "[[CONV]]" grid [20,1,1] block [256,1,1] smem 0
+// DBIAS-NEXT: arg buffer "[[ACC]]"
+// DBIAS-NEXT: arg buffer "dbias"
+func.func @dbias_step(%q: tensor<2x2x100x64xbf16> {tg.name = "q"}, %k: tensor<2x2x100x64xbf16> {tg.name = "k"},
+    %v: tensor<2x2x100x64xbf16> {tg.name = "v"}, %do: tensor<2x2x100x64xbf16> {tg.name = "do"},
+    %bias: tensor<1x2x100x100xbf16> {tg.name = "bias"})
+    -> (tensor<2x2x100x64xbf16> {tg.name = "o"}, tensor<2x2x100x64xbf16> {tg.name = "dq"}, tensor<2x2x100x64xbf16> {tg.name = "dk"}, tensor<2x2x100x64xbf16> {tg.name = "dv"}, tensor<1x2x100x100xbf16> {tg.name = "dbias"}) {
+  %o, %lse = tg.sdpa %q, %k, %v bias(%bias : tensor<1x2x100x100xbf16>) {causal = #tg<causal top_left>, training}
+      : tensor<2x2x100x64xbf16>, tensor<2x2x100x64xbf16>, tensor<2x2x100x64xbf16> -> tensor<2x2x100x64xbf16>, tensor<2x2x100x1xf32>
+  %dq, %dk, %dv, %db = tg.sdpa_grad %q, %k, %v, %o, %do, %lse bias(%bias : tensor<1x2x100x100xbf16>) {causal = #tg<causal top_left>}
+      : tensor<2x2x100x64xbf16>, tensor<2x2x100x64xbf16>, tensor<2x2x100x64xbf16>, tensor<2x2x100x64xbf16>, tensor<2x2x100x64xbf16>, tensor<2x2x100x1xf32> -> dbias tensor<1x2x100x100xbf16>
+  return %o, %dq, %dk, %dv, %db : tensor<2x2x100x64xbf16>, tensor<2x2x100x64xbf16>, tensor<2x2x100x64xbf16>, tensor<2x2x100x64xbf16>, tensor<1x2x100x100xbf16>
+}

@@ -62,6 +62,17 @@ TEST(AttentionBackwardSpec, RejectsBadSpecs) {
   s = baseSpec();
   s.captures = {{"bias", CaptureType::F32}};
   EXPECT_TRUE(contains(errorOf(s), "modifier and its gradient are empty"));
+  s.scoreModifier = "s += bias;";
+  s.captureGradients = {{"slope", "dcap = dz;"}};
+  EXPECT_TRUE(contains(errorOf(s), "names 'slope', which is not a capture"));
+  s.captureGradients = {{"bias", "dcap = dz;"}, {"bias", "dcap = dz;"}};
+  EXPECT_TRUE(contains(errorOf(s), "asked for twice"));
+  s.captures = {{"bias", CaptureType::I32}};
+  s.captureGradients = {{"bias", "dcap = dz;"}};
+  EXPECT_TRUE(contains(errorOf(s), "capture 'bias' of type i32 has no gradient"));
+  s.captures = {{"grad_x", CaptureType::F32}};
+  s.captureGradients.clear();
+  EXPECT_TRUE(contains(errorOf(s), "named 'grad_x'"));
 }
 
 TEST(AttentionBackwardSpec, RejectsBadTiles) {
@@ -152,6 +163,12 @@ TEST(AttentionBackwardSpec, LaunchConfiguration) {
   s.captures = {{"bias", CaptureType::F32}};
   s.scoreModifier = "s += bias;";
   EXPECT_EQ(generateAttentionBackward(s)->main.numParams, 40u);
+  s.captureGradients = {{"bias", "dcap = dz;"}};
+  EXPECT_EQ(generateAttentionBackward(s)->main.numParams, 45u);
+  AttentionBackwardLaunch convert = attentionBackwardCaptureGradConvert(AttentionElementType::F16);
+  EXPECT_EQ(convert.numParams, 10u);
+  EXPECT_EQ(convert.threads, 256u);
+  EXPECT_TRUE(contains(convert.source, "capture_grad_convert<tg::device::Elem::F16>"));
 }
 
 TEST(AttentionBackwardSource, PlainKernelHasOnlyWhatItNeeds) {
@@ -322,6 +339,14 @@ std::vector<Variant> variants() {
     s.captures = {{"pos", CaptureType::I64}, {"tag", CaptureType::I8}, {"scale16", CaptureType::F16}};
   });
   add("dqk192_dv128_bf16_negative_scale", 192, 128, T::BF16, [](auto &s) { s.scale = -0.05; });
+  add("d128_f16_bias_and_scale_gradients_sm90", 128, 128, T::F16, [](auto &s) {
+    s.targetSm = 90;
+    s.causal = C::TopLeft;
+    s.scoreModifier = "s = s * scale16 + bias;";
+    s.scoreGradient = "ds = dz * scale16;";
+    s.captures = {{"bias", CaptureType::BF16}, {"scale16", CaptureType::F32}};
+    s.captureGradients = {{"bias", "dcap = dz;"}, {"scale16", "dcap = dz * s;"}};
+  });
   add("dqk64_dv256_bf16_window_sm86", 64, 256, T::BF16, [](auto &s) {
     s.windowLeft = 100;
     s.targetSm = 86;

@@ -323,10 +323,14 @@ TEST_P(DerivedAttentionGrad, MatchesFiniteDifferences) {
       "func.func @forward(" + args + ") -> (" + ot + ", " + st + ") {\n" + "  %o, %l = tg.attention %q, %k, %v" +
       capture + " {training" + attrs + "} : " + qt + ", " + kt + ", " + vt + " -> " + ot + ", " + st + region +
       "\n  return %o, %l : " + ot + ", " + st + "\n}\n" + "func.func @backward(" + args + ", %o: " + ot +
-      ", %l: " + st + ") -> (" + qt + ", " + kt + ", " + vt + ") {\n" +
-      "  %dq, %dk, %dv = tg.attention_grad %q, %k, %v, %o, %do, %l" + capture + " {" +
+      ", %l: " + st + ") -> (" + qt + ", " + kt + ", " + vt + (captures ? ", " + bt : "") + ") {\n" +
+      "  %dq, %dk, %dv" + std::string(captures ? ", %db" : "") +
+      " = tg.attention_grad %q, %k, %v, %o, %do, %l" + capture + " {" +
+      (captures ? std::string("grad_captures = array<i64: 0>") + (attrs.empty() ? "" : ", ") : std::string()) +
       (attrs.empty() ? "" : attrs.substr(2)) + "} : " + qt + ", " + kt + ", " + vt + ", " + ot + ", " + ot + ", " +
-      st + region + " score_grad {\n  }\n  return %dq, %dk, %dv : " + qt + ", " + kt + ", " + vt + "\n}\n";
+      st + region + " score_grad {\n  }" + (captures ? " capture_grads(" + bt + ")" : "") +
+      "\n  return %dq, %dk, %dv" + (captures ? ", %db" : "") + " : " + qt + ", " + kt + ", " + vt +
+      (captures ? ", " + bt : "") + "\n}\n";
   module = parseSourceString<ModuleOp>(source, &context);
   ASSERT_TRUE(module) << source;
   auto forward = module->lookupSymbol<func::FuncOp>("forward");
@@ -347,13 +351,15 @@ TEST_P(DerivedAttentionGrad, MatchesFiniteDifferences) {
     return sum;
   };
   const double h = 1e-2;
-  for (int which = 0; which < 3; ++which) // q, k, v
+  // q, k, v, and the captured bias (argument 4) when the op returns its
+  // gradient (result 3).
+  for (int which : captures ? std::vector<int>{0, 1, 2, 4} : std::vector<int>{0, 1, 2})
     for (size_t e = 0; e < inputs[which].values.size(); ++e) {
       SmallVector<HostTensor> plus(inputs.begin(), inputs.end()), minus(inputs.begin(), inputs.end());
       plus[which].values[e] += h;
       minus[which].values[e] -= h;
       double numeric = (loss(plus) - loss(minus)) / (2 * h);
-      double analytic = (*grads)[which].values[e];
+      double analytic = (*grads)[which == 4 ? 3 : which].values[e];
       EXPECT_NEAR(analytic, numeric, 3e-3 + 1e-2 * std::fabs(numeric))
           << oc.name << " input " << which << " element " << e;
     }

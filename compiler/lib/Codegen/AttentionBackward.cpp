@@ -59,7 +59,7 @@ bool isReservedName(const std::string &name) {
   for (const char *r : {"s", "b", "h", "q_idx", "kv_idx", "dz", "ds", "tg", "raw"})
     if (name == r)
       return true;
-  return name.rfind("__", 0) == 0 || name.rfind("ptr_", 0) == 0 ||
+  return name.rfind("__", 0) == 0 || name.rfind("ptr_", 0) == 0 || name.rfind("grad_", 0) == 0 ||
          (name.size() > 1 && name[0] == 'k' && std::isupper((unsigned char)name[1]));
 }
 
@@ -140,7 +140,7 @@ std::string BackwardEmitter::summary() const {
   os << "//        dropout " << spec.dropoutProbability << ", scale " << spec.scale
      << ", score modifier " << (spec.scoreModifier.empty() ? "no" : "yes") << ", score gradient "
      << (spec.scoreGradient.empty() ? "identity" : "yes") << ", " << spec.captures.size()
-     << " captures\n";
+     << " captures, " << spec.captureGradients.size() << " capture gradients\n";
   os << "// tile:  " << tile.blockN << " keys per CTA x query tiles of " << tile.blockM << " rows, "
      << tile.warps << " warps (S^T " << tile.warpsKeysS << "x" << tile.warps / tile.warpsKeysS
      << ", dK/dV " << tile.warpsKeysKV << "x" << tile.warps / tile.warpsKeysKV << ", dQ "
@@ -178,6 +178,7 @@ std::string BackwardEmitter::configuration() const {
       .set("RESCALE", floatLiteral(dropout ? 1.0 / (1.0 - spec.dropoutProbability) : 1.0))
       .set("SCORE_MOD", spec.scoreModifier.empty() ? "false" : "true")
       .set("SCORE_GRAD", spec.scoreGradient.empty() ? "false" : "true")
+      .set("CAPTURE_GRADS", spec.captureGradients.empty() ? "false" : "true")
       .set("SCALE", floatLiteral(spec.scale))
       .set("SMEM", attentionBackwardSharedBytes(spec, tile));
   return t.expand(R"cuda(
@@ -210,6 +211,7 @@ struct BackwardConfig {
   static constexpr float kDropoutRescale = $(RESCALE);
   static constexpr bool kScoreMod = $(SCORE_MOD);   // ScoreMod::apply
   static constexpr bool kScoreGrad = $(SCORE_GRAD); // ScoreMod::gradient (else ds = dz)
+  static constexpr bool kCaptureGrads = $(CAPTURE_GRADS); // ScoreMod::add_capture_gradients
   static constexpr float kScale = $(SCALE);         // s = kScale * (q . k)
   static constexpr unsigned kSharedBytes = $(SMEM);
 };
@@ -230,6 +232,10 @@ struct ScoreMod {
     os << "  const " << captureAccess(c.type).pointerType << " *ptr_" << c.name << ";  // "
        << toString(c.type) << "\n  long long " << c.name << "_stride_b, " << c.name << "_stride_h, "
        << c.name << "_stride_q, " << c.name << "_stride_kv;\n";
+  for (const AttentionCaptureGradient &g : spec.captureGradients)
+    os << "  float *grad_" << g.capture << ";  // f32 accumulator of " << g.capture
+       << "'s gradient\n  long long " << g.capture << "_grad_stride_b, " << g.capture
+       << "_grad_stride_h, " << g.capture << "_grad_stride_q, " << g.capture << "_grad_stride_kv;\n";
   for (const AttentionCapture &c : spec.captures) {
     CaptureAccess a = captureAccess(c.type);
     os << "  __device__ __forceinline__ " << a.valueType << " " << c.name
@@ -250,7 +256,17 @@ struct ScoreMod {
   os << "  __device__ __forceinline__ float gradient(float s, long long b, long long h, long long q_idx,\n"
      << "                                           long long kv_idx, float dz) const {\n"
      << loads << "    float ds = dz;\n    {  // --- gradient of the score modifier ---\n"
-     << indent(spec.scoreGradient, "      ") << "    }\n    return ds;\n  }\n};\n";
+     << indent(spec.scoreGradient, "      ") << "    }\n    return ds;\n  }\n";
+  os << "  __device__ __forceinline__ void add_capture_gradients(float s, long long b, long long h,\n"
+     << "                                                      long long q_idx, long long kv_idx,\n"
+     << "                                                      float dz) const {\n"
+     << loads;
+  for (const AttentionCaptureGradient &g : spec.captureGradients)
+    os << "    {  // --- gradient of " << g.capture << " ---\n      float dcap = dz;\n"
+       << indent(g.statements, "      ") << "      atomicAdd(grad_" << g.capture << " + b * " << g.capture
+       << "_grad_stride_b + h * " << g.capture << "_grad_stride_h + q_idx * " << g.capture
+       << "_grad_stride_q + kv_idx * " << g.capture << "_grad_stride_kv, dcap);\n    }\n";
+  os << "  }\n};\n";
   return os.str();
 }
 
@@ -311,6 +327,8 @@ AttentionBackwardLaunch BackwardEmitter::main() const {
   std::string variant = summary() + spec.scoreModifier + "\n" + spec.scoreGradient;
   for (const AttentionCapture &c : spec.captures)
     variant += c.name + toString(c.type);
+  for (const AttentionCaptureGradient &g : spec.captureGradients)
+    variant += "grad " + g.capture + "\n" + g.statements;
   char entry[96];
   std::snprintf(entry, sizeof(entry), "tg_attention_bwd_%s_dqk%d_dv%d_%08x", toString(spec.elementType),
                 spec.headDimQK, spec.headDimV, fnv1a(variant));
@@ -345,6 +363,10 @@ extern "C" __global__ void __launch_bounds__(BackwardConfig::kWarps * 32, Backwa
     os << ",\n    const " << captureAccess(c.type).pointerType << " *__restrict__ capture_" << c.name
        << ", long long " << c.name << "_stride_b, long long " << c.name << "_stride_h, long long "
        << c.name << "_stride_q, long long " << c.name << "_stride_kv";
+  for (const AttentionCaptureGradient &g : spec.captureGradients)
+    os << ",\n    float *__restrict__ grad_" << g.capture << ", long long " << g.capture
+       << "_grad_stride_b, long long " << g.capture << "_grad_stride_h, long long " << g.capture
+       << "_grad_stride_q, long long " << g.capture << "_grad_stride_kv";
   os << R"cuda() {
   const tg::device::BackwardParams params{
       q, k, v, d_o, lse, delta, dq_accum, dk, dv, seq_lens_q, seq_lens_kv, dropout_seed, dropout_offset,
@@ -358,6 +380,12 @@ extern "C" __global__ void __launch_bounds__(BackwardConfig::kWarps * 32, Backwa
     os << (i ? ",\n                           " : "") << "capture_" << n << ", " << n << "_stride_b, "
        << n << "_stride_h, " << n << "_stride_q, " << n << "_stride_kv";
   }
+  for (size_t i = 0; i < spec.captureGradients.size(); ++i) {
+    const std::string &n = spec.captureGradients[i].capture;
+    os << (i || !spec.captures.empty() ? ",\n                           " : "") << "grad_" << n << ", " << n
+       << "_grad_stride_b, " << n << "_grad_stride_h, " << n << "_grad_stride_q, " << n
+       << "_grad_stride_kv";
+  }
   os << "};\n  tg::device::attention_backward<BackwardConfig>(params, score_mod);\n}\n";
 
   AttentionBackwardLaunch l;
@@ -365,7 +393,7 @@ extern "C" __global__ void __launch_bounds__(BackwardConfig::kWarps * 32, Backwa
   l.entry = entry;
   l.threads = unsigned(tile.warps) * 32;
   l.sharedBytes = attentionBackwardSharedBytes(spec, tile);
-  l.numParams = 35 + 5 * unsigned(spec.captures.size());
+  l.numParams = 35 + 5 * unsigned(spec.captures.size() + spec.captureGradients.size());
   l.rowsPerBlockX = tile.blockN;
   l.overKvHeads = true;
   return l;
@@ -422,11 +450,53 @@ std::string validateAttentionBackwardSpec(const AttentionBackwardSpec &spec) {
         return err.str();
       }
   }
-  if (!spec.captures.empty() && spec.scoreModifier.empty() && spec.scoreGradient.empty())
+  if (!spec.captures.empty() && spec.scoreModifier.empty() && spec.scoreGradient.empty() &&
+      spec.captureGradients.empty())
     return "captures are given but the score modifier and its gradient are empty";
+  for (size_t i = 0; i < spec.captureGradients.size(); ++i) {
+    const std::string &name = spec.captureGradients[i].capture;
+    auto capture = std::find_if(spec.captures.begin(), spec.captures.end(),
+                                [&](const AttentionCapture &c) { return c.name == name; });
+    if (capture == spec.captures.end()) {
+      err << "capture gradient #" << i << " names '" << name << "', which is not a capture";
+      return err.str();
+    }
+    if (capture->type != CaptureType::F32 && capture->type != CaptureType::BF16 &&
+        capture->type != CaptureType::F16) {
+      err << "capture '" << name << "' of type " << toString(capture->type)
+          << " has no gradient (expected f32, bf16 or f16)";
+      return err.str();
+    }
+    for (size_t j = 0; j < i; ++j)
+      if (spec.captureGradients[j].capture == name) {
+        err << "the gradient of capture '" << name << "' is asked for twice";
+        return err.str();
+      }
+  }
   if (spec.tileOverride)
     return validateAttentionBackwardTile(spec, *spec.tileOverride);
   return "";
+}
+
+AttentionBackwardLaunch attentionBackwardCaptureGradConvert(AttentionElementType type) {
+  std::string entry = std::string("tg_attention_bwd_capture_grad_") + toString(type);
+  std::ostringstream os;
+  os << "// tgc fused attention backward: a captured tensor's gradient, f32 -> " << toString(type)
+     << "\n// (generated by tg::codegen; the kernel is device/attention_bwd_convert.cuh)\n";
+  os << deviceLibrarySource({"attention_bwd_convert.cuh"});
+  os << "\nextern \"C\" __global__ void __launch_bounds__(256)\n"
+     << entry << "(const float *__restrict__ src, unsigned short *__restrict__ dst, long long d0,\n"
+     << "    long long d1, long long d2, long long d3, long long stride0, long long stride1,\n"
+     << "    long long stride2, long long stride3) {\n"
+     << "  tg::device::capture_grad_convert<" << elemName(type)
+     << ">(src, dst, d0, d1, d2, d3, stride0, stride1, stride2, stride3);\n}\n";
+  AttentionBackwardLaunch l;
+  l.source = os.str();
+  l.entry = entry;
+  l.threads = 256;
+  l.numParams = 10;
+  l.rowsPerBlockX = 1024; // elements per CTA: gridFor is not used for it
+  return l;
 }
 
 std::optional<AttentionBackwardKernels> generateAttentionBackward(const AttentionBackwardSpec &spec,

@@ -17,8 +17,9 @@ using namespace mlir;
 using namespace mlir::tg;
 namespace cg = ::tg::codegen;
 
-/// Scratch buffers of one op's steps (KernelArg::scratch indices).
-enum ScratchIndex : unsigned { kDelta = 0, kDqAccum = 1 };
+/// Scratch buffers of one op's steps (KernelArg::scratch indices); capture
+/// gradient n's f32 accumulator is kCaptureGrad0 + n.
+enum ScratchIndex : unsigned { kDelta = 0, kDqAccum = 1, kCaptureGrad0 = 2 };
 
 static bool isIdentityRegion(Block &block) {
   auto yield = cast<YieldOp>(block.getTerminator());
@@ -70,6 +71,27 @@ FailureOr<SmallVector<KernelStep, 0>> mlir::tg::emitAttentionGradSteps(
     if (failed(body))
       return failure();
     spec.scoreGradient = *body;
+  }
+
+  // Gradients of listed captures: the derivative with respect to the
+  // captured element, as C++ that assigns `dcap`.
+  ArrayRef<int64_t> listed;
+  if (auto indices = op.getGradCaptures())
+    listed = *indices;
+  for (int64_t index : listed) {
+    FailureOr<std::unique_ptr<Block>> block = deriveScoreGradient(
+        op.getScoreBlock(), AttentionOp::kNumIndexArgs + index, &whyNot);
+    if (failed(block))
+      return op.emitOpError("cannot derive the gradient of capture ")
+             << index << ": " << whyNot;
+    SmallVector<std::string> gradArgs = argNames;
+    gradArgs.push_back("dz");
+    Region region;
+    region.push_back(block->release());
+    FailureOr<std::string> body = emitScalarRegion(region, gradArgs, "dcap");
+    if (failed(body))
+      return failure();
+    spec.captureGradients.push_back({spec.captures[index].name, *body});
   }
 
   // Layouts: head dims contiguous, 16-byte rows; stats dense.
@@ -215,12 +237,53 @@ FailureOr<SmallVector<KernelStep, 0>> mlir::tg::emitAttentionGradSteps(
       main.args.push_back(
           KernelArg::int64(type.getDimSize(d) == 1 ? 0 : strides[d]));
   }
+  // Capture gradients: f32 ones accumulate straight into their result,
+  // bf16/f16 ones into an f32 scratch buffer that a conversion rounds.
   main.outputs = {op.getDk(), op.getDv()};
+  SmallVector<KernelStep, 2> conversions;
+  for (auto [n, index] : llvm::enumerate(listed)) {
+    Value result = op.getCaptureGrads()[n];
+    auto type = cast<RankedTensorType>(result.getType());
+    bool direct = type.getElementType().isF32();
+    KernelArg accumulator =
+        direct ? KernelArg::buffer(result)
+               : KernelArg::scratch(op, kCaptureGrad0 + n, f32, type.getShape());
+    SmallVector<int64_t> strides =
+        direct ? stridesOf(result) : rowMajorStrides(type.getShape());
+    main.args.push_back(accumulator);
+    for (int d = 0; d < 4; ++d)
+      main.args.push_back(KernelArg::int64(type.getDimSize(d) == 1 ? 0 : strides[d]));
+    main.zeroFirst.push_back(accumulator);
+    if (direct) {
+      main.outputs.push_back(result);
+      continue;
+    }
+    cg::AttentionBackwardLaunch l = cg::attentionBackwardCaptureGradConvert(
+        type.getElementType().isBF16() ? cg::AttentionElementType::BF16
+                                       : cg::AttentionElementType::F16);
+    KernelStep convert;
+    convert.name = "attention_grad capture " + std::to_string(index) + " gradient";
+    convert.source = l.source;
+    convert.entry = l.entry;
+    int64_t elements = type.getNumElements();
+    convert.grid = {static_cast<unsigned>(std::max<int64_t>((elements + 1023) / 1024, 1)), 1, 1};
+    convert.block = {l.threads, 1, 1};
+    convert.args = {accumulator, KernelArg::buffer(result)};
+    for (int d = 0; d < 4; ++d)
+      convert.args.push_back(KernelArg::int64(type.getDimSize(d)));
+    SmallVector<int64_t> resultStrides = stridesOf(result);
+    for (int d = 0; d < 4; ++d)
+      convert.args.push_back(KernelArg::int64(resultStrides[d]));
+    convert.outputs = {result};
+    conversions.push_back(std::move(convert));
+  }
   for (KernelStep &variant : main.preferred) {
     variant.args = main.args;
     variant.outputs = main.outputs;
   }
   steps.push_back(std::move(main));
+  for (KernelStep &convert : conversions)
+    steps.push_back(std::move(convert));
 
   // 3. dQ = scale * accumulator, rounded.
   KernelStep convert = launchStep(portable->convert,

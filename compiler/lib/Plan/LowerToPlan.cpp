@@ -283,6 +283,15 @@ LogicalResult PlanBuilder::addLaunch(const KernelStep &step) {
     return emitError(step.op ? step.op->getLoc() : fn.getLoc())
            << "'" << step.name << "' has no NVRTC kernel and is not assigned "
            << "to cuDNN";
+  for (const KernelArg &arg : step.zeroFirst) {
+    FailureOr<std::string> name = arg.kind == KernelArg::Kind::Scratch
+                                      ? scratchBufferFor(arg)
+                                      : bufferFor(arg.value);
+    if (failed(name))
+      return failure();
+    plan.steps.push_back(tgc::MemsetStep{*name, 0});
+    ++currentStep;
+  }
   FailureOr<tgc::LaunchStep> launch = launchOf(step);
   if (failed(launch))
     return failure();

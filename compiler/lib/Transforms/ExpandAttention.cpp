@@ -143,7 +143,9 @@ static LogicalResult expand(AttentionGradOp op) {
     return applyRegion(b, loc, op.getScoreBlock(), s, op.getCaptures(), {});
   };
   MaskedScores scores = buildMaskedScores(b, loc, config);
+  Value dZ; // P * (dP - D), the gradient of the modified scores
   auto throughRegion = [&](Value dz) {
+    dZ = dz;
     return applyRegion(b, loc, **gradBlock, scaled, op.getCaptures(), dz);
   };
   AttentionGradInputs in{op.getO(),
@@ -157,6 +159,33 @@ static LogicalResult expand(AttentionGradOp op) {
   op.getDq().replaceAllUsesWith(grads.dq);
   op.getDk().replaceAllUsesWith(grads.dk);
   op.getDv().replaceAllUsesWith(grads.dv);
+  // Gradients of listed captures: the region's derivative with respect to
+  // the captured element times dZ, summed over the capture's broadcast
+  // dimensions, rounded once.
+  ArrayRef<int64_t> listed;
+  if (auto indices = op.getGradCaptures())
+    listed = *indices;
+  for (auto [n, index] : llvm::enumerate(listed)) {
+    FailureOr<std::unique_ptr<Block>> block = deriveScoreGradient(
+        op.getScoreBlock(), AttentionOp::kNumIndexArgs + index, &whyNot);
+    if (failed(block))
+      return op.emitOpError("cannot derive the gradient of capture ")
+             << index << ": " << whyNot;
+    Value perScore =
+        applyRegion(b, loc, **block, scaled, op.getCaptures(), dZ);
+    auto captureType = cast<RankedTensorType>(op.getCaptures()[index].getType());
+    SmallVector<int64_t> dims;
+    for (int d = 0; d < 4; ++d)
+      if (captureType.getDimSize(d) == 1)
+        dims.push_back(d);
+    Value sum = perScore;
+    if (!dims.empty())
+      sum = ReduceOp::create(
+          b, loc, RankedTensorType::get(captureType.getShape(), b.getF32Type()),
+          ReduceKind::sum, perScore, dims, /*keepdim=*/true);
+    op.getCaptureGrads()[n].replaceAllUsesWith(
+        castElements(b, loc, sum, captureType.getElementType()));
+  }
   op.erase();
   return success();
 }

@@ -158,6 +158,7 @@ void runCase(const Case &c) {
   std::vector<float> lse(size_t(B * Hq * Sq));
   std::vector<double> dq(size_t(B * Hq * Sq * Dqk)), dk(size_t(B * Hkv * Skv * Dqk)),
       dv(size_t(B * Hkv * Skv * Dv));
+  std::vector<double> dbias(c.softcapBias ? size_t(Hq * Sq * Skv) : 0); // summed over the batch
   std::vector<double> raw(static_cast<size_t>(Skv)), z(static_cast<size_t>(Skv));
   for (int64_t b = 0; b < B; ++b)
     for (int64_t h = 0; h < Hq; ++h) {
@@ -200,7 +201,10 @@ void runCase(const Case &c) {
             dPd += dO.get(b, h, i, d) * v.get(b, hk, j, d);
             dv[size_t(((b * Hkv + hk) * Skv + j) * Dv + d)] += prob * factor * dO.get(b, h, i, d);
           }
-          double dS = p.gradThrough(raw[j], prob * (factor * dPd - rowDot)) * scale;
+          double dZ = prob * (factor * dPd - rowDot);
+          if (c.softcapBias)
+            dbias[size_t((h * Sq + i) * Skv + j)] += dZ; // d z / d bias = 1
+          double dS = p.gradThrough(raw[j], dZ) * scale;
           for (int64_t d = 0; d < Dqk; ++d) {
             dq[size_t(row * Dqk + d)] += dS * k.get(b, hk, j, d);
             dk[size_t(((b * Hkv + hk) * Skv + j) * Dqk + d)] += dS * q.get(b, h, i, d);
@@ -252,9 +256,14 @@ void runCase(const Case &c) {
                uint64_t(Skv)};
   for (const Tensor16 *t : {&q, &k, &v, &dO, &gk, &gv})
     strides3(main, *t);
-  if (c.softcapBias)
+  std::vector<float> dbiasAccum(dbias.size(), 0.0f);
+  if (c.softcapBias) {
     for (uint64_t x : {addr(p.bias.data()), uint64_t(0), uint64_t(Sq * Skv), uint64_t(Skv), uint64_t(1)})
       main.push_back(x);
+    // Its gradient: the same broadcast strides (stride_b 0 sums the batch).
+    for (uint64_t x : {addr(dbiasAccum.data()), uint64_t(0), uint64_t(Sq * Skv), uint64_t(Skv), uint64_t(1)})
+      main.push_back(x);
+  }
   emu::launch(grid(gen->main), {gen->main.threads, 1, 1}, tg::device::smem_raw, gen->main.sharedBytes,
               [&] { kernels.main(main); });
   Args convert = {addr(dqAccum.data()), gq.address(), uint64_t(Hq), uint64_t(Sq)};
@@ -294,6 +303,16 @@ void runCase(const Case &c) {
   check("dq", gq, dq, Hq, Sq, Dqk, [&](int64_t b, int64_t r) { return r >= p.lq(b); });
   check("dk", gk, dk, Hkv, Skv, Dqk, [&](int64_t b, int64_t r) { return r >= p.lkv(b); });
   check("dv", gv, dv, Hkv, Skv, Dv, [&](int64_t b, int64_t r) { return r >= p.lkv(b); });
+  if (c.softcapBias) {
+    double maxRef = 0.0, maxErr = 0.0;
+    for (double x : dbias)
+      maxRef = std::max(maxRef, std::fabs(x));
+    for (size_t i = 0; i < dbias.size(); ++i)
+      maxErr = std::max(maxErr, std::isfinite(dbiasAccum[i]) ? std::fabs(dbiasAccum[i] - dbias[i]) : kInf);
+    // f32 atomics of bf16-free values: only the probabilities' rounding.
+    EXPECT_LE(maxErr, 1e-2 * std::max(1.0, maxRef)) << c.name << " dbias";
+    std::printf("  %-28s %-3s max |err| %.3g, max |ref| %.3g\n", c.name.c_str(), "db", maxErr, maxRef);
+  }
 }
 
 } // namespace

@@ -83,7 +83,9 @@ inline std::vector<Case> cases() {
     c.spec.scoreModifier = "s = 20.0f * tanhf(s / 20.0f);\ns += capture0;";
     c.spec.scoreGradient = "const float t = tanhf(s / 20.0f);\nds = dz * (1.0f - t * t);";
     c.spec.captures = {{"capture0", CaptureType::F32}};
+    c.spec.captureGradients = {{"capture0", "dcap = dz;"}}; // dbias, summed over the batch
     c.spec.causal = C::TopLeft;
+    c.batch = 2;
     c.seqQ = 96;
     c.seqKv = 96;
     v.push_back(c);

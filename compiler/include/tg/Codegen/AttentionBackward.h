@@ -34,8 +34,14 @@
 //   13 batch, 14 num_heads_q, 15 seq_len_q, 16 seq_len_kv
 //   17-19 q strides (b, h, s), 20-22 k, 23-25 v, 26-28 d_o, 29-31 dk, 32-34 dv
 //   then 5 per capture: const C* capture, stride_b, stride_h, stride_q, stride_kv
+//   then 5 per capture gradient: float* accumulator (zeroed before the
+//   launch), stride_b, stride_h, stride_q, stride_kv (0 along the capture's
+//   broadcast dimensions, so that they sum)
 // convert: dq_accum (const float*), dq (T*), num_heads_q, seq_len_q,
 //   dq_stride_b/h/s.  (7 parameters)
+// capture gradient conversion (attentionBackwardCaptureGradConvert): src
+//   (const float*, dense [d0, d1, d2, d3]), dst (T*), d0..d3, dst strides
+//   (4).  (10 parameters)
 //
 // Pointers must be 16-byte aligned and b/h/s strides multiples of 8 elements.
 
@@ -61,6 +67,16 @@ struct AttentionBackwardTile {
   int minBlocksPerSM = 1;
 };
 
+/// The gradient of one captured tensor (tg.attention_grad's grad_captures):
+/// C++ statements that assign `float dcap`, the derivative of the modified
+/// score with respect to the captured element times `dz`, from `s`, `dz`,
+/// the indices and the captures. The kernel adds it, where P != 0, into an
+/// f32 accumulator with atomics.
+struct AttentionCaptureGradient {
+  std::string capture; // the capture's name
+  std::string statements;
+};
+
 struct AttentionBackwardSpec {
   AttentionElementType elementType = AttentionElementType::BF16;
   int headDimQK = 128; // multiple of 8, <= 256
@@ -82,6 +98,7 @@ struct AttentionBackwardSpec {
   /// the modified score), the indices and the captures. Empty: ds = dz.
   std::string scoreGradient;
   std::vector<AttentionCapture> captures;
+  std::vector<AttentionCaptureGradient> captureGradients;
 
   /// Target compute capability: selects the tile (shared memory).
   int targetSm = 80;
@@ -126,6 +143,11 @@ unsigned attentionBackwardSharedBytes(const AttentionBackwardSpec &spec,
 
 std::optional<AttentionBackwardKernels>
 generateAttentionBackward(const AttentionBackwardSpec &spec, std::string *error = nullptr);
+
+/// The kernel that rounds a capture gradient's f32 accumulator (dense, 4-d)
+/// into its element type (bf16 or f16) at the result's strides. Launch:
+/// grid (ceil(n / 1024), 1, 1) for n elements, 256 threads.
+AttentionBackwardLaunch attentionBackwardCaptureGradConvert(AttentionElementType type);
 
 } // namespace tg::codegen
 

@@ -62,6 +62,9 @@ struct KernelStep {
   SmallVector<KernelArg> args;
   /// Tensors this step writes (each must also appear as a Buffer arg).
   SmallVector<Value> outputs;
+  /// Buffers (Buffer or Scratch args) set to zero before the launch, e.g.
+  /// accumulators the kernel adds into with atomics.
+  SmallVector<KernelArg> zeroFirst;
 
   /// Where the kernel runs: any compute capability >= `sm` (portable: cubin
   /// or PTX), or, when `archSpecific`, exactly `sm` (e.g. sm_90a wgmma code).

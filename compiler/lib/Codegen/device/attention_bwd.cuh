@@ -22,7 +22,10 @@
 // BackwardLayout and attention_backward below) and a score modifier with
 //   float apply(float s, long long b, long long h, long long q_idx, long long kv_idx) const;
 //   float gradient(float s, long long b, long long h, long long q_idx, long long kv_idx, float dz) const;
-// used when Config::kScoreMod / Config::kScoreGrad are set.
+//   void add_capture_gradients(float s, long long b, long long h, long long q_idx,
+//                              long long kv_idx, float dz) const;
+// used when Config::kScoreMod / kScoreGrad / kCaptureGrads are set (the
+// last adds each captured tensor's gradient into its f32 accumulator).
 #pragma once
 #include "copy.cuh"
 #include "masks.cuh"
@@ -293,7 +296,7 @@ __device__ __forceinline__ void attention_backward(const BackwardParams &p, cons
               const float x = s[mt][nt][e] * Cfg::kScale;  // scale * (q . k), f32
               float z = x;
               long long q_clamped = 0, kv_clamped = 0;
-              if constexpr (Cfg::kScoreMod || Cfg::kScoreGrad) {
+              if constexpr (Cfg::kScoreMod || Cfg::kScoreGrad || Cfg::kCaptureGrads) {
                 // Rows and keys past the tensors read the last ones' captures;
                 // they are masked below.
                 q_clamped = q_idx < seq_q ? q_idx : seq_q - 1;
@@ -312,6 +315,10 @@ __device__ __forceinline__ void attention_backward(const BackwardParams &p, cons
               const float dz = prob * (dp[mt][nt][e] * keep - row_delta);
               float ds = dz;
               if constexpr (Cfg::kScoreGrad) ds = score_mod.gradient(x, b, t.h, q_clamped, kv_clamped, dz);
+              // Captured tensors' gradients (dbias): P != 0 only where the
+              // element is visible, so rows and keys are in range.
+              if constexpr (Cfg::kCaptureGrads)
+                if (prob != 0.0f) score_mod.add_capture_gradients(x, b, t.h, q_clamped, kv_clamped, dz);
               // Where P = 0 (masked, fully masked rows) no gradient flows, even
               // where the region's derivative is not finite.
               s[mt][nt][e] = prob * keep;

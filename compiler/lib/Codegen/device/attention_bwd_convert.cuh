@@ -1,5 +1,6 @@
-// tgc device library: the attention backward's last kernel: dQ = scale *
-// the f32 accumulator, rounded once to the element type.
+// tgc device library: the attention backward's last kernels: dQ = scale *
+// the f32 accumulator, and a captured tensor's gradient, each rounded once
+// to the element type.
 #pragma once
 #include "attention_bwd_preprocess.cuh"
 
@@ -31,6 +32,26 @@ __device__ __forceinline__ void attention_bwd_convert(const float *__restrict__ 
     out.z = pack2<E>(hi.x * scale, hi.y * scale);
     out.w = pack2<E>(hi.z * scale, hi.w * scale);
     *reinterpret_cast<uint4 *>(dq_row + 8 * chunk) = out;
+  }
+}
+
+/// A captured tensor's gradient: the dense f32 accumulator [d0, d1, d2, d3]
+/// rounded into `dst` at its strides. Launch: grid (ceil(n / 1024)), 256
+/// threads, 4 elements per thread.
+template <Elem E>
+__device__ __forceinline__ void capture_grad_convert(const float *__restrict__ src, u16 *__restrict__ dst,
+                                                     long long d0, long long d1, long long d2, long long d3,
+                                                     long long stride0, long long stride1, long long stride2,
+                                                     long long stride3) {
+  const long long n = d0 * d1 * d2 * d3;
+#pragma unroll
+  for (int i = 0; i < 4; ++i) {
+    const long long e = static_cast<long long>(blockIdx.x) * 1024 + i * 256 + threadIdx.x;
+    if (e < n) {
+      const long long x3 = e % d3, x2 = (e / d3) % d2, x1 = (e / (d3 * d2)) % d1, x0 = e / (d3 * d2 * d1);
+      dst[x0 * stride0 + x1 * stride1 + x2 * stride2 + x3 * stride3] =
+          static_cast<u16>(pack2<E>(src[e], 0.0f) & 0xffffu);
+    }
   }
 }
 
