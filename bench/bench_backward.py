@@ -12,9 +12,9 @@ with PyTorch, through libtgc's C API on torch tensors and torch's stream.
 2. Training steps (forward + backward, tgc's graph with tg.sdpa (training)
    and tg.sdpa_grad, or tg.attention + tg.attention_grad for the document
    mask) vs FlexAttention (torch.compile'd flex_attention, forward and
-   torch.autograd.grad): softcap 30, ALiBi, learnable bias (Flex also
-   computes dbias; tgc's graph does not yet), sliding window 512, document
-   mask; dropout 0.1 vs torch SDPA flash with dropout_p (Flex has no dropout).
+   torch.autograd.grad): softcap 30, ALiBi, learnable bias (both compute
+   dbias), sliding window 512, document mask; dropout 0.1 vs torch SDPA
+   flash with dropout_p (Flex has no dropout).
    TFLOP/s: 3.5 x forward flops (causal counts half; the window and document
    masks are counted as causal).
 Every tgc output is poisoned with NaN first and compared with torch's
@@ -149,7 +149,7 @@ TRAIN_CASES = {
     # name: the tg.sdpa options of tgc's graph
     "softcap30": dict(softcap=30.0, causal="top_left"),
     "alibi": dict(alibi=True),
-    "bias": dict(bias=True, causal="top_left"),
+    "bias": dict(bias=True, bias_grad=True, causal="top_left"),
     "window512": dict(causal="top_left", window=(512, 0)),
     "dropout0.1": dict(dropout=0.1, causal="top_left"),
     "document": dict(causal="top_left", document=True),
@@ -207,7 +207,7 @@ def train_row(tgc, name, S, args, stream, flex_compiled):
 
             def step():
                 out = flex_compiled(qg, kg, vg, score_mod=score_mod, block_mask=block_mask)
-                return (out,) + torch.autograd.grad(out, inputs, do)[:3]
+                return (out,) + torch.autograd.grad(out, inputs, do)
         t0 = time.time()
         ref = step()
         torch.cuda.synchronize()
@@ -221,6 +221,8 @@ def train_row(tgc, name, S, args, stream, flex_compiled):
 
     # tgc: one graph (forward with stats, then its backward).
     outs = {n: torch.full_like(t, float("nan")) for n, t in (("o", q), ("dq", q), ("dk", k), ("dv", v))}
+    if name == "bias":
+        outs["dbias"] = torch.full_like(bias, float("nan"))
     tensors = {"q": q, "k": k, "v": v, "do": do}
     if name == "document":
         text = ag.document_step_graph(c)
@@ -236,7 +238,7 @@ def train_row(tgc, name, S, args, stream, flex_compiled):
         if name == "alibi":
             row["note"] = "tg ALiBi: slope_h * (kv - q), slope_h = 2^(-8 (h+1) / H)"
     if name == "bias":
-        row["note"] = "Flex also computes dbias; tgc's graph does not"
+        row["note"] = "dbias [1,H,S,S] f32 from both"
     tensors.update(outs)
     try:
         exe, arr, desc, secs, growth = tgc.prepared(text, tensors, args, stream)
@@ -244,7 +246,8 @@ def train_row(tgc, name, S, args, stream, flex_compiled):
         row["tgc_setup_s"] = secs
         row["tgc_mem_gb"] = round(growth / 1e9, 3)
         if ref is not None and name != "dropout0.1":
-            row["tgc_err"] = max(rel_err(outs[n], r) for n, r in zip(("o", "dq", "dk", "dv"), ref))
+            names = ("o", "dq", "dk", "dv") + (("dbias",) if name == "bias" else ())
+            row["tgc_err"] = max(rel_err(outs[n], r.view_as(outs[n])) for n, r in zip(names, ref))
             row["tgc_ok"] = bool(row["tgc_err"] == row["tgc_err"] and row["tgc_err"] < TOL)
         elif name == "dropout0.1":
             finite = all(torch.isfinite(outs[n]).all().item() for n in ("o", "dq", "dk", "dv"))

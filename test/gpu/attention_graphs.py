@@ -5,7 +5,8 @@ tg.sdpa_grad alone on given q, k, v, o, do, stats.
 
 A config has B, Hq, Hkv, Sq, Skv, D, dtype and optional Dv (v's head dim,
 default D), causal ("top_left"/"bottom_right"), window (left, right),
-softcap, alibi, bias, padding, dropout, training, layout ("bshd": logical
+softcap, alibi, bias (f32 [1,Hq,Sq,Skv]; bias_grad: the backward also
+returns dbias), padding, dropout, training, layout ("bshd": logical
 [B,H,S,D] over a [B,S,H,D] buffer)."""
 
 
@@ -58,8 +59,8 @@ def _options(c, sig, training):
     B, Hq, Sq, Skv = c["B"], c["Hq"], c["Sq"], c["Skv"]
     operands = []
     if c.get("bias"):
-        sig.arg("bias", [1, Hq, Sq, Skv], "f32")
-        operands.append("bias(%%bias : %s)" % ttype([1, Hq, Sq, Skv], "f32"))
+        sig.arg("bias", bias_shape(c), "f32")
+        operands.append("bias(%%bias : %s)" % ttype(bias_shape(c), "f32"))
     if c.get("padding"):
         sig.arg("seq_len_q", [B], "i32")
         sig.arg("seq_len_kv", [B], "i32")
@@ -97,12 +98,18 @@ def _sdpa_line(c, operands, attrs, training):
             % (names, operands, attrs, ttype(sh["q"], dt), ttype(sh["k"], dt), ttype(sh["v"], dt), res))
 
 
+def bias_shape(c):
+    return [1, c["Hq"], c["Sq"], c["Skv"]]
+
+
 def _grad_line(c, operands, attrs):
     sh, dt = shapes(c), c["dtype"]
-    return ("  %%dq, %%dk, %%dv = tg.sdpa_grad %%q, %%k, %%v, %%o, %%do, %%stats %s {%s}\n"
-            "      : %s, %s, %s, %s, %s, %s\n"
-            % (operands, attrs, ttype(sh["q"], dt), ttype(sh["k"], dt), ttype(sh["v"], dt),
-               ttype(sh["o"], dt), ttype(sh["o"], dt), ttype(sh["stats"], "f32")))
+    dbias = bool(c.get("bias_grad"))
+    return ("  %%dq, %%dk, %%dv%s = tg.sdpa_grad %%q, %%k, %%v, %%o, %%do, %%stats %s {%s}\n"
+            "      : %s, %s, %s, %s, %s, %s%s\n"
+            % (", %dbias" if dbias else "", operands, attrs, ttype(sh["q"], dt), ttype(sh["k"], dt),
+               ttype(sh["v"], dt), ttype(sh["o"], dt), ttype(sh["o"], dt), ttype(sh["stats"], "f32"),
+               " -> dbias " + ttype(bias_shape(c), "f32") if dbias else ""))
 
 
 def _qkv(c, sig):
@@ -137,6 +144,8 @@ def sdpa_fwd_bwd_graph(c, fn="attention_fwd_bwd"):
     for n, s, e in (("o", sh["o"], dt), ("stats", sh["stats"], "f32"), ("dq", sh["q"], dt),
                     ("dk", sh["k"], dt), ("dv", sh["v"], dt)):
         sig.result(n, s, e, bshd=(n != "stats"))
+    if c.get("bias_grad"):
+        sig.result("dbias", bias_shape(c), "f32")
     return sig.function(fn, _sdpa_line(c, operands, attrs, True) + _grad_line(c, operands, grad_attrs))
 
 
@@ -151,6 +160,8 @@ def sdpa_grad_graph(c, fn="attention_bwd"):
     operands, attrs = _options(c, sig, False)
     for n in ("dq", "dk", "dv"):
         sig.result(n, sh[n[1:]], dt, bshd=True)
+    if c.get("bias_grad"):
+        sig.result("dbias", bias_shape(c), "f32")
     return sig.function(fn, _grad_line(c, operands, attrs))
 
 
@@ -348,6 +359,12 @@ def backward_configs():
     train("train_hd256_causal", D=256, causal="bottom_right", Sq=100, Skv=150, B=1)
     train("train_everything", bias=True, softcap=20.0, alibi=True, padding=True, causal="bottom_right",
           dropout=0.1, Hq=4, Hkv=2, B=2, D=64, Sq=150, Skv=190)
+    # A learnable bias: dbias (summed over the batch) from the fused kernel.
+    add("bwd_bias_grad_causal", bias=True, bias_grad=True, causal="top_left", **opt)
+    add("bwd_bias_grad_softcap_gqa_padding", bias=True, bias_grad=True, softcap=20.0, padding=True, Hq=4,
+        Hkv=2, B=3, **opt)
+    train("train_bias_grad", bias=True, bias_grad=True, causal="top_left", Sq=200, Skv=200)
+    train("train_bias_grad_f16_dropout", bias=True, bias_grad=True, dtype="f16", dropout=0.1, Sq=150, Skv=180)
     return out
 
 
