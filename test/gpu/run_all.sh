@@ -8,6 +8,11 @@
 #   5. graphs    suite --graphs (examples incl. FP8 and mixed-input matmul), --backend cudnn, cuDNN 9.19,
 #                runtime TGC_BACKEND=auto
 #   6. bench     bench/bench_cudnn.py (tgc vs torch cuDNN, same libcudnn; FP8; mixed matmul)
+# Not in the default STAGES (each takes most of a device call):
+#   nvrtcbwd     suite, backward set (bwd + train), --backend nvrtc --expect-fused: the fused
+#                NVRTC backward on every option (57 configurations)
+#   benchbwd     bench/bench_backward.py (fused backward vs torch cuDNN/flash; training steps
+#                vs FlexAttention), e.g. STAGES="env nvrtcbwd benchbwd"
 # Each stage has a timeout; the bench gets what is left. Files in $OUT (6):
 #   run_all.log (every stage's full output), summary.md (the suites' tables),
 #   suites.json (the suites' results), bench.json, bench.md, bench.png.
@@ -58,7 +63,7 @@ stage() {
   rc=$?
   cat "$f" >>"$LOG"
   if [[ $name == env ]]; then cat "$f"; fi
-  if [[ $name == bench ]]; then grep -E "^\|" "$f" | cut -c1-220 | head -50; fi
+  if [[ $name == bench || $name == benchbwd ]]; then grep -E "^\|" "$f" | cut -c1-220 | head -50; fi
   grep -E "^(summary|kind |fwd |bwd |train |graph |cuDNN loaded|note:|bench_cudnn:|Ratios|tgc GPU suite)|FAIL|Traceback|Error|error:" "$f" \
     | grep -v "^\s*$" | head -60
   local dt=$(( $(date +%s) - t ))
@@ -83,6 +88,14 @@ for s in $STAGES; do
          stage env 30 "$BASE_LD" bash -c run_env ;;
     nvrtc) stage nvrtc 50 "$CUDA_LIB:$BASE_LD" \
       $SUITE --backend nvrtc --quick --tag nvrtc_quick ;;
+    nvrtcbwd) stage nvrtcbwd 240 "$CUDA_LIB:$BASE_LD" \
+      $SUITE --backend nvrtc --set bwd --expect-fused --tag nvrtc_bwd ;;
+    benchbwd)
+      left=$(( LIMIT - $(elapsed) - 10 ))
+      (( left > 260 )) && left=260
+      stage benchbwd "$left" "$VENV_CUDNN:$CUDA_LIB:$BASE_LD" \
+        python3 bench/bench_backward.py --lib "$LIB" --out "$OUT" \
+        --total-s $(( left - 25 )) --budget-s $(( (left - 25) * 11 / 20 )) ${BENCH_ARGS:-} ;;
     cudnn919) stage cudnn919 120 "$VENV_CUDNN:$CUDA_LIB:$BASE_LD" \
       $SUITE --backend cudnn --cudnn-lib "$VENV_CUDNN/libcudnn.so.9" --tag cudnn919 ;;
     cudnn914) stage cudnn914 70 "/usr/lib/x86_64-linux-gnu:$CUDA_LIB:$BASE_LD" \

@@ -125,6 +125,13 @@ inline std::vector<Case> cases() {
     v.push_back(c);
   }
   {
+    Case c{"one_row_bottom_right_gqa2", spec(64, 64, 4, 2)}; // Sq = 1 sees every key
+    c.spec.causal = C::BottomRight;
+    c.seqQ = 1;
+    c.seqKv = 333;
+    v.push_back(c);
+  }
+  {
     Case c{"one_stage_gqa2_d96", spec(96, 96, 4, 2)};
     AttentionBackwardTile t; // the sm_80 tile of head dim 128: one Q/dO buffer
     t.qStages = 1;
