@@ -333,9 +333,18 @@ def backward_configs():
     train("train_gqa4", Hq=8, Hkv=2, Sq=257, Skv=300, D=64)
     train("train_padding_causal_br", padding=True, causal="bottom_right", B=3, Sq=200, Skv=333)
     train("train_layout_bshd", layout="bshd", Hq=4, Hkv=2, Sq=200, Skv=333)
-    # Every option of the fused NVRTC backward (what cuDNN does not take runs
-    # there in the cuDNN stages too): head dims with pad columns, Dqk != Dv,
-    # MQA, windows, dropout with masks, Sq = 1 and odd lengths, score regions.
+    return out
+
+
+def fused_backward_configs():
+    """The backward configurations above plus every option of the fused
+    NVRTC backward: head dims with pad columns, Dqk != Dv, MQA, windows,
+    dropout with masks, Sq = 1 and odd lengths, score regions, dbias (suite
+    --set fused, with --backend nvrtc --expect-fused)."""
+    out = backward_configs()
+    add = _adder(out, "bwd")
+    train = _adder(out, "train")
+    opt = dict(Sq=200, Skv=333)
     add("bwd_hd72_f16_causal", D=72, dtype="f16", causal="top_left", Sq=150, Skv=150)
     add("bwd_hd80_bf16_gqa2", D=80, Hq=4, Hkv=2, Sq=130, Skv=190)
     add("bwd_hd96_f16_window", D=96, dtype="f16", window=(40, 24), Sq=200, Skv=200)

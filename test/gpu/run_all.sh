@@ -9,8 +9,8 @@
 #                runtime TGC_BACKEND=auto
 #   6. bench     bench/bench_cudnn.py (tgc vs torch cuDNN, same libcudnn; FP8; mixed matmul)
 # Not in the default STAGES (each takes most of a device call):
-#   nvrtcbwd     suite, backward set (bwd + train), --backend nvrtc --expect-fused: the fused
-#                NVRTC backward on every option (57 configurations)
+#   nvrtcbwd     suite, --set fused (bwd + train + every option of the fused NVRTC backward),
+#                --backend nvrtc --expect-fused (57 configurations)
 #   benchbwd     bench/bench_backward.py (fused backward vs torch cuDNN/flash; training steps
 #                vs FlexAttention), e.g. STAGES="env nvrtcbwd benchbwd"
 # Each stage has a timeout; the bench gets what is left. Files in $OUT (6):
@@ -89,7 +89,7 @@ for s in $STAGES; do
     nvrtc) stage nvrtc 50 "$CUDA_LIB:$BASE_LD" \
       $SUITE --backend nvrtc --quick --tag nvrtc_quick ;;
     nvrtcbwd) stage nvrtcbwd 240 "$CUDA_LIB:$BASE_LD" \
-      $SUITE --backend nvrtc --set bwd --expect-fused --tag nvrtc_bwd ;;
+      $SUITE --backend nvrtc --set fused --expect-fused --tag nvrtc_fused_bwd ;;
     benchbwd)
       left=$(( LIMIT - $(elapsed) - 10 ))
       (( left > 260 )) && left=260

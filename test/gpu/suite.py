@@ -23,7 +23,7 @@ error, not a silent fallback). Each row shows what the compiler planned
 Usage (on the GPU machine):
   test/gpu/suite.py --bin BIN --backend cudnn [--cudnn-lib PATH] [--set fwd|bwd|all]
                     [--quick] [--only SUBSTR] [--graphs] [--force-ptx] [--tag NAME]
-  test/gpu/suite.py --bin BIN --backend nvrtc --set bwd --expect-fused   # the fused backward
+  test/gpu/suite.py --bin BIN --backend nvrtc --set fused --expect-fused   # the fused backward
 Here (no GPU): --emit-graphs DIR writes the generated graphs; --compile-only
 runs tg-compile on each and reports the planned backends.
 Writes suite_<tag>.json and suite_<tag>.md under --out ($OUT by default).
@@ -52,6 +52,8 @@ def configs(which, quick):
         out += ag.forward_configs()
     if which in ("bwd", "all"):
         out += ag.backward_configs()
+    if which == "fused":
+        out += ag.fused_backward_configs()
     if quick:
         out = [c for c in out if not ag.is_big(c)]
     return out
@@ -231,8 +233,9 @@ def main():
                     help="TGC_BACKEND when it should differ from --backend (auto: a cuDNN step cuDNN "
                          "rejects at run time falls back to NVRTC instead of failing)")
     ap.add_argument("--cudnn-lib", default="", help="TGC_CUDNN_LIBRARY: the libcudnn.so.9 file to load")
-    ap.add_argument("--set", dest="which", choices=["fwd", "bwd", "all"], default="all",
-                    help="grid mode: forward, backward or both")
+    ap.add_argument("--set", dest="which", choices=["fwd", "bwd", "fused", "all"], default="all",
+                    help="grid mode: forward, backward or both; fused: the backward configurations plus "
+                         "every option of the fused NVRTC backward")
     ap.add_argument("--force-ptx", action="store_true")
     ap.add_argument("--quick", action="store_true", help="grid mode: leave out S >= 1000")
     ap.add_argument("--expect-fused", action="store_true",
