@@ -31,9 +31,10 @@ else
 fi
 # GoogleTest binaries: plain C++ units, the reference interpreter, and the
 # MLIR-free runtime (plans, NVRTC, cache, executor on a mock driver), and the
-# generic kernel generator (every generated kernel compiled with NVRTC).
+# generic kernel generator (every generated kernel compiled with NVRTC), and
+# the attention backward kernels run on the host device emulator.
 unit_rc=0 unit_passed=0 unit_failed=0
-for binary in tgc-unit-tests tgc-interp-tests tgc-runtime-tests tgc-lowering-tests tgc-codegen-tests tgc-driver-tests tgc-fuzz-regression-tests; do
+for binary in tgc-unit-tests tgc-interp-tests tgc-runtime-tests tgc-lowering-tests tgc-codegen-tests tgc-driver-tests tgc-fuzz-regression-tests tgc-emulation-tests; do
   if [ ! -x "$build/bin/$binary" ]; then
     if [ -n "$runtime_only" ] && [ "$binary" != tgc-runtime-tests ]; then
       skipped+=("$binary (runtime-only build: TGC_RUNTIME_ONLY=ON)")

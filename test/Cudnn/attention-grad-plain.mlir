@@ -8,10 +8,10 @@
 // RUN: tg-compile %s --explain-backend --emit=mlir 2>&1 | FileCheck %s --check-prefix=EXPLAIN
 // RUN: tg-compile %s --backend=nvrtc --emit=mlir | FileCheck %s --check-prefix=NVRTC
 
-// EXPLAIN: remark: backend cudnn: only cuDNN runs the fused attention backward
+// EXPLAIN: remark: backend cudnn: cuDNN's attention backward measured 560-610 TFLOP/s on H200
 // EXPLAIN: tg.attention_grad {{.*}}tg.backend = "cudnn"
-// NVRTC-NOT: tg.attention_grad
-// NVRTC: tg.exp
+// NVRTC: tg.attention_grad {{.*}}tg.backend = "nvrtc"
+// NVRTC-NOT: tg.exp
 
 // PLAN: buffer "t0" intermediate f32 shape [1,2,128,1]
 // PLAN: buffer "t1" intermediate f32 shape [1,2,128,64]

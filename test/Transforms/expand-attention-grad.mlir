@@ -1,17 +1,26 @@
-// RUN: tg-opt %s --tg-expand-attention | FileCheck %s
+// RUN: tg-opt %s --tg-expand-attention=all=true | FileCheck %s
+// By default only what the fused backward kernels cannot run (f32 here):
+// RUN: tg-opt %s --tg-expand-attention | FileCheck %s --check-prefix=DEFAULT
 // Same values before and after expansion (reference interpreter; the
 // exhaustive check over the decomposition's backward configurations is
 // SdpaBackward.FusedAndExpandedMatchDirect in tgc-unit-tests):
 // RUN: tg-run --ref %s --entry=softcap_causal_f32 --print-values --print-precision=3 | grep -v "^tg-run" | sed "s/ hash .*//" > %t.direct
-// RUN: tg-opt %s --tg-expand-attention | tg-run --ref - --entry=softcap_causal_f32 --print-values --print-precision=3 | grep -v "^tg-run" | sed "s/ hash .*//" > %t.expanded
+// RUN: tg-opt %s --tg-expand-attention=all=true | tg-run --ref - --entry=softcap_causal_f32 --print-values --print-precision=3 | grep -v "^tg-run" | sed "s/ hash .*//" > %t.expanded
 // RUN: diff %t.direct %t.expanded
 // RUN: tg-run --ref %s --entry=gqa_bias_bf16 --print-values --print-precision=2 | grep -v "^tg-run" | sed "s/ hash .*//" > %t.direct2
-// RUN: tg-opt %s --tg-expand-attention | tg-run --ref - --entry=gqa_bias_bf16 --print-values --print-precision=2 | grep -v "^tg-run" | sed "s/ hash .*//" > %t.expanded2
+// RUN: tg-opt %s --tg-expand-attention=all=true | tg-run --ref - --entry=gqa_bias_bf16 --print-values --print-precision=2 | grep -v "^tg-run" | sed "s/ hash .*//" > %t.expanded2
 // RUN: diff %t.direct2 %t.expanded2
 
 // The textbook backward: the score region on the scaled scores, the causal
 // mask, P = exp(z - lse), dV, dP, D = rowsum(dO * O), dZ = P * (dP - D),
 // then score_grad applied to the scaled scores and dZ, the scale, dQ, dK.
+// DEFAULT-LABEL: func.func @softcap_causal_f32
+// DEFAULT-NOT: tg.attention_grad
+// DEFAULT: tg.matmul
+// DEFAULT-LABEL: func.func @gqa_bias_bf16
+// DEFAULT: tg.attention_grad
+// DEFAULT-NOT: tg.matmul
+// DEFAULT-LABEL: func.func @on_cudnn
 // CHECK-LABEL: func.func @softcap_causal_f32
 // CHECK-SAME: %[[Q:[a-z0-9]+]]: tensor<1x2x6x8xf32> {tg.name = "q"}, %[[K:[a-z0-9]+]]: tensor<1x2x6x8xf32> {tg.name = "k"}, %[[V:[a-z0-9]+]]: tensor<1x2x6x8xf32> {tg.name = "v"}, %[[O:[a-z0-9]+]]: tensor<1x2x6x8xf32> {tg.name = "o"}, %[[DO:[a-z0-9]+]]: tensor<1x2x6x8xf32> {tg.name = "do"}, %[[LSE:[a-z0-9]+]]: tensor<1x2x6x1xf32> {tg.name = "stats"}
 // CHECK-NOT: tg.attention_grad

@@ -1,5 +1,5 @@
 // RUN: tg-opt %s --tg-decompose-sdpa --tg-fuse-attention="report=true backward=true" -verify-diagnostics | FileCheck %s
-// RUN: tg-opt %s --tg-decompose-sdpa --tg-fuse-attention | FileCheck %s --check-prefix=NOBWD
+// RUN: tg-opt %s --tg-decompose-sdpa --tg-fuse-attention=backward=false | FileCheck %s --check-prefix=NOBWD
 // EQUIV-PIPELINE: tg-decompose-sdpa,tg-fuse-attention{backward=true}
 //
 // The textbook backward that tg-decompose-sdpa writes for tg.sdpa_grad fuses

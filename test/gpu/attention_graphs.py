@@ -3,11 +3,12 @@ config dicts: forward tg.sdpa, forward + tg.sdpa_grad in one function (so
 that o and stats given to the backward are the forward's own), and
 tg.sdpa_grad alone on given q, k, v, o, do, stats.
 
-A config has B, Hq, Hkv, Sq, Skv, D, dtype and optional causal
-("top_left"/"bottom_right"), window (left, right), softcap, alibi, bias,
-padding, dropout, training, layout ("bshd": logical [B,H,S,D] over a
-[B,S,H,D] buffer). bias is True (random f32 [1, Hq, Sq, Skv]) or a dict
-with its shape and dtype."""
+A config has B, Hq, Hkv, Sq, Skv, D, dtype and optional Dv (v's head dim,
+default D), causal ("top_left"/"bottom_right"), window (left, right),
+softcap, alibi, bias (True: a random f32 [1,Hq,Sq,Skv]; a dict gives its
+shape and dtype, as mask_graphs.py feeds additive masks; bias_grad: the
+backward also returns dbias), padding, dropout, training, layout ("bshd":
+logical [B,H,S,D] over a [B,S,H,D] buffer)."""
 
 
 def ttype(shape, elem):
@@ -48,7 +49,8 @@ class _Sig:
 
 def shapes(c):
     B, Hq, Hkv, Sq, Skv, D = c["B"], c["Hq"], c["Hkv"], c["Sq"], c["Skv"], c["D"]
-    return dict(q=[B, Hq, Sq, D], k=[B, Hkv, Skv, D], v=[B, Hkv, Skv, D], o=[B, Hq, Sq, D],
+    Dv = c.get("Dv", D)
+    return dict(q=[B, Hq, Sq, D], k=[B, Hkv, Skv, D], v=[B, Hkv, Skv, Dv], o=[B, Hq, Sq, Dv],
                 stats=[B, Hq, Sq, 1])
 
 
@@ -57,13 +59,9 @@ def _options(c, sig, training):
     dict of tg.sdpa / tg.sdpa_grad."""
     B, Hq, Sq, Skv = c["B"], c["Hq"], c["Sq"], c["Skv"]
     operands = []
-    bias = c.get("bias")
-    if bias:
-        # True: a random f32 [1, Hq, Sq, Skv] bias; a dict gives shape and
-        # dtype (mask_graphs.py feeds additive masks this way).
-        shape, elem = ([1, Hq, Sq, Skv], "f32") if bias is True else (bias["shape"], bias["dtype"])
-        sig.arg("bias", shape, elem)
-        operands.append("bias(%%bias : %s)" % ttype(shape, elem))
+    if c.get("bias"):
+        sig.arg("bias", bias_shape(c), bias_dtype(c))
+        operands.append("bias(%%bias : %s)" % ttype(bias_shape(c), bias_dtype(c)))
     if c.get("padding"):
         sig.arg("seq_len_q", [B], "i32")
         sig.arg("seq_len_kv", [B], "i32")
@@ -101,12 +99,24 @@ def _sdpa_line(c, operands, attrs, training):
             % (names, operands, attrs, ttype(sh["q"], dt), ttype(sh["k"], dt), ttype(sh["v"], dt), res))
 
 
+def bias_shape(c):
+    bias = c.get("bias")
+    return bias["shape"] if isinstance(bias, dict) else [1, c["Hq"], c["Sq"], c["Skv"]]
+
+
+def bias_dtype(c):
+    bias = c.get("bias")
+    return bias["dtype"] if isinstance(bias, dict) else "f32"
+
+
 def _grad_line(c, operands, attrs):
     sh, dt = shapes(c), c["dtype"]
-    return ("  %%dq, %%dk, %%dv = tg.sdpa_grad %%q, %%k, %%v, %%o, %%do, %%stats %s {%s}\n"
-            "      : %s, %s, %s, %s, %s, %s\n"
-            % (operands, attrs, ttype(sh["q"], dt), ttype(sh["k"], dt), ttype(sh["v"], dt),
-               ttype(sh["o"], dt), ttype(sh["o"], dt), ttype(sh["stats"], "f32")))
+    dbias = bool(c.get("bias_grad"))
+    return ("  %%dq, %%dk, %%dv%s = tg.sdpa_grad %%q, %%k, %%v, %%o, %%do, %%stats %s {%s}\n"
+            "      : %s, %s, %s, %s, %s, %s%s\n"
+            % (", %dbias" if dbias else "", operands, attrs, ttype(sh["q"], dt), ttype(sh["k"], dt),
+               ttype(sh["v"], dt), ttype(sh["o"], dt), ttype(sh["o"], dt), ttype(sh["stats"], "f32"),
+               " -> dbias " + ttype(bias_shape(c), "f32") if dbias else ""))
 
 
 def _qkv(c, sig):
@@ -141,6 +151,8 @@ def sdpa_fwd_bwd_graph(c, fn="attention_fwd_bwd"):
     for n, s, e in (("o", sh["o"], dt), ("stats", sh["stats"], "f32"), ("dq", sh["q"], dt),
                     ("dk", sh["k"], dt), ("dv", sh["v"], dt)):
         sig.result(n, s, e, bshd=(n != "stats"))
+    if c.get("bias_grad"):
+        sig.result("dbias", bias_shape(c), "f32")
     return sig.function(fn, _sdpa_line(c, operands, attrs, True) + _grad_line(c, operands, grad_attrs))
 
 
@@ -155,7 +167,44 @@ def sdpa_grad_graph(c, fn="attention_bwd"):
     operands, attrs = _options(c, sig, False)
     for n in ("dq", "dk", "dv"):
         sig.result(n, sh[n[1:]], dt, bshd=True)
+    if c.get("bias_grad"):
+        sig.result("dbias", bias_shape(c), "f32")
     return sig.function(fn, _grad_line(c, operands, attrs))
+
+
+def document_step_graph(c, fn="document_step"):
+    """A training step with a document mask (packed sequences): tg.attention
+    (training) whose score region keeps the keys of the query's own document
+    (captured i32 ids doc_q [B,1,Sq,1] and doc_kv [B,1,1,Skv]; causal as an
+    attribute), then its tg.attention_grad with the same region (score_grad
+    empty: the gradient passes where the mask keeps the score). q, k, v, do,
+    doc_q, doc_kv -> o, dq, dk, dv."""
+    sh, dt = shapes(c), c["dtype"]
+    B, Sq, Skv = c["B"], c["Sq"], c["Skv"]
+    tq, tk, tv, to = (ttype(sh[n], dt) for n in ("q", "k", "v", "o"))
+    ts = ttype(sh["stats"], "f32")
+    tdq, tdk = ttype([B, 1, Sq, 1], "i32"), ttype([B, 1, 1, Skv], "i32")
+    scale = c.get("scale", 1.0 / c["D"] ** 0.5)
+    attrs = "scale = %r : f64" % scale
+    if c.get("causal"):
+        attrs = "causal = #tg<causal %s>, " % c["causal"] + attrs
+    region = ("  ^bb0(%%s: tensor<f32>, %%b: tensor<i64>, %%h: tensor<i64>, %%qi: tensor<i64>, %%ki: tensor<i64>, "
+              "%%dqe: tensor<i32>, %%dke: tensor<i32>):\n"
+              "    %%same = tg.cmp eq, %%dqe, %%dke : tensor<i32>, tensor<i32>\n"
+              "    %%ninf = tg.constant dense<0xFF800000> : tensor<f32>\n"
+              "    %%r = tg.select %%same, %%s, %%ninf : tensor<i1>, tensor<f32>, tensor<f32>\n"
+              "    tg.yield %%r : tensor<f32>\n  }")
+    caps = "captures(%%doc_q, %%doc_kv : %s, %s)" % (tdq, tdk)
+    args = ['%%%s: %s {tg.name = "%s"}' % (n, t, n) for n, t in
+            (("q", tq), ("k", tk), ("v", tv), ("do", to), ("doc_q", tdq), ("doc_kv", tdk))]
+    results = ['%s {tg.name = "%s"}' % (t, n) for n, t in (("o", to), ("dq", tq), ("dk", tk), ("dv", tv))]
+    return ("func.func @%s(%s)\n    -> (%s) {\n" % (fn, ", ".join(args), ", ".join(results))
+            + "  %%o, %%lse = tg.attention %%q, %%k, %%v %s {%s, training} : %s, %s, %s -> %s, %s score {\n%s\n"
+            % (caps, attrs, tq, tk, tv, to, ts, region % ())
+            + "  %%dq, %%dk, %%dv = tg.attention_grad %%q, %%k, %%v, %%o, %%do, %%lse %s {%s}\n"
+              "      : %s, %s, %s, %s, %s, %s score {\n%s score_grad {\n  }\n"
+            % (caps, attrs, tq, tk, tv, to, to, ts, region % ())
+            + "  return %%o, %%dq, %%dk, %%dv : %s, %s, %s, %s\n}\n" % (to, tq, tk, tv))
 
 
 FP8_SCALES = ("descale_q", "descale_k", "descale_v", "descale_s", "scale_s", "scale_o")
@@ -291,6 +340,47 @@ def backward_configs():
     train("train_gqa4", Hq=8, Hkv=2, Sq=257, Skv=300, D=64)
     train("train_padding_causal_br", padding=True, causal="bottom_right", B=3, Sq=200, Skv=333)
     train("train_layout_bshd", layout="bshd", Hq=4, Hkv=2, Sq=200, Skv=333)
+    return out
+
+
+def fused_backward_configs():
+    """The backward configurations above plus every option of the fused
+    NVRTC backward: head dims with pad columns, Dqk != Dv, MQA, windows,
+    dropout with masks, Sq = 1 and odd lengths, score regions, dbias (suite
+    --set fused, with --backend nvrtc --expect-fused)."""
+    out = backward_configs()
+    add = _adder(out, "bwd")
+    train = _adder(out, "train")
+    opt = dict(Sq=200, Skv=333)
+    add("bwd_hd72_f16_causal", D=72, dtype="f16", causal="top_left", Sq=150, Skv=150)
+    add("bwd_hd80_bf16_gqa2", D=80, Hq=4, Hkv=2, Sq=130, Skv=190)
+    add("bwd_hd96_f16_window", D=96, dtype="f16", window=(40, 24), Sq=200, Skv=200)
+    add("bwd_hd192_bf16_causal_br", D=192, causal="bottom_right", Sq=100, Skv=260, B=1)
+    add("bwd_hd256_f16_causal", D=256, dtype="f16", causal="top_left", Sq=150, Skv=150, B=1)
+    add("bwd_dqk128_dv64", D=128, Dv=64, Sq=140, Skv=170)
+    add("bwd_mqa_causal", Hq=8, Hkv=1, D=64, causal="top_left", Sq=200, Skv=200, B=1)
+    add("bwd_s1x333", Sq=1, Skv=333, Hq=4, Hkv=2)
+    add("bwd_s17x17_f16", Sq=17, Skv=17, dtype="f16")
+    add("bwd_dropout_causal_f16", dropout=0.2, causal="top_left", dtype="f16", **opt)
+    add("bwd_dropout_padding_gqa", dropout=0.1, padding=True, Hq=4, Hkv=2, B=3, **opt)
+    add("bwd_window_both", window=(40, 24), **opt)
+    add("bwd_softcap_causal_br", softcap=20.0, causal="bottom_right", **opt)
+    add("bwd_everything", bias=True, softcap=20.0, alibi=True, padding=True, causal="bottom_right",
+        dropout=0.1, Hq=4, Hkv=2, B=2, D=64, Sq=150, Skv=190)
+    train("train_softcap_causal", softcap=30.0, causal="top_left", Sq=200, Skv=200)
+    train("train_alibi_causal_hd64", alibi=True, causal="top_left", D=64, Hq=4, Hkv=4, Sq=200, Skv=200)
+    train("train_bias_f16", bias=True, dtype="f16", Sq=150, Skv=180)
+    train("train_window_gqa", window=(64, 0), Hq=4, Hkv=2, Sq=300, Skv=300, B=1)
+    train("train_dropout", dropout=0.1, Sq=200, Skv=200)
+    train("train_hd256_causal", D=256, causal="bottom_right", Sq=100, Skv=150, B=1)
+    train("train_everything", bias=True, softcap=20.0, alibi=True, padding=True, causal="bottom_right",
+          dropout=0.1, Hq=4, Hkv=2, B=2, D=64, Sq=150, Skv=190)
+    # A learnable bias: dbias (summed over the batch) from the fused kernel.
+    add("bwd_bias_grad_causal", bias=True, bias_grad=True, causal="top_left", **opt)
+    add("bwd_bias_grad_softcap_gqa_padding", bias=True, bias_grad=True, softcap=20.0, padding=True, Hq=4,
+        Hkv=2, B=3, **opt)
+    train("train_bias_grad", bias=True, bias_grad=True, causal="top_left", Sq=200, Skv=200)
+    train("train_bias_grad_f16_dropout", bias=True, bias_grad=True, dtype="f16", dropout=0.1, Sq=150, Skv=180)
     return out
 
 

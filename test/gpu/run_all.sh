@@ -9,6 +9,10 @@
 #                runtime TGC_BACKEND=auto
 #   6. bench     bench/bench_cudnn.py (tgc vs torch cuDNN, same libcudnn; FP8; mixed matmul)
 # Stages run only when named in STAGES:
+#   nvrtcbwd    suite, --set fused (bwd + train + every option of the fused NVRTC backward),
+#               --backend nvrtc --expect-fused (57 configurations)
+#   benchbwd    bench/bench_backward.py (fused backward vs torch cuDNN/flash; training steps
+#               vs FlexAttention), e.g. STAGES="env nvrtcbwd benchbwd"
 #   masks       suite --set masks (additive finfo.min/-inf/-1e9 masks, test/gpu/mask_graphs.py), nvrtc
 #   masks919    the same on cuDNN 9.19 (runtime auto: a cuDNN step that falls back fails with its reason)
 #   probe919/914 suite --set bias-probe: which bias dtypes/broadcasts cuDNN's engines take
@@ -64,7 +68,7 @@ stage() {
   rc=$?
   cat "$f" >>"$LOG"
   if [[ $name == env ]]; then cat "$f"; fi
-  if [[ $name == bench ]]; then grep -E "^\|" "$f" | cut -c1-220 | head -50; fi
+  if [[ $name == bench || $name == benchbwd ]]; then grep -E "^\|" "$f" | cut -c1-220 | head -50; fi
   grep -E "^(summary|kind |fwd |bwd |train |graph |mask_|cuDNN loaded|note:|bench_cudnn:|Ratios|tgc GPU suite|sanitizer:)|FAIL|Traceback|Error|error:" "$f" \
     | grep -v "^\s*$" | head -60
   local dt=$(( $(date +%s) - t ))
@@ -89,6 +93,14 @@ for s in $STAGES; do
          stage env 30 "$BASE_LD" bash -c run_env ;;
     nvrtc) stage nvrtc 50 "$CUDA_LIB:$BASE_LD" \
       $SUITE --backend nvrtc --quick --tag nvrtc_quick ;;
+    nvrtcbwd) stage nvrtcbwd 240 "$CUDA_LIB:$BASE_LD" \
+      $SUITE --backend nvrtc --set fused --expect-fused --tag nvrtc_fused_bwd ;;
+    benchbwd)
+      left=$(( LIMIT - $(elapsed) - 10 ))
+      (( left > 260 )) && left=260
+      stage benchbwd "$left" "$VENV_CUDNN:$CUDA_LIB:$BASE_LD" \
+        python3 bench/bench_backward.py --lib "$LIB" --out "$OUT" \
+        --total-s $(( left - 25 )) --budget-s $(( (left - 25) * 11 / 20 )) ${BENCH_ARGS:-} ;;
     cudnn919) stage cudnn919 120 "$VENV_CUDNN:$CUDA_LIB:$BASE_LD" \
       $SUITE --backend cudnn --cudnn-lib "$VENV_CUDNN/libcudnn.so.9" --tag cudnn919 ;;
     cudnn914) stage cudnn914 70 "/usr/lib/x86_64-linux-gnu:$CUDA_LIB:$BASE_LD" \

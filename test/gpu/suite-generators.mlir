@@ -26,3 +26,8 @@
 //
 // RUN: python3 %tgc_src/test/gpu/suite.py --compile-only --bin %tgc_obj/bin --jobs 2 --out %t --only hd64_bf16,s17x128_bottom_right,gqa4,everything,layout_bshd_f16,bwd_hd128_f16_top_left,bwd_padding_causal_br,bwd_layout_bshd,bwd_dropout,train_hd64 | FileCheck %s --check-prefix=COMPILE
 // COMPILE: summary (grid all, backend default, compile only): 15 passed, 0 failed
+//
+// The fused NVRTC backward's set: what cuDNN does not take runs there.
+// RUN: python3 %tgc_src/test/gpu/suite.py --set fused --compile-only --bin %tgc_obj/bin --jobs 2 --out %t --only bwd_everything,bwd_bias_grad,train_bias_grad | FileCheck %s --check-prefix=FUSED
+// FUSED: bwd_everything {{.*}}PASS {{.*}}planned: attention_grad:nvrtc(fused)
+// FUSED: summary (grid fused, backend default, compile only): 5 passed, 0 failed

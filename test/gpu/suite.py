@@ -3,7 +3,9 @@
 checked against the CPU reference interpreter (float64) by `tg-run --check`.
 
 Grid mode (default): the NVRTC issue's 55 forward tg.sdpa configurations
-(test/gpu/attention_graphs.py) and the backward ones: tg.sdpa_grad alone on
+(test/gpu/attention_graphs.py) and the backward ones (on NVRTC they run on
+the fused backward kernels; --expect-fused makes an expansion into generic
+kernels a failure): tg.sdpa_grad alone on
 consistent inputs (a reference training forward is run first with `tg-run
 --ref`; its inputs, o and stats are fed back with --input), and a few
 training steps (forward and tg.sdpa_grad in one function; o, stats, dq, dk,
@@ -21,6 +23,7 @@ error, not a silent fallback). Each row shows what the compiler planned
 Usage (on the GPU machine):
   test/gpu/suite.py --bin BIN --backend cudnn [--cudnn-lib PATH] [--set fwd|bwd|all]
                     [--quick] [--only SUBSTR] [--graphs] [--force-ptx] [--tag NAME]
+  test/gpu/suite.py --bin BIN --backend nvrtc --set fused --expect-fused   # the fused backward
 Here (no GPU): --emit-graphs DIR writes the generated graphs; --compile-only
 runs tg-compile on each and reports the planned backends.
 Writes suite_<tag>.json and suite_<tag>.md under --out ($OUT by default).
@@ -54,6 +57,8 @@ def configs(which, quick):
         out += mg.mask_configs()
     if which == "bias-probe":
         out += mg.bias_probe_configs()
+    if which == "fused":
+        out += ag.fused_backward_configs()
     if quick:
         out = [c for c in out if not ag.is_big(c)]
     return out
@@ -127,7 +132,15 @@ def tg_run(cmd, args):
 ALLOW_FALLBACK = False  # --allow-fallback
 
 
-def result(name, rc, out, seconds, planned, planned_items, kind, compile_only=False):
+def not_fused(planned_items):
+    """The NVRTC attention ops the compiler expanded into generic kernels
+    instead of running them on the fused kernels (reasons)."""
+    return [r for op, b, r in planned_items
+            if b == "nvrtc" and op in ("tg.attention", "tg.attention_grad", "tg.sdpa", "tg.sdpa_grad", "?")
+            and to.nvrtc_kernel(r) == "expanded"]
+
+
+def result(name, rc, out, seconds, planned, planned_items, kind, compile_only=False, expect_fused=False):
     steps = to.step_lines(out)
     cks = to.checks(out)
     ok = rc == 0 and (compile_only or (bool(cks) and all(c["ok"] for c in cks)))
@@ -137,6 +150,11 @@ def result(name, rc, out, seconds, planned, planned_items, kind, compile_only=Fa
     if fell_back and not ALLOW_FALLBACK and not compile_only:
         ok = False
         out += "\nFAIL: planned on cuDNN, ran NVRTC:\n  " + "\n  ".join(fell_back) + "\n"
+    expanded = not_fused(planned_items) if expect_fused and kind in ("bwd", "train") else []
+    if expanded:
+        # --expect-fused: a correct result from the expansion does not count.
+        ok = False
+        out = "expected the fused kernels, the compiler expanded: " + "; ".join(expanded) + "\n" + out
     return dict(name=name, kind=kind, ok=ok, rc=rc, seconds=seconds, planned=planned,
                 planned_ops=[list(i) for i in planned_items], ran=to.ran_summary(steps), steps=steps,
                 cudnn=to.cudnn_version(out), checks=cks, worst=to.worst(cks),
@@ -160,7 +178,8 @@ def run_config(c, args, workdir):
     planned, items = explain(path, None, args)
     if args.compile_only:
         rc = 1 if planned.startswith("compile error") or planned == "tg-compile timed out" else 0
-        return result(c["name"], rc, planned, 0.0, planned, items, c["kind"], compile_only=True)
+        return result(c["name"], rc, planned, 0.0, planned, items, c["kind"], compile_only=True,
+                      expect_fused=args.expect_fused)
     seed = seed_of(c["name"])
     # Inputs with values of their own (additive masks); the rest are random.
     extra = mg.write_inputs(c, workdir) if "mask" in c else []
@@ -179,7 +198,7 @@ def run_config(c, args, workdir):
                  if f.endswith(".npy")]
     cmd = [os.path.join(args.bin, "tg-run"), path, "--check", "--seed=%d" % seed] + backend_flags(args) + extra
     rc, out, seconds = tg_run(cmd, args)
-    return result(c["name"], rc, out, seconds, planned, items, c["kind"])
+    return result(c["name"], rc, out, seconds, planned, items, c["kind"], expect_fused=args.expect_fused)
 
 
 def run_graph(g, args):
@@ -233,11 +252,15 @@ def main():
                     help="TGC_BACKEND when it should differ from --backend (auto: a cuDNN step cuDNN "
                          "rejects at run time falls back to NVRTC instead of failing)")
     ap.add_argument("--cudnn-lib", default="", help="TGC_CUDNN_LIBRARY: the libcudnn.so.9 file to load")
-    ap.add_argument("--set", dest="which", choices=["fwd", "bwd", "masks", "all", "bias-probe"],
+    ap.add_argument("--set", dest="which", choices=["fwd", "bwd", "fused", "masks", "all", "bias-probe"],
                     default="all", help="grid mode: forward, backward, additive masks (mask_graphs.py) or all "
-                    "of them; bias-probe: which bias forms cuDNN takes")
+                    "of them; fused: the backward configurations plus every option of the fused NVRTC "
+                    "backward; bias-probe: which bias forms cuDNN takes")
     ap.add_argument("--force-ptx", action="store_true")
     ap.add_argument("--quick", action="store_true", help="grid mode: leave out S >= 1000")
+    ap.add_argument("--expect-fused", action="store_true",
+                    help="bwd/train rows fail when an NVRTC attention op was expanded into generic "
+                         "kernels instead of running on the fused kernels (with --backend nvrtc)")
     ap.add_argument("--only", default="", help="configurations whose name contains one of these (comma list)")
     ap.add_argument("--timeout", type=int, default=400, help="seconds per tg-run")
     ap.add_argument("--arch", default="sm_90a", help="for tg-compile --explain-backend")

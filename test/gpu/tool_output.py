@@ -98,13 +98,26 @@ def planned(text):
     return out
 
 
+def nvrtc_kernel(reason):
+    """"fused" or "expanded" for an NVRTC attention op (tg-select-backend
+    ends its reason with "; fused kernel" or "; expanded into generic
+    kernels (why)"), else ""."""
+    if reason.endswith("; fused kernel"):
+        return "fused"
+    if "; expanded into generic kernels" in reason:
+        return "expanded"
+    return ""
+
+
 def planned_summary(items):
-    """e.g. "attention:cudnn" or "matmul:nvrtc x6, reduce:nvrtc x2"; "-" if none."""
+    """e.g. "attention:cudnn", "attention_grad:nvrtc(fused)" or
+    "matmul:nvrtc x6, reduce:nvrtc x2"; "-" if none."""
     if not items:
         return "-"
     counts = {}
-    for op, backend, _ in items:
-        key = "%s:%s" % (op.replace("tg.", ""), backend)
+    for op, backend, reason in items:
+        kernel = nvrtc_kernel(reason) if backend == "nvrtc" else ""
+        key = "%s:%s%s" % (op.replace("tg.", ""), backend, "(%s)" % kernel if kernel else "")
         counts[key] = counts.get(key, 0) + 1
     return ", ".join(k if n == 1 else "%s x%d" % (k, n) for k, n in counts.items())
 

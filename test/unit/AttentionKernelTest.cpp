@@ -30,7 +30,7 @@ namespace device_philox {
 static unsigned __umulhi(unsigned a, unsigned b) {
   return static_cast<unsigned>((static_cast<uint64_t>(a) * b) >> 32);
 }
-#include "../../compiler/lib/Codegen/cuda/Philox.cuh"
+#include "../../compiler/lib/Codegen/device/philox.cuh"
 #undef __device__
 #undef __forceinline__
 } // namespace device_philox

@@ -371,6 +371,7 @@ struct GradCase {
   bool bias = false;
   bool padding = false;
   bool dropout = false;
+  bool dbias = false; // also the bias's gradient (sdpa_grad's dbias result)
 };
 void PrintTo(const GradCase &gc, std::ostream *os) { *os << gc.name; }
 } // namespace
@@ -403,11 +404,16 @@ TEST_P(SdpaGradTest, MatchesFiniteDifferences) {
       "} : " + qt + ", " + kt + ", " + vt + " -> " + ot + ", " + st +
       "\n  return %o, %l : " + ot + ", " + st + "\n}\n"
       "func.func @backward(" + args + ", %o: " + ot + ", %l: " + st +
-      ") -> (" + qt + ", " + kt + ", " + vt + ") {\n"
-      "  %dq, %dk, %dv = tg.sdpa_grad %q, %k, %v, %o, %do, %l" + extra +
+      ") -> (" + qt + ", " + kt + ", " + vt +
+      (gc.dbias ? ", tensor<1x2x3x4xf32>" : "") + ") {\n"
+      "  %dq, %dk, %dv" + (gc.dbias ? ", %db" : "") +
+      " = tg.sdpa_grad %q, %k, %v, %o, %do, %l" + extra +
       " {" + (attrs.empty() ? "" : attrs.substr(2)) + "} : " + qt + ", " +
       kt + ", " + vt + ", " + ot + ", " + ot + ", " + st +
-      "\n  return %dq, %dk, %dv : " + qt + ", " + kt + ", " + vt + "\n}\n";
+      (gc.dbias ? " -> dbias tensor<1x2x3x4xf32>" : "") +
+      "\n  return %dq, %dk, %dv" + (gc.dbias ? ", %db" : "") + " : " + qt +
+      ", " + kt + ", " + vt + (gc.dbias ? ", tensor<1x2x3x4xf32>" : "") +
+      "\n}\n";
   parse(source);
   ASSERT_TRUE(module);
   auto forward = module->lookupSymbol<func::FuncOp>("forward");
@@ -422,7 +428,7 @@ TEST_P(SdpaGradTest, MatchesFiniteDifferences) {
   bwdInputs.push_back(fwd[0]);
   bwdInputs.push_back(fwd[1]);
   auto grads = run(backward, bwdInputs);
-  ASSERT_EQ(grads.size(), 3u);
+  ASSERT_EQ(grads.size(), gc.dbias ? 4u : 3u);
 
   // loss = sum(o * dO) in double, on f32-rounded outputs.
   auto loss = [&](SmallVector<HostTensor> &in) {
@@ -434,7 +440,8 @@ TEST_P(SdpaGradTest, MatchesFiniteDifferences) {
   };
   const double h = 1e-2;
   int checked = 0;
-  for (int which = 0; which < 3; ++which) { // q, k, v
+  // q, k, v, and the bias (input 4, gradient 3) with dbias.
+  for (int which : gc.dbias ? std::vector<int>{0, 1, 2, 4} : std::vector<int>{0, 1, 2}) {
     for (size_t e = 0; e < inputs[which].values.size(); ++e) {
       SmallVector<HostTensor> plus(inputs.begin(), inputs.end());
       SmallVector<HostTensor> minus(inputs.begin(), inputs.end());
@@ -442,13 +449,13 @@ TEST_P(SdpaGradTest, MatchesFiniteDifferences) {
       plus[which].values[e] += h;
       minus[which].values[e] -= h;
       double numeric = (loss(plus) - loss(minus)) / (2 * h);
-      double analytic = grads[which].values[e];
+      double analytic = grads[which == 4 ? 3 : which].values[e];
       EXPECT_NEAR(analytic, numeric, 3e-3 + 1e-2 * std::fabs(numeric))
           << gc.name << " input " << which << " element " << e;
       ++checked;
     }
   }
-  EXPECT_EQ(checked, 18 + 12 + 8);
+  EXPECT_EQ(checked, 18 + 12 + 8 + (gc.dbias ? 24 : 0));
 }
 
 INSTANTIATE_TEST_SUITE_P(
@@ -464,7 +471,13 @@ INSTANTIATE_TEST_SUITE_P(
         GradCase{"everything",
                  ", causal = #tg<causal bottom_right>, softcap = 2.0 : f64, "
                  "alibi, dropout = 0.2 : f64",
-                 true, true, true}),
+                 true, true, true},
+        GradCase{"dbias_softcap_causal", ", softcap = 1.5 : f64, causal = #tg<causal top_left>",
+                 true, false, false, true},
+        GradCase{"dbias_everything",
+                 ", causal = #tg<causal bottom_right>, softcap = 2.0 : f64, "
+                 "alibi, dropout = 0.2 : f64",
+                 true, true, true, true}),
     [](const ::testing::TestParamInfo<GradCase> &info) {
       return info.param.name;
     });

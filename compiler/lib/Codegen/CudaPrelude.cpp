@@ -1,6 +1,6 @@
 #include "CudaPrelude.h"
 
-#include "PhiloxSource.h"
+#include "DeviceLibrary.h"
 #include "SourceTemplate.h"
 
 namespace tg::codegen {
@@ -116,6 +116,6 @@ std::string cudaPrelude(AttentionElementType type) {
   return t.expand(kPreludeTemplate);
 }
 
-std::string cudaPhiloxSource() { return std::string("\n") + kPhiloxSource; }
+std::string cudaPhiloxSource() { return deviceLibrarySource({"philox.cuh"}); }
 
 } // namespace tg::codegen

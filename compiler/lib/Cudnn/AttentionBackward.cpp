@@ -264,6 +264,8 @@ std::string cudnn::attentionGradUnsupportedReason(AttentionGradOp op) {
     return "cuDNN's dropout mask (its own Philox stream) differs from "
            "tg.dropout's documented keep-bit mapping, so results would not "
            "match the graph";
+  if (!op.getCaptureGrads().empty())
+    return "gradients of captured tensors (dbias) are not lowered to cuDNN";
   if (!isIdentityScoreMath(op))
     return "the backward's score region (bias, ALiBi, soft-capping or other "
            "score math) is not lowered to cuDNN yet; only the scale and the "

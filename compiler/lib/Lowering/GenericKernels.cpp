@@ -12,7 +12,8 @@
 //    in one group, so a chain (or a DAG such as x * x) becomes one kernel
 //    that stores only its last op's result;
 //  - reduce, softmax, matmul, fused_matmul and non-splat constants get one
-//    kernel each; tg.attention goes to the attention generator;
+//    kernel each; tg.attention and tg.attention_grad go to the attention
+//    generators;
 //  - a returned value that is not a dense buffer of its own (a view, a
 //    splat, indices) is copied into its buffer at the end.
 //
@@ -106,7 +107,8 @@ static LogicalResult emitLayoutOp(Operation *op, LoweringState &state) {
 }
 
 FailureOr<SmallVector<KernelStep, 0>>
-tg::emitGenericKernels(func::FuncOp fn, AttentionEmitter emitAttention) {
+tg::emitGenericKernels(func::FuncOp fn, AttentionEmitter emitAttention,
+                       AttentionGradEmitter emitAttentionGrad) {
   if (!fn.getBody().hasOneBlock())
     return fn.emitOpError("cannot be lowered to CUDA: expected a body of "
                           "one block");
@@ -218,11 +220,25 @@ tg::emitGenericKernels(func::FuncOp fn, AttentionEmitter emitAttention) {
               return success();
             })
             .Case([&](AttentionGradOp grad) -> LogicalResult {
-              if (!onCudnn)
+              if (!onCudnn && !emitAttentionGrad)
                 return grad.emitOpError(
-                    "has no CUDA kernel: it runs on cuDNN only "
-                    "(tg.backend = \"cudnn\"); otherwise tg-expand-attention "
-                    "must expand it first");
+                    "has no CUDA kernel generator here: it needs the fused "
+                    "backward (the plan lowering) or cuDNN "
+                    "(tg.backend = \"cudnn\")");
+              if (!onCudnn) {
+                // The fused backward kernels read buffers, as the forward.
+                for (Value operand : grad->getOperands())
+                  materialize(operand, "attention_grad operand", state);
+                FailureOr<SmallVector<KernelStep, 0>> steps =
+                    emitAttentionGrad(grad);
+                if (failed(steps))
+                  return failure();
+                for (KernelStep &step : *steps)
+                  state.steps.push_back(std::move(step));
+                for (Value result : grad->getResults())
+                  state.views[result] = TensorView::ofBuffer(result);
+                return success();
+              }
               // A step without source: the plan builder lowers it to cuDNN.
               KernelStep step;
               step.name = "attention_grad (cuDNN)";
@@ -248,7 +264,8 @@ tg::emitGenericKernels(func::FuncOp fn, AttentionEmitter emitAttention) {
     if (isa<AttentionOp, AttentionGradOp, MatmulOp, FusedMatmulOp, ReduceOp,
             SoftmaxOp>(op) &&
         state.steps.size() > stepsBefore)
-      state.steps.back().op = &op;
+      for (size_t i = stepsBefore; i < state.steps.size(); ++i)
+        state.steps[i].op = &op;
   }
   return std::move(state.steps);
 }

@@ -1,6 +1,7 @@
 // Lowering of a compiled tg graph into the runtime's Plan.
 #include "tg/Plan/LowerToPlan.h"
 
+#include "AttentionGradStep.h"
 #include "AttentionStep.h"
 #include "RelayoutKernel.h"
 
@@ -118,6 +119,9 @@ private:
   LogicalResult addCudnnStep(const KernelStep &step);
   /// A workspace buffer for a cuDNN scratch tensor, live during this step.
   std::string addScratchBuffer(const cudnn::ScratchTensor &scratch);
+  /// The workspace buffer of a KernelArg::Scratch, created on its first use
+  /// and live until its last.
+  FailureOr<std::string> scratchBufferFor(const KernelArg &arg);
   FailureOr<tgc::LaunchVariant> addVariant(const KernelStep &step);
   LogicalResult addResultCopies();
 
@@ -131,6 +135,7 @@ private:
   /// Index of the step being built, and each intermediate's live range.
   unsigned currentStep = 0;
   llvm::StringMap<std::pair<unsigned, unsigned>> liveRanges;
+  llvm::DenseMap<std::pair<Operation *, unsigned>, std::string> scratchNames;
 };
 } // namespace
 
@@ -225,6 +230,13 @@ PlanBuilder::addVariant(const KernelStep &step) {
       variant.args.push_back(tgc::KernelArg::buf(*name));
       break;
     }
+    case KernelArg::Kind::Scratch: {
+      FailureOr<std::string> name = scratchBufferFor(arg);
+      if (failed(name))
+        return failure();
+      variant.args.push_back(tgc::KernelArg::buf(*name));
+      break;
+    }
     case KernelArg::Kind::Int64:
       variant.args.push_back(tgc::KernelArg::i64(arg.i64));
       break;
@@ -293,6 +305,15 @@ LogicalResult PlanBuilder::addLaunch(const KernelStep &step) {
     return emitError(step.op ? step.op->getLoc() : fn.getLoc())
            << "'" << step.name << "' has no NVRTC kernel and is not assigned "
            << "to cuDNN";
+  for (const KernelArg &arg : step.zeroFirst) {
+    FailureOr<std::string> name = arg.kind == KernelArg::Kind::Scratch
+                                      ? scratchBufferFor(arg)
+                                      : bufferFor(arg.value);
+    if (failed(name))
+      return failure();
+    plan.steps.push_back(tgc::MemsetStep{*name, 0});
+    ++currentStep;
+  }
   FailureOr<tgc::LaunchStep> launch = launchOf(step);
   if (failed(launch))
     return failure();
@@ -312,6 +333,32 @@ std::string PlanBuilder::addScratchBuffer(const cudnn::ScratchTensor &scratch) {
   buffer.alignment = kBufferAlignment;
   liveRanges[buffer.name] = {currentStep, currentStep};
   plan.buffers.push_back(buffer);
+  return buffer.name;
+}
+
+FailureOr<std::string> PlanBuilder::scratchBufferFor(const KernelArg &arg) {
+  auto key = std::make_pair(arg.owner, arg.scratchIndex);
+  auto it = scratchNames.find(key);
+  if (it != scratchNames.end()) {
+    liveRanges[it->second].second = currentStep;
+    return it->second;
+  }
+  std::optional<tgc::DType> dtype = toRuntimeDType(arg.scratchElementType);
+  if (!dtype)
+    return emitError(arg.owner ? arg.owner->getLoc() : fn.getLoc())
+           << "no runtime type for scratch element type "
+           << arg.scratchElementType;
+  tgc::Buffer buffer;
+  buffer.name = "t" + std::to_string(intermediates++);
+  buffer.role = tgc::BufferRole::Intermediate;
+  buffer.dtype = *dtype;
+  buffer.shape.assign(arg.scratchShape.begin(), arg.scratchShape.end());
+  SmallVector<int64_t> dense = rowMajorStrides(arg.scratchShape);
+  buffer.strides.assign(dense.begin(), dense.end());
+  buffer.alignment = kBufferAlignment;
+  liveRanges[buffer.name] = {currentStep, currentStep};
+  plan.buffers.push_back(buffer);
+  scratchNames[key] = buffer.name;
   return buffer.name;
 }
 
@@ -448,8 +495,13 @@ FailureOr<tgc::Plan> PlanBuilder::build() {
     return emitAttentionStep(op, targetSm,
                              [&](Value v) { return stridesOf(v); });
   };
+  auto emitAttentionGrad =
+      [&](AttentionGradOp op) -> FailureOr<SmallVector<KernelStep, 0>> {
+    return emitAttentionGradSteps(op, targetSm,
+                                  [&](Value v) { return stridesOf(v); });
+  };
   FailureOr<SmallVector<KernelStep, 0>> steps =
-      emitGenericKernels(fn, emitAttention);
+      emitGenericKernels(fn, emitAttention, emitAttentionGrad);
   if (failed(steps))
     return failure();
   for (const KernelStep &step : *steps)

@@ -11,11 +11,9 @@ void tg::buildCompilePipeline(OpPassManager &pm, StringRef backend,
   OpPassManager &fn = pm.nest<func::FuncOp>();
   fn.addPass(createDecomposeSdpa());
   fn.addPass(createCanonicalizerPass());
-  // The fused backward (tg.attention_grad) runs only on cuDNN; where cuDNN
-  // cannot take it, tg-expand-attention expands it again for the generated
-  // kernels. With nvrtc only, it is not formed at all.
+  // The backward fuses into tg.attention_grad: the fused backward kernels or
+  // cuDNN run it; tg-expand-attention expands what neither can run.
   FuseAttentionOptions fuse;
-  fuse.backward = backend != "nvrtc";
   fuse.numerics = numerics;
   fn.addPass(createFuseAttention(fuse));
   // CSE only after attention fusion: in a training step it would merge the
@@ -27,8 +25,8 @@ void tg::buildCompilePipeline(OpPassManager &pm, StringRef backend,
   select.backend = backend.str();
   select.explain = explain;
   fn.addPass(createSelectBackend(select));
-  // Attention that neither cuDNN nor the fused kernel runs (e.g. f32 on
-  // NVRTC) runs on the generic kernels instead. Ops it creates carry no
+  // Attention (forward or backward) that neither cuDNN nor the fused kernels
+  // run (e.g. f32 on NVRTC) runs on the generic kernels instead. Ops it creates carry no
   // tg.backend: they run on NVRTC.
   fn.addPass(createExpandAttention());
   fn.addPass(createCanonicalizerPass());

@@ -7,6 +7,7 @@
 #include "Pointwise.h"
 #include "Walker.h"
 
+#include "tg/Dialect/TG/IR/ScoreGradient.h"
 #include "tgc/Philox.h"
 
 #include <cmath>
@@ -389,11 +390,22 @@ namespace {
 using GradThrough =
     std::function<double(int64_t, int64_t, int64_t, int64_t, double, double)>;
 
+/// A gradient of a captured tensor: the derivative of the modified score
+/// with respect to the captured element at (b, h, i, j), given dZ, summed
+/// into the capture's shape (its broadcast dimensions collapse).
+struct CaptureGrad {
+  GradThrough through; // (b, h, i, j, raw, dZ) -> contribution
+  SmallVector<int64_t> strides; // into the capture's elements, 0 where broadcast
+  Value like;                   // the result it becomes
+  std::vector<double> sum;
+};
+
 /// The analytic backward shared by tg.sdpa_grad and tg.attention_grad.
 SmallVector<HostTensor> backward(const AttentionProblem &p, const HostTensor &o,
                                  const HostTensor &dO, const HostTensor &stats,
                                  const GradThrough &through, Value dqLike,
-                                 Value dkLike, Value dvLike) {
+                                 Value dkLike, Value dvLike,
+                                 MutableArrayRef<CaptureGrad> captureGrads = {}) {
   std::vector<double> dq(p.q->values.size()), dk(p.k->values.size()),
       dv(p.v->values.size());
   uint32_t threshold = tgc::dropoutThreshold(p.dropout);
@@ -433,8 +445,11 @@ SmallVector<HostTensor> backward(const AttentionProblem &p, const HostTensor &o,
             dPd += dORow[d] * vRow[d];
             dvRow[d] += weight * dORow[d];
           }
-          double dS = prob * (factor * dPd - rowDot);
-          dS = through ? through(b, h, i, j, row.raw[j], dS) : dS;
+          double dZ = prob * (factor * dPd - rowDot);
+          for (CaptureGrad &g : captureGrads)
+            g.sum[b * g.strides[0] + h * g.strides[1] + i * g.strides[2] +
+                  j * g.strides[3]] += g.through(b, h, i, j, row.raw[j], dZ);
+          double dS = through ? through(b, h, i, j, row.raw[j], dZ) : dZ;
           double dRaw = dS * p.scale;
           double *dkRow = dk.data() + kvOffset * p.dim;
           for (int64_t d = 0; d < p.dim; ++d) {
@@ -456,6 +471,8 @@ SmallVector<HostTensor> backward(const AttentionProblem &p, const HostTensor &o,
   results.push_back(finish(dq, dqLike));
   results.push_back(finish(dk, dkLike));
   results.push_back(finish(dv, dvLike));
+  for (CaptureGrad &g : captureGrads)
+    results.push_back(finish(g.sum, g.like));
   return results;
 }
 } // namespace
@@ -475,9 +492,24 @@ Results mlir::tg::ref::evalSdpaGrad(SdpaGradOp op, ValueLookup lookup) {
       return dS * (1.0 - t * t);
     };
   }
+  // dbias: the bias is added after the soft-cap, so its gradient is dZ.
+  SmallVector<CaptureGrad> biasGrad;
+  if (Value dbias = op.getDbias()) {
+    const HostTensor &bias = lookup(op.getBias());
+    CaptureGrad g;
+    g.through = [](int64_t, int64_t, int64_t, int64_t, double, double dZ) {
+      return dZ;
+    };
+    SmallVector<int64_t> dense = rowMajorStrides(bias.shape);
+    for (int d = 0; d < 4; ++d)
+      g.strides.push_back(bias.shape[d] == 1 ? 0 : dense[d]);
+    g.like = dbias;
+    g.sum.assign(bias.values.size(), 0.0);
+    biasGrad.push_back(std::move(g));
+  }
   return backward(p, lookup(op.getO()), lookup(op.getDO()),
                   lookup(op.getStats()), through, op.getDq(), op.getDk(),
-                  op.getDv());
+                  op.getDv(), biasGrad);
 }
 
 Results mlir::tg::ref::evalAttentionGrad(AttentionGradOp op,
@@ -490,19 +522,59 @@ Results mlir::tg::ref::evalAttentionGrad(AttentionGradOp op,
     return failure();
   p.modify = [region = *region](int64_t b, int64_t h, int64_t i, int64_t j,
                                 double s) { return region(b, h, i, j, s); };
-  // score_grad gets the region's arguments and the gradient of its result.
-  GradThrough through;
-  if (!op.getScoreGrad().empty()) {
-    FailureOr<ScoreRegionEvaluator> grad = ScoreRegionEvaluator::create(
-        op.getScoreGrad().front(), op.getCaptures(), p, lookup, /*extra=*/1);
-    if (failed(grad))
+  // score_grad gets the region's arguments and the gradient of its result;
+  // an empty one is the chain rule through `score` (ScoreGradient.h).
+  std::unique_ptr<Block> derived;
+  std::string whyNot;
+  FailureOr<Block *> gradBlock = scoreGradientBlock(op, derived, &whyNot);
+  if (failed(gradBlock)) {
+    op.emitOpError("cannot derive the gradient of the score region: ")
+        << whyNot << "; give a score_grad region";
+    return failure();
+  }
+  FailureOr<ScoreRegionEvaluator> grad = ScoreRegionEvaluator::create(
+      **gradBlock, op.getCaptures(), p, lookup, /*extra=*/1);
+  if (failed(grad))
+    return failure();
+  // The evaluator compiled the block: the derived one may go.
+  auto keep = std::shared_ptr<Block>(std::move(derived));
+  GradThrough through = [grad = *grad, keep](int64_t b, int64_t h, int64_t i,
+                                             int64_t j, double raw, double dS) {
+    return grad(b, h, i, j, raw, {dS});
+  };
+  // Gradients of listed captures: the region's derivative with respect to
+  // the captured element (ScoreGradient.h), summed over broadcast dims.
+  SmallVector<CaptureGrad> captureGrads;
+  ArrayRef<int64_t> listed;
+  if (auto indices = op.getGradCaptures())
+    listed = *indices;
+  for (auto [n, index] : llvm::enumerate(listed)) {
+    FailureOr<std::unique_ptr<Block>> block = deriveScoreGradient(
+        op.getScoreBlock(), AttentionOp::kNumIndexArgs + index, &whyNot);
+    if (failed(block)) {
+      op.emitOpError("cannot derive the gradient of capture ")
+          << index << ": " << whyNot;
       return failure();
-    through = [grad = *grad](int64_t b, int64_t h, int64_t i, int64_t j,
-                             double raw, double dS) {
-      return grad(b, h, i, j, raw, {dS});
+    }
+    FailureOr<ScoreRegionEvaluator> eval = ScoreRegionEvaluator::create(
+        **block, op.getCaptures(), p, lookup, /*extra=*/1);
+    if (failed(eval))
+      return failure();
+    auto owner = std::shared_ptr<Block>(std::move(*block));
+    CaptureGrad g;
+    g.through = [eval = *eval, owner](int64_t b, int64_t h, int64_t i,
+                                      int64_t j, double raw, double dZ) {
+      return eval(b, h, i, j, raw, {dZ});
     };
+    const HostTensor &capture = lookup(op.getCaptures()[index]);
+    SmallVector<int64_t> dense = rowMajorStrides(capture.shape);
+    for (int d = 0; d < 4; ++d)
+      g.strides.push_back(capture.shape[d] == 1 ? 0 : dense[d]);
+    g.like = op.getCaptureGrads()[n];
+    g.sum.assign(capture.values.size(), 0.0);
+    captureGrads.push_back(std::move(g));
   }
   return backward(p, lookup(op.getO()), lookup(op.getDO()),
                   lookup(op.getStats()), through, op.getDq(), op.getDk(),
-                  op.getDv());
+                  op.getDv(), captureGrads);
 }

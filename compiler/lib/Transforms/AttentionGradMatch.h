@@ -10,6 +10,7 @@
 //   D   = rowsum(dO * O)      dZ  = P * (dP - D)
 //   G   = grad ops(dZ) [* scale]    (chain rule through the score math)
 //   dQ  = matmul(G, K')       dK  = headsum(matmul(transpose(G), Q'))
+//   dB  = casts(sum(dZ, broadcast dims))?   for a captured B added to z
 //
 //===----------------------------------------------------------------------===//
 #ifndef TG_TRANSFORMS_ATTENTIONGRADMATCH_H
@@ -36,6 +37,10 @@ struct AttentionGradMatch {
   double gradFactor = 1.0;
   bool hasGradMath = false;
   Value dq, dk, dv;
+  /// Gradients of captured tensors branching off dZ (a learnable bias's:
+  /// dZ summed over its broadcast dimensions, rounded): the graph's value
+  /// and the captured tensor it is the gradient of.
+  SmallVector<Value> captureGrads, captureGradSources;
   /// Ops replaced by the fused op (forward recomputation included).
   llvm::SetVector<Operation *> ops;
   /// The op before which the fused op goes (the last gradient's).

@@ -8,6 +8,11 @@
 //
 //===----------------------------------------------------------------------===//
 #include "AttentionGradMatch.h"
+#include "ScoreRegion.h"
+
+#include "tg/Dialect/TG/IR/ScoreGradient.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 
 #include <cmath>
 #include <limits>
@@ -224,12 +229,59 @@ mlir::tg::fusion::matchAttentionGrad(ExpOp exp, Refusal &refusal) {
   ops.insert(rowSum);
   ops.insert(outer);
 
-  // The chain rule through the score math, up to the dQ/dK products.
+  // Branches off dZ that may be captured tensors' gradients (checked against
+  // the score region below): a sum over some dims with keepdim, then
+  // precision casts; precision casts alone; or dZ itself returned.
   m.dz = dzMul.getResult();
+  SmallVector<Operation *> dzChainUsers;
+  struct Branch {
+    Value grad;
+    SmallVector<Operation *> ops;
+  };
+  SmallVector<Branch> branches;
+  for (Operation *user : m.dz.getUsers()) {
+    Branch branch;
+    Value end;
+    if (auto sum = dyn_cast<ReduceOp>(user);
+        sum && sum.getKind() == ReduceKind::sum && sum.getKeepdim()) {
+      branch.ops.push_back(sum);
+      llvm::SetVector<Operation *> casts;
+      end = followCasts(sum.getResult(), casts);
+      branch.ops.append(casts.begin(), casts.end());
+    } else if (isPrecisionCast(user)) {
+      llvm::SetVector<Operation *> casts;
+      casts.insert(user);
+      end = followCasts(user->getResult(0), casts);
+      bool feedsChain = llvm::any_of(end.getUsers(), [&](Operation *u) {
+        return isa<MatmulOp, TransposeOp>(u) || isScoreOp(u, scoreShape);
+      });
+      if (feedsChain) {
+        dzChainUsers.push_back(user);
+        continue;
+      }
+      branch.ops.append(casts.begin(), casts.end());
+    } else if (isa<func::ReturnOp>(user)) {
+      end = m.dz;
+    } else {
+      dzChainUsers.push_back(user);
+      continue;
+    }
+    branch.grad = end;
+    if (llvm::none_of(branches, [&](const Branch &b) { return b.grad == end; }))
+      branches.push_back(std::move(branch));
+  }
+  // Users of a gradient value along the chain (dZ's without the branches).
+  auto chainUsers = [&](Value v) -> SmallVector<Operation *> {
+    if (v == m.dz)
+      return dzChainUsers;
+    return SmallVector<Operation *>(v.getUsers().begin(), v.getUsers().end());
+  };
+
+  // The chain rule through the score math, up to the dQ/dK products.
   Value g = m.dz;
   SmallVector<Operation *> gradOps;
-  while (g.hasOneUse()) {
-    Operation *user = *g.getUsers().begin();
+  while (chainUsers(g).size() == 1) {
+    Operation *user = chainUsers(g).front();
     if (!isScoreOp(user, scoreShape) || !isDerivedType(user))
       break;
     gradOps.push_back(user);
@@ -237,7 +289,7 @@ mlir::tg::fusion::matchAttentionGrad(ExpOp exp, Refusal &refusal) {
   }
   MatmulOp dqMatmul;
   TransposeOp gT;
-  for (Operation *user : g.getUsers()) {
+  for (Operation *user : chainUsers(g)) {
     if (auto mm = dyn_cast<MatmulOp>(user); mm && mm.getA() == g && !dqMatmul)
       dqMatmul = mm;
     else if (auto t = dyn_cast<TransposeOp>(user);
@@ -366,6 +418,50 @@ mlir::tg::fusion::matchAttentionGrad(ExpOp exp, Refusal &refusal) {
   gradChainOps.insert(gradOps.begin(), gradOps.end());
   m.gradChain.ops.assign(gradChainOps.begin(), gradChainOps.end());
 
+  // A branch off dZ is the gradient of a captured tensor when the score
+  // region's derivative with respect to it is dZ itself (an additive bias)
+  // and the branch sums exactly its broadcast dimensions.
+  if (!branches.empty()) {
+    ScoreRegion trial = buildScoreRegion(exp.getContext(), exp.getLoc(),
+                                         m.chain, m.z, 1.0);
+    for (Branch &branch : branches) {
+      auto gradType = cast<RankedTensorType>(branch.grad.getType());
+      SmallVector<int64_t> summed;
+      if (auto sum = dyn_cast_or_null<ReduceOp>(
+              branch.ops.empty() ? nullptr : branch.ops.front()))
+        summed.assign(sum.getDims().begin(), sum.getDims().end());
+      Value source;
+      for (auto [c, capture] : llvm::enumerate(trial.captures)) {
+        if (capture.getType() != gradType)
+          continue;
+        bool dimsMatch = true;
+        for (int d = 0; d < 4; ++d) {
+          bool broadcast = gradType.getDimSize(d) == 1 && scoreShape[d] != 1;
+          if (broadcast != llvm::is_contained(summed, int64_t(d)) &&
+              scoreShape[d] != 1)
+            dimsMatch = false;
+        }
+        if (!dimsMatch)
+          continue;
+        FailureOr<std::unique_ptr<Block>> d =
+            deriveScoreGradient(*trial.block, kFirstCaptureArg + c);
+        if (succeeded(d) && (*d)->getTerminator()->getOperand(0) ==
+                                (*d)->getArguments().back()) {
+          source = capture;
+          break;
+        }
+      }
+      if (!source)
+        return notBackward(branch.ops.empty() ? dzMul.getOperation()
+                                              : branch.ops.front(),
+                           "dZ is also used by a value that is not the "
+                           "gradient of an additive captured tensor");
+      m.captureGrads.push_back(branch.grad);
+      m.captureGradSources.push_back(source);
+      ops.insert(branch.ops.begin(), branch.ops.end());
+    }
+  }
+
   // One block, and nothing computed inside used outside (but the grads).
   ops.insert(qk);
   ops.insert(m.chain.ops.begin(), m.chain.ops.end());
@@ -380,7 +476,8 @@ mlir::tg::fusion::matchAttentionGrad(ExpOp exp, Refusal &refusal) {
   });
   for (Operation *op : ops)
     for (Value result : op->getResults()) {
-      if (result == m.dq || result == m.dk || result == m.dv)
+      if (result == m.dq || result == m.dk || result == m.dv ||
+          llvm::is_contained(m.captureGrads, result))
         continue;
       for (Operation *user : result.getUsers())
         if (!ops.contains(user))
@@ -390,15 +487,18 @@ mlir::tg::fusion::matchAttentionGrad(ExpOp exp, Refusal &refusal) {
                             opName(user) + " outside the chain");
     }
 
-  // The fused op replaces all three gradients at the last one's place.
-  for (Value grad : {m.dq, m.dk, m.dv}) {
+  // The fused op replaces all gradients at the last one's place.
+  SmallVector<Value> allGrads{m.dq, m.dk, m.dv};
+  allGrads.append(m.captureGrads.begin(), m.captureGrads.end());
+  for (Value grad : allGrads) {
     Operation *def = grad.getDefiningOp();
     if (!m.insertionPoint || m.insertionPoint->isBeforeInBlock(def))
       m.insertionPoint = def;
   }
-  for (Value grad : {m.dq, m.dk, m.dv})
+  for (Value grad : allGrads)
     for (Operation *user : grad.getUsers())
-      if (user->getBlock() != block || user->isBeforeInBlock(m.insertionPoint))
+      if (!ops.contains(user) &&
+          (user->getBlock() != block || user->isBeforeInBlock(m.insertionPoint)))
         return refuse(refusal, user,
                       "a gradient is used before the last one is computed");
   return m;

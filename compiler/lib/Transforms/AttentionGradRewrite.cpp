@@ -48,6 +48,17 @@ AttentionGradOp mlir::tg::fusion::rewriteAttentionGrad(
       state.addOperands(optional);
   state.addOperands(captures);
   state.addTypes({match.dq.getType(), match.dk.getType(), match.dv.getType()});
+  // Captured tensors' gradients: their indices among the final captures.
+  SmallVector<std::pair<int64_t, Value>> gradCaptures;
+  for (auto [grad, source] :
+       llvm::zip(match.captureGrads, match.captureGradSources)) {
+    auto it = llvm::find(region.captures, source);
+    assert(it != region.captures.end() && "a summed capture stays captured");
+    gradCaptures.push_back({it - region.captures.begin(), grad});
+  }
+  llvm::sort(gradCaptures, [](auto &a, auto &b) { return a.first < b.first; });
+  for (auto &[index, grad] : gradCaptures)
+    state.addTypes(grad.getType());
   auto &props = state.getOrAddProperties<AttentionGradOp::Properties>();
   props.operandSegmentSizes = {1,
                                1,
@@ -61,6 +72,12 @@ AttentionGradOp mlir::tg::fusion::rewriteAttentionGrad(
                                offset ? 1 : 0,
                                static_cast<int32_t>(captures.size())};
   props.scale = rewriter.getF64FloatAttr(match.chain.scale);
+  if (!gradCaptures.empty()) {
+    SmallVector<int64_t> indices;
+    for (auto &[index, grad] : gradCaptures)
+      indices.push_back(index);
+    props.grad_captures = rewriter.getDenseI64ArrayAttr(indices);
+  }
   props.causal = CausalModeAttr::get(ctx, masks.causal);
   if (masks.windowLeft)
     props.window_left = rewriter.getI64IntegerAttr(*masks.windowLeft);
@@ -79,6 +96,8 @@ AttentionGradOp mlir::tg::fusion::rewriteAttentionGrad(
   rewriter.replaceAllUsesWith(match.dq, op.getDq());
   rewriter.replaceAllUsesWith(match.dk, op.getDk());
   rewriter.replaceAllUsesWith(match.dv, op.getDv());
+  for (auto [n, entry] : llvm::enumerate(gradCaptures))
+    rewriter.replaceAllUsesWith(entry.second, op.getCaptureGrads()[n]);
   SmallVector<Operation *> roots(match.ops.begin(), match.ops.end());
   eraseDeadOps(rewriter, roots, erased);
   return op;

@@ -103,6 +103,9 @@ struct AttentionGradInputs {
 
 struct AttentionGradients {
   Value dq, dk, dv;
+  /// P * (dP - D): the gradient of the masked scores, before the chain rule
+  /// through the score math (a learnable bias's gradient sums it).
+  Value dz;
 };
 
 /// The textbook attention backward (DecomposeSdpaGrad.cpp) from the masked

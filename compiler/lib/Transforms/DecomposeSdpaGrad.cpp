@@ -11,6 +11,7 @@
 //   dS  = P * (dP - D)                 (softmax backward; 0 where masked)
 //   softcap: dS *= 1 - tanh²(s / softcap);  then dS *= scale
 //   dQ  = dS.K,  dK = dSᵀ.Q            (bias and ALiBi are additive)
+//   dbias (if asked for) = P * (dP - D) summed over the bias's broadcast dims
 // With GQA, dK and dV of the G query heads sharing a kv head are summed.
 // buildAttentionGradients is shared with tg-expand-attention, which expands
 // tg.attention_grad (its score_grad region takes the soft-cap's place).
@@ -101,6 +102,7 @@ AttentionGradients mlir::tg::detail::buildAttentionGradients(
 
   // dS = P * (dP - D), then back through the score math and the scale.
   Value dS = mul(p, sub(dP, delta));
+  grads.dz = dS;
   if (throughScores)
     dS = throughScores(dS);
   dS = mul(dS, scalar(config.scale));
@@ -141,7 +143,24 @@ struct ExpandSdpaGrad : OpRewritePattern<SdpaGradOp> {
         rewriter, loc, config, scores, in,
         scores.softcapTanh ? function_ref<Value(Value)>(throughSoftcap)
                            : function_ref<Value(Value)>());
-    rewriter.replaceOp(op, {grads.dq, grads.dk, grads.dv});
+    SmallVector<Value> results{grads.dq, grads.dk, grads.dv};
+    if (Value dbias = op.getDbias()) {
+      // The bias is added after the soft-cap: its gradient is dZ, summed
+      // over its broadcast dimensions, rounded once.
+      auto biasType = cast<RankedTensorType>(dbias.getType());
+      SmallVector<int64_t> dims;
+      for (int d = 0; d < 4; ++d)
+        if (biasType.getDimSize(d) == 1 && config.scoreShape()[d] != 1)
+          dims.push_back(d);
+      Value sum = grads.dz;
+      if (!dims.empty())
+        sum = ReduceOp::create(
+            rewriter, loc,
+            RankedTensorType::get(biasType.getShape(), rewriter.getF32Type()),
+            ReduceKind::sum, sum, dims, /*keepdim=*/true);
+      results.push_back(castElements(rewriter, loc, sum, biasType.getElementType()));
+    }
+    rewriter.replaceOp(op, results);
     return success();
   }
 };

@@ -1,10 +1,12 @@
-// tg-expand-attention: tg.attention -> primitive ops, for the attention ops
-// the fused kernel cannot run (and, with all=true, for testing), and every
-// tg.attention_grad not assigned to cuDNN (no generated kernel runs it).
+// tg-expand-attention: tg.attention and tg.attention_grad -> primitive ops,
+// for the ops neither cuDNN nor the fused kernels run (and, with all=true,
+// every one not on cuDNN, for testing).
 #include "AttentionScores.h"
 
 #include "tg/Cudnn/CudnnLowering.h"
+#include "tg/Dialect/TG/IR/ScoreGradient.h"
 #include "tg/Dialect/TG/IR/TGOps.h"
+#include "tg/Transforms/NvrtcSupport.h"
 #include "tg/Transforms/Passes.h"
 
 #include "mlir/IR/IRMapping.h"
@@ -20,26 +22,6 @@ using namespace mlir::tg::detail;
 
 static Type elementTypeOf(Value value) {
   return cast<RankedTensorType>(value.getType()).getElementType();
-}
-
-/// Whether the generated attention kernel (tg::codegen) takes `op`; keep in
-/// step with validateAttentionSpec and the plan lowering's checks.
-static bool fusedKernelSupports(AttentionOp op) {
-  Type elem = elementTypeOf(op.getQ());
-  if (!(elem.isBF16() || elem.isF16()) || elementTypeOf(op.getOutput()) != elem)
-    return false;
-  for (Value v : {op.getQ(), op.getV()}) {
-    int64_t headDim = cast<RankedTensorType>(v.getType()).getDimSize(3);
-    if (headDim % 8 != 0 || headDim > 256)
-      return false;
-  }
-  for (Value len : {op.getSeqLenQ(), op.getSeqLenKv()})
-    if (len && !elementTypeOf(len).isInteger(32))
-      return false;
-  for (Value capture : op.getCaptures())
-    if (isa<Float8E4M3FNType, Float8E5M2Type>(elementTypeOf(capture)))
-      return false;
-  return true;
 }
 
 /// A per-score region (tg.attention's `score`, tg.attention_grad's `score`
@@ -141,9 +123,17 @@ static void expand(AttentionOp op) {
 
 /// tg.attention_grad as the textbook backward that tg-decompose-sdpa writes
 /// for tg.sdpa_grad, with the score region in place of softcap/bias/ALiBi
-/// and the score_grad region (applied to the unmodified scaled scores and
-/// dZ) in place of the soft-cap's derivative.
-static void expand(AttentionGradOp op) {
+/// and the score_grad region (or, when it is empty, the chain rule derived
+/// through the score region), applied to the unmodified scaled scores and
+/// dZ, in place of the soft-cap's derivative.
+static LogicalResult expand(AttentionGradOp op) {
+  // An empty score_grad is the chain rule through the score region.
+  std::unique_ptr<Block> derived;
+  std::string whyNot;
+  FailureOr<Block *> gradBlock = scoreGradientBlock(op, derived, &whyNot);
+  if (failed(gradBlock))
+    return op.emitOpError("cannot derive the gradient of the score region: ")
+           << whyNot << "; give a score_grad region";
   OpBuilder b(op);
   Location loc = op.getLoc();
   AttentionConfig config = AttentionConfig::from(op);
@@ -153,9 +143,10 @@ static void expand(AttentionGradOp op) {
     return applyRegion(b, loc, op.getScoreBlock(), s, op.getCaptures(), {});
   };
   MaskedScores scores = buildMaskedScores(b, loc, config);
+  Value dZ; // P * (dP - D), the gradient of the modified scores
   auto throughRegion = [&](Value dz) {
-    return applyRegion(b, loc, op.getScoreGrad().front(), scaled,
-                       op.getCaptures(), dz);
+    dZ = dz;
+    return applyRegion(b, loc, **gradBlock, scaled, op.getCaptures(), dz);
   };
   AttentionGradInputs in{op.getO(),
                          op.getDO(),
@@ -163,15 +154,40 @@ static void expand(AttentionGradOp op) {
                          cast<RankedTensorType>(op.getDq().getType()),
                          cast<RankedTensorType>(op.getDk().getType()),
                          cast<RankedTensorType>(op.getDv().getType())};
-  // An empty score_grad is the identity.
   AttentionGradients grads = buildAttentionGradients(
-      b, loc, config, scores, in,
-      op.getScoreGrad().empty() ? function_ref<Value(Value)>()
-                                : function_ref<Value(Value)>(throughRegion));
+      b, loc, config, scores, in, function_ref<Value(Value)>(throughRegion));
   op.getDq().replaceAllUsesWith(grads.dq);
   op.getDk().replaceAllUsesWith(grads.dk);
   op.getDv().replaceAllUsesWith(grads.dv);
+  // Gradients of listed captures: the region's derivative with respect to
+  // the captured element times dZ, summed over the capture's broadcast
+  // dimensions, rounded once.
+  ArrayRef<int64_t> listed;
+  if (auto indices = op.getGradCaptures())
+    listed = *indices;
+  for (auto [n, index] : llvm::enumerate(listed)) {
+    FailureOr<std::unique_ptr<Block>> block = deriveScoreGradient(
+        op.getScoreBlock(), AttentionOp::kNumIndexArgs + index, &whyNot);
+    if (failed(block))
+      return op.emitOpError("cannot derive the gradient of capture ")
+             << index << ": " << whyNot;
+    Value perScore =
+        applyRegion(b, loc, **block, scaled, op.getCaptures(), dZ);
+    auto captureType = cast<RankedTensorType>(op.getCaptures()[index].getType());
+    SmallVector<int64_t> dims;
+    for (int d = 0; d < 4; ++d)
+      if (captureType.getDimSize(d) == 1)
+        dims.push_back(d);
+    Value sum = perScore;
+    if (!dims.empty())
+      sum = ReduceOp::create(
+          b, loc, RankedTensorType::get(captureType.getShape(), b.getF32Type()),
+          ReduceKind::sum, perScore, dims, /*keepdim=*/true);
+    op.getCaptureGrads()[n].replaceAllUsesWith(
+        castElements(b, loc, sum, captureType.getElementType()));
+  }
   op.erase();
+  return success();
 }
 
 /// cuDNN <= 9.15 computes the attention backward wrongly when Skv is not a
@@ -201,8 +217,6 @@ struct ExpandAttentionPass
   using ExpandAttentionBase::ExpandAttentionBase;
   void runOnOperation() override {
     SmallVector<AttentionOp> ops;
-    // No generated kernel runs tg.attention_grad: every one not on cuDNN is
-    // expanded.
     SmallVector<AttentionGradOp> grads;
     SmallVector<AttentionGradOp> onCudnn;
     getOperation().walk([&](Operation *op) {
@@ -212,16 +226,18 @@ struct ExpandAttentionPass
         return;
       }
       if (auto attention = dyn_cast<AttentionOp>(op)) {
-        if (all || !fusedKernelSupports(attention))
+        if (all || !nvrtcAttentionUnsupportedReason(attention).empty())
           ops.push_back(attention);
       } else if (auto grad = dyn_cast<AttentionGradOp>(op)) {
-        grads.push_back(grad);
+        if (all || !nvrtcAttentionGradUnsupportedReason(grad).empty())
+          grads.push_back(grad);
       }
     });
     for (AttentionOp op : ops)
       expand(op);
     for (AttentionGradOp op : grads)
-      expand(op);
+      if (failed(expand(op)))
+        return signalPassFailure();
     for (AttentionGradOp op : onCudnn)
       addFullLengthsForCudnn(op);
   }

@@ -87,3 +87,19 @@ func.func @softcap_negative(%q: tensor<1x4x8x16xf16>, %lse: tensor<1x4x8x1xf32>)
   %0:3 = tg.sdpa_grad %q, %q, %q, %q, %q, %lse {softcap = -1.0 : f64} : tensor<1x4x8x16xf16>, tensor<1x4x8x16xf16>, tensor<1x4x8x16xf16>, tensor<1x4x8x16xf16>, tensor<1x4x8x16xf16>, tensor<1x4x8x1xf32>
   return
 }
+
+// -----
+
+func.func @dbias_without_bias(%q: tensor<1x2x16x8xf32>, %lse: tensor<1x2x16x1xf32>) {
+  // expected-error @below {{'tg.sdpa_grad' op returns dbias but has no bias}}
+  %dq, %dk, %dv, %db = tg.sdpa_grad %q, %q, %q, %q, %q, %lse : tensor<1x2x16x8xf32>, tensor<1x2x16x8xf32>, tensor<1x2x16x8xf32>, tensor<1x2x16x8xf32>, tensor<1x2x16x8xf32>, tensor<1x2x16x1xf32> -> dbias tensor<1x2x16x16xf32>
+  return
+}
+
+// -----
+
+func.func @dbias_type(%q: tensor<1x2x16x8xf32>, %lse: tensor<1x2x16x1xf32>, %bias: tensor<1x2x16x16xf32>) {
+  // expected-error @below {{'tg.sdpa_grad' op dbias type 'tensor<1x1x16x16xf32>' differs from the bias's 'tensor<1x2x16x16xf32>'}}
+  %dq, %dk, %dv, %db = tg.sdpa_grad %q, %q, %q, %q, %q, %lse bias(%bias : tensor<1x2x16x16xf32>) : tensor<1x2x16x8xf32>, tensor<1x2x16x8xf32>, tensor<1x2x16x8xf32>, tensor<1x2x16x8xf32>, tensor<1x2x16x8xf32>, tensor<1x2x16x1xf32> -> dbias tensor<1x1x16x16xf32>
+  return
+}

@@ -50,3 +50,27 @@ func.func @everything(%q: tensor<2x4x16x32xf32>, %k: tensor<2x4x16x32xf32>, %v: 
   }
   return %dq, %dk, %dv : tensor<2x4x16x32xf32>, tensor<2x4x16x32xf32>, tensor<2x4x16x32xf32>
 }
+
+// A captured bias's gradient: grad_captures and one capture_grads result.
+// CHECK-LABEL: func.func @capture_grads
+// CHECK: %{{.*}}, %{{.*}}, %{{.*}}, %[[DB:.*]] = tg.attention_grad {{.*}} captures(%{{.*}} : tensor<1x4x16x16xbf16>) {grad_captures = array<i64: 0>}
+// CHECK: } capture_grads(tensor<1x4x16x16xbf16>)
+// CHECK: return %[[DB]]
+func.func @capture_grads(%q: tensor<1x4x16x8xbf16>, %lse: tensor<1x4x16x1xf32>, %bias: tensor<1x4x16x16xbf16>) -> tensor<1x4x16x16xbf16> {
+  %dq, %dk, %dv, %db = tg.attention_grad %q, %q, %q, %q, %q, %lse captures(%bias : tensor<1x4x16x16xbf16>) {grad_captures = array<i64: 0>} : tensor<1x4x16x8xbf16>, tensor<1x4x16x8xbf16>, tensor<1x4x16x8xbf16>, tensor<1x4x16x8xbf16>, tensor<1x4x16x8xbf16>, tensor<1x4x16x1xf32> score {
+  ^bb0(%s: tensor<f32>, %b: tensor<i64>, %h: tensor<i64>, %qi: tensor<i64>, %ki: tensor<i64>, %e: tensor<bf16>):
+    %ef = tg.cast %e : tensor<bf16> to tensor<f32>
+    %r = tg.add %s, %ef : tensor<f32>, tensor<f32>
+    tg.yield %r : tensor<f32>
+  } score_grad {
+  } capture_grads(tensor<1x4x16x16xbf16>)
+  return %db : tensor<1x4x16x16xbf16>
+}
+
+// tg.sdpa_grad with the bias's gradient.
+// CHECK-LABEL: func.func @sdpa_grad_dbias
+// CHECK: tg.sdpa_grad {{.*}} bias(%{{.*}} : tensor<1x4x16x16xf32>) {{.*}} -> dbias tensor<1x4x16x16xf32>
+func.func @sdpa_grad_dbias(%q: tensor<1x4x16x8xbf16>, %lse: tensor<1x4x16x1xf32>, %bias: tensor<1x4x16x16xf32>) -> tensor<1x4x16x16xf32> {
+  %dq, %dk, %dv, %db = tg.sdpa_grad %q, %q, %q, %q, %q, %lse bias(%bias : tensor<1x4x16x16xf32>) : tensor<1x4x16x8xbf16>, tensor<1x4x16x8xbf16>, tensor<1x4x16x8xbf16>, tensor<1x4x16x8xbf16>, tensor<1x4x16x8xbf16>, tensor<1x4x16x1xf32> -> dbias tensor<1x4x16x16xf32>
+  return %db : tensor<1x4x16x16xf32>
+}

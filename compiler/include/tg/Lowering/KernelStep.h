@@ -13,10 +13,11 @@
 
 namespace mlir::tg {
 class AttentionOp;
+class AttentionGradOp;
 
 /// One kernel parameter, in the kernel's parameter order.
 struct KernelArg {
-  enum class Kind { Buffer, Int64, Float32 };
+  enum class Kind { Buffer, Int64, Float32, Scratch };
   Kind kind = Kind::Buffer;
   /// For Kind::Buffer: the tensor whose device buffer is passed (a graph
   /// argument, a graph result, or an intermediate in the workspace). The
@@ -26,10 +27,27 @@ struct KernelArg {
   Value value;
   int64_t i64 = 0;
   float f32 = 0.0f;
+  /// For Kind::Scratch: a dense workspace buffer that belongs to the steps
+  /// of one op (e.g. the attention backward's f32 dQ accumulator), named by
+  /// (owner, index); every step that passes the same pair gets the same
+  /// buffer, live from its first to its last such step.
+  Operation *owner = nullptr;
+  unsigned scratchIndex = 0;
+  Type scratchElementType;
+  SmallVector<int64_t, 4> scratchShape;
 
   static KernelArg buffer(Value v) { return {Kind::Buffer, v, 0, 0.0f}; }
   static KernelArg int64(int64_t x) { return {Kind::Int64, Value(), x, 0.0f}; }
   static KernelArg float32(float x) { return {Kind::Float32, Value(), 0, x}; }
+  static KernelArg scratch(Operation *owner, unsigned index, Type elementType,
+                           ArrayRef<int64_t> shape) {
+    KernelArg arg{Kind::Scratch, Value(), 0, 0.0f};
+    arg.owner = owner;
+    arg.scratchIndex = index;
+    arg.scratchElementType = elementType;
+    arg.scratchShape.assign(shape.begin(), shape.end());
+    return arg;
+  }
 };
 
 /// A self-contained CUDA C++ kernel (compiled by NVRTC with
@@ -44,6 +62,9 @@ struct KernelStep {
   SmallVector<KernelArg> args;
   /// Tensors this step writes (each must also appear as a Buffer arg).
   SmallVector<Value> outputs;
+  /// Buffers (Buffer or Scratch args) set to zero before the launch, e.g.
+  /// accumulators the kernel adds into with atomics.
+  SmallVector<KernelArg> zeroFirst;
 
   /// Where the kernel runs: any compute capability >= `sm` (portable: cubin
   /// or PTX), or, when `archSpecific`, exactly `sm` (e.g. sm_90a wgmma code).
@@ -64,16 +85,22 @@ struct KernelStep {
 /// Emits the launch for one tg.attention op (provided by the attention
 /// kernel generator).
 using AttentionEmitter = function_ref<FailureOr<KernelStep>(AttentionOp)>;
+/// Emits the launches (in order) of one tg.attention_grad op not assigned to
+/// cuDNN (provided by the attention backward generator).
+using AttentionGradEmitter =
+    function_ref<FailureOr<SmallVector<KernelStep, 0>>(AttentionGradOp)>;
 
 /// Splits `fn` into kernel launches in program order such that running them
 /// in order computes every result of `fn`. Pointwise chains are fused into one
 /// kernel, layout ops and splat constants are folded into the loads of their
 /// users where possible, reductions/softmax/matmul/fused_matmul get their own
-/// kernels, and each tg.attention is handed to `emitAttention`. tg.sdpa and
+/// kernels, each tg.attention is handed to `emitAttention` and each
+/// tg.attention_grad not on cuDNN to `emitAttentionGrad`. tg.sdpa and
 /// tg.sdpa_grad must have been decomposed or fused before. Emits a located
 /// diagnostic and fails on anything it cannot generate.
 FailureOr<SmallVector<KernelStep, 0>>
-emitGenericKernels(func::FuncOp fn, AttentionEmitter emitAttention);
+emitGenericKernels(func::FuncOp fn, AttentionEmitter emitAttention,
+                   AttentionGradEmitter emitAttentionGrad = nullptr);
 
 } // namespace mlir::tg
 

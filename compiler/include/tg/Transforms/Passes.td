@@ -54,10 +54,10 @@ def FuseAttention : Pass<"tg-fuse-attention", "func::FuncOp"> {
     region; recognised causal, sliding-window and padding masks are lifted
     into attributes when that is provably equivalent. Transposes and
     reshapes of graph arguments feeding q, k and v (and a transpose of the
-    output that is returned) are absorbed into `tg.strides`. With
-    `backward=true` the textbook backward (what tg-decompose-sdpa writes for
-    tg.sdpa_grad) becomes one `tg.attention_grad` with the same score region
-    plus a `score_grad` region for the chain rule through it.
+    output that is returned) are absorbed into `tg.strides`. The textbook
+    backward (what tg-decompose-sdpa writes for tg.sdpa_grad) becomes one
+    `tg.attention_grad` with the same score region plus a `score_grad`
+    region for the chain rule through it (`backward=false` leaves it).
 
     Anything it cannot prove equivalent is left unchanged; with
     `report=true` (or `--tg-fusion-report`) it says why as a remark.
@@ -91,10 +91,9 @@ def FuseAttention : Pass<"tg-fuse-attention", "func::FuncOp"> {
     Option<"report", "report", "bool", /*default=*/"false",
            "Emit a remark for every attention-like chain that is not fused, "
            "saying why">,
-    Option<"backward", "backward", "bool", /*default=*/"false",
+    Option<"backward", "backward", "bool", /*default=*/"true",
            "Also fuse the attention backward (the tg.sdpa_grad "
-           "decomposition) into tg.attention_grad (off until a backend "
-           "runs tg.attention_grad)">,
+           "decomposition, or autograd's) into tg.attention_grad">,
     Option<"absorbLayout", "absorb-layout", "bool", /*default=*/"true",
            "Absorb transposes/reshapes of graph arguments and results around "
            "the fused op into tg.strides">,
@@ -154,11 +153,13 @@ def ExpandAttention : Pass<"tg-expand-attention", "func::FuncOp"> {
     descales, P scaled and cast to q's fp8 format, amax as abs and a full
     max reduction, the output scale and cast.
 
-    Every tg.attention_grad not assigned to cuDNN is expanded too (no
-    generated kernel runs it): into the textbook backward that
-    tg-decompose-sdpa writes for tg.sdpa_grad, with the score region applied
-    to the scores and the `score_grad` region (on the scaled scores and the
-    gradient dZ) in place of the soft-cap's derivative. A tg.attention_grad
+    A tg.attention_grad not assigned to cuDNN that the fused backward
+    kernels cannot run (the same rules: bf16/f16 of one type, head dims
+    multiples of 8 up to 256, i32 lengths, capture types; with `all`, every
+    one) is expanded too: into the textbook backward that tg-decompose-sdpa
+    writes for tg.sdpa_grad, with the score region applied to the scores and
+    the `score_grad` region (on the scaled scores and the gradient dZ) in
+    place of the soft-cap's derivative. A tg.attention_grad
     on cuDNN whose Skv is not a multiple of 128 and that has no sequence
     lengths gets full-length ones (constants that mask nothing), for the
     padding workaround cuDNN <= 9.15 needs (docs/cudnn.md).
@@ -180,8 +181,10 @@ def SelectBackend : Pass<"tg-select-backend", "func::FuncOp"> {
     fused_matmul; reduce and softmax stay on NVRTC, where they fuse with
     their neighbours); `backend=cudnn` asks for cuDNN wherever it can run the
     op. A `tg.backend` already on an op (written by the user) wins over the
-    option. tg.attention_grad on NVRTC is expanded by tg-expand-attention.
-    With `explain`, each choice is reported as a remark that says why.
+    option. On NVRTC, tg.attention and tg.attention_grad run on the fused
+    kernels, or, where those cannot run them, on the generic kernels after
+    tg-expand-attention. With `explain`, each choice is reported as a remark
+    that says why (and, on NVRTC, which of the two).
 
     ```mlir
     %o = tg.attention %q, %k, %v {tg.backend = "nvrtc"} ...

@@ -72,6 +72,31 @@ LogicalResult AttentionGradOp::verify() {
         {"window_right", getWindowRight()}})
     if (size && *size < 0)
       return emitOpError(name) << " must be >= 0, got " << *size;
+  // Capture gradients: listed captures, one result each, of its type.
+  ArrayRef<int64_t> gradCaptures;
+  if (auto listed = getGradCaptures())
+    gradCaptures = *listed;
+  if (gradCaptures.size() != getCaptureGrads().size())
+    return emitOpError("grad_captures lists ")
+           << gradCaptures.size() << " captures but the op has "
+           << getCaptureGrads().size() << " capture_grads results";
+  for (auto [i, index] : llvm::enumerate(gradCaptures)) {
+    if (index < 0 || index >= int64_t(getCaptures().size()))
+      return emitOpError("grad_captures entry ")
+             << index << " is not a capture index (there are "
+             << getCaptures().size() << " captures)";
+    if (i > 0 && index <= gradCaptures[i - 1])
+      return emitOpError("grad_captures must be ascending without repeats");
+    Value capture = getCaptures()[index];
+    if (!isa<FloatType>(elementOf(capture)))
+      return emitOpError("capture ")
+             << index << " of type " << capture.getType()
+             << " has no gradient (expected a float tensor)";
+    if (getCaptureGrads()[i].getType() != capture.getType())
+      return emitOpError("capture_grads result ")
+             << i << " has type " << getCaptureGrads()[i].getType()
+             << "; expected its capture's type " << capture.getType();
+  }
   SmallVector<int64_t> scores{q[0], q[1], q[2], k[2]};
   for (Value capture : getCaptures())
     if (shapeOf(capture).size() != 4 ||

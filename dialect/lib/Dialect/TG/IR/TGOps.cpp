@@ -912,6 +912,16 @@ LogicalResult SdpaGradOp::verify() {
   if (getDO().getType() != getO().getType())
     return emitOpError("d_o type ")
            << getDO().getType() << " differs from o's " << getO().getType();
+  if (Value dbias = getDbias()) {
+    if (!getBias())
+      return emitOpError("returns dbias but has no bias");
+    if (dbias.getType() != getBias().getType())
+      return emitOpError("dbias type ")
+             << dbias.getType() << " differs from the bias's "
+             << getBias().getType();
+    if (!isa<FloatType>(cast<RankedTensorType>(dbias.getType()).getElementType()))
+      return emitOpError("dbias needs a float bias, got ") << getBias().getType();
+  }
   return success();
 }
 

@@ -722,7 +722,10 @@ def TG_SdpaGradOp : TG_Op<"sdpa_grad", [Pure, AttrSizedOperandSegments,
     forward's probabilities recomputed from `stats`,
     `dv = pᵀ . d_o`, `dp = d_o . vᵀ`, `ds = p * (dp - rowsum(d_o * o))`,
     `dq = scale * ds . k`, `dk = scale * dsᵀ . q` (soft-capping and dropout
-    chain through). Mirrors the backward of
+    chain through). With a `dbias` result (a float `bias` only, of its
+    type) it also returns the bias's gradient: `dz = p * (dp - rowsum(d_o *
+    o))` summed over the bias's broadcast dimensions (the bias is added
+    after the soft-cap), for learnable biases. Mirrors the backward of
     [`torch.nn.functional.scaled_dot_product_attention`](https://pytorch.org/docs/stable/generated/torch.nn.functional.scaled_dot_product_attention.html)
     and cuDNN's SDPA backward.
 
@@ -741,7 +744,7 @@ def TG_SdpaGradOp : TG_Op<"sdpa_grad", [Pure, AttrSizedOperandSegments,
       OptionalAttr<F64Attr>:$scale, OptionalAttr<F64Attr>:$softcap,
       UnitAttr:$alibi), TG_AttentionMaskAttrs);
   let results = (outs TG_AttnTensor:$dq, TG_AttnTensor:$dk,
-                      TG_AttnTensor:$dv);
+                      TG_AttnTensor:$dv, Optional<TG_NumericTensor>:$dbias);
   let assemblyFormat = [{
     $q `,` $k `,` $v `,` $o `,` $d_o `,` $stats
     (`bias` `(` $bias^ `:` type($bias) `)`)?
@@ -749,7 +752,7 @@ def TG_SdpaGradOp : TG_Op<"sdpa_grad", [Pure, AttrSizedOperandSegments,
     (`seq_len_kv` `(` $seq_len_kv^ `:` type($seq_len_kv) `)`)?
     (`seed` `(` $seed^ `)`)? (`offset` `(` $offset^ `)`)?
     attr-dict `:` type($q) `,` type($k) `,` type($v) `,` type($o) `,`
-    type($d_o) `,` type($stats)
+    type($d_o) `,` type($stats) (`->` `dbias` type($dbias)^)?
   }];
   let hasVerifier = 1;
   let extraClassDeclaration = [{
@@ -856,11 +859,24 @@ def TG_AttentionGradOp : TG_Op<"attention_grad", [Pure,
     `score_grad` is the chain rule through the `score` region: its arguments
     are those of `score` plus the gradient `dz` of the region's result (a
     rank-0 `f32`, last), and it yields the gradient of `s`. An empty
-    `score_grad` is the identity, right for regions that only add to the
-    score or mask it (bias, ALiBi, masks); soft-capping `c * tanh(s / c)`
-    gives `dz * (1 - tanh²(s / c))`. Each gradient is rounded once to its
-    operand's element type. tg-fuse-attention produces this op from the
-    decomposed tg.sdpa_grad; it may also be written by hand.
+    `score_grad` means the compiler derives it from `score` (reverse mode
+    over the region's ops, `tg/Dialect/TG/IR/ScoreGradient.h`): the
+    identity for regions that only add to the score or mask it (bias,
+    ALiBi, masks), `dz * (1 - tanh²(s / c))` for soft-capping
+    `c * tanh(s / c)`; integer and boolean values carry no gradient,
+    float -> float casts pass it through, max/min and select send it to the
+    operand they chose. Where P = 0 (masked scores, rows without a visible
+    key) dS is 0. Each gradient is rounded once to its operand's element
+    type. tg-fuse-attention produces this op from the decomposed
+    tg.sdpa_grad (with the gradient math it found as `score_grad`); it may
+    also be written by hand.
+
+    `grad_captures` lists captures (indices into `captures`, ascending)
+    whose gradient is also returned, one `capture_grads` result each, of the
+    capture's type: the gradient of the region's result with respect to the
+    captured element (derived from `score` like an empty `score_grad`),
+    times dZ, summed over the capture's broadcast dimensions and rounded
+    once. That is dBias for a learnable additive bias (`dz`, summed).
 
     ```mlir
     %dq, %dk, %dv = tg.attention_grad %q, %k, %v, %o, %do, %lse
@@ -880,9 +896,10 @@ def TG_AttentionGradOp : TG_Op<"attention_grad", [Pure,
       Optional<TG_SeqLenTensor>:$seq_len_kv,
       Optional<TG_RngScalar>:$seed, Optional<TG_RngScalar>:$offset,
       Variadic<TG_Tensor>:$captures,
-      DefaultValuedAttr<F64Attr, "1.0">:$scale), TG_AttentionMaskAttrs);
+      DefaultValuedAttr<F64Attr, "1.0">:$scale,
+      OptionalAttr<DenseI64ArrayAttr>:$grad_captures), TG_AttentionMaskAttrs);
   let results = (outs TG_AttnTensor:$dq, TG_AttnTensor:$dk,
-                      TG_AttnTensor:$dv);
+                      TG_AttnTensor:$dv, Variadic<TG_Tensor>:$capture_grads);
   let regions = (region SizedRegion<1>:$score,
                         MaxSizedRegion<1>:$score_grad);
   let assemblyFormat = [{
@@ -894,6 +911,7 @@ def TG_AttentionGradOp : TG_Op<"attention_grad", [Pure,
     attr-dict `:` type($q) `,` type($k) `,` type($v) `,` type($o) `,`
     type($d_o) `,` type($stats)
     `score` $score `score_grad` $score_grad
+    (`capture_grads` `(` type($capture_grads)^ `)`)?
   }];
   let hasVerifier = 1;
   let hasRegionVerifier = 1;

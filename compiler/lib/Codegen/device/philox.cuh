@@ -1,6 +1,11 @@
 // ---------------------------------------------------------------------------
 // Dropout: Philox 4x32-10 and the tg.dropout keep-bit mapping
 // ---------------------------------------------------------------------------
+// tgc device library. At global scope: the forward kernel (AttentionKernel.cpp)
+// embeds this text as it is. The host copy is runtime/include/tgc/Philox.h;
+// tgc-codegen-tests compiles this file on the host against it.
+#pragma once
+
 // The element at linear index i of [B, Hq, Sq, Skv] is kept iff word i % 4 of
 // Philox4x32-10(key = (lo(seed), hi(seed)),
 //               counter = (lo(i / 4), hi(i / 4), lo(offset), hi(offset)))
@@ -46,4 +51,30 @@ __device__ __forceinline__ void dropout_keep_pair(unsigned long long i, PhiloxKe
                                          off_lo, off_hi, key);
     keep1 = w2.w0 >= threshold;
   }
+}
+
+// Keep bits of the 32 consecutive elements at linear indices [i, i + 32):
+// bit j is element i + j. Those span 8 Philox groups of four, or 9 when i is
+// not a multiple of 4.
+__device__ __forceinline__ unsigned dropout_keep_bits32(unsigned long long i, PhiloxKey key,
+                                                        unsigned long long offset, unsigned threshold) {
+  const unsigned long long first = i >> 2;
+  const int shift = static_cast<int>(i & 3);  // position of element i in its group
+  const unsigned off_lo = static_cast<unsigned>(offset), off_hi = static_cast<unsigned>(offset >> 32);
+  unsigned bits = 0;
+#pragma unroll
+  for (int g = 0; g < 9; ++g) {
+    if (g < 8 || shift != 0) {
+      const unsigned long long group = first + g;
+      const PhiloxWords w = philox4x32_10(static_cast<unsigned>(group), static_cast<unsigned>(group >> 32),
+                                          off_lo, off_hi, key);
+      const unsigned words[4] = {w.w0, w.w1, w.w2, w.w3};
+#pragma unroll
+      for (int e = 0; e < 4; ++e) {
+        const int bit = 4 * g + e - shift;  // element 4 * group + e is element i + bit
+        if (bit >= 0 && bit < 32 && words[e] >= threshold) bits |= 1u << bit;
+      }
+    }
+  }
+  return bits;
 }

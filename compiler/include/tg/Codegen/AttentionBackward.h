@@ -1,0 +1,154 @@
+#ifndef TG_CODEGEN_ATTENTIONBACKWARD_H
+#define TG_CODEGEN_ATTENTIONBACKWARD_H
+
+// CUDA C++ generation for the fused attention backward (tg.attention_grad),
+// compiled at run time by NVRTC. Plain C++17: no LLVM or MLIR.
+//
+// Three kernels, launched in this order (docs/kernels.md, "Backward"):
+//   preprocess  delta = rowsum(dO * O) per query row; zeroes the f32 dQ
+//               accumulator
+//   main        one CTA per (kv tile, kv head, batch): recomputes P from the
+//               forward's log-sum-exp, keeps dK and dV in registers (summed
+//               over the query heads of a GQA group), adds dQ into the
+//               accumulator with f32 atomics
+//   convert     dQ = scale * accumulator, rounded to the element type
+// The device code is the device library (compiler/lib/Codegen/device/:
+// attention_bwd*.cuh); the generator writes only a configuration struct, the
+// score modifier and its gradient, and the entry points. Level L0
+// (mma.sync.m16n8k16, ldmatrix, cp.async): any target from sm_80 on, cubin or
+// compute_80 PTX.
+//
+// ## Parameters (in this order; every integer is a 64-bit `long long`)
+//
+// preprocess: o, d_o (const T*, [B, Hq, Sq, Dv] at their strides), delta
+//   (float*, [B, Hq, Sq]), dq_accum (float*, [B, Hq, Sq, Dqk]), num_heads_q,
+//   seq_len_q, o_stride_b/h/s, do_stride_b/h/s.  (10 parameters)
+// main:
+//    0 q, 1 k, 2 v, 3 d_o      const T*       at their strides
+//    4 lse                     const float*   [B, Hq, Sq] (the forward's stats)
+//    5 delta                   const float*   [B, Hq, Sq] (preprocess)
+//    6 dq_accum                float*         [B, Hq, Sq, Dqk] (zeroed by preprocess)
+//    7 dk, 8 dv                T*             [B, Hkv, Skv, D] at their strides
+//    9 seq_lens_q, 10 seq_lens_kv   const int*        [B] (padding) or null
+//   11 dropout_seed, 12 dropout_offset   const long long*  scalars or null
+//   13 batch, 14 num_heads_q, 15 seq_len_q, 16 seq_len_kv
+//   17-19 q strides (b, h, s), 20-22 k, 23-25 v, 26-28 d_o, 29-31 dk, 32-34 dv
+//   then 5 per capture: const C* capture, stride_b, stride_h, stride_q, stride_kv
+//   then 5 per capture gradient: float* accumulator (zeroed before the
+//   launch), stride_b, stride_h, stride_q, stride_kv (0 along the capture's
+//   broadcast dimensions, so that they sum)
+// convert: dq_accum (const float*), dq (T*), num_heads_q, seq_len_q,
+//   dq_stride_b/h/s.  (7 parameters)
+// capture gradient conversion (attentionBackwardCaptureGradConvert): src
+//   (const float*, dense [d0, d1, d2, d3]), dst (T*), d0..d3, dst strides
+//   (4).  (10 parameters)
+//
+// Pointers must be 16-byte aligned and b/h/s strides multiples of 8 elements.
+
+#include "tg/Codegen/AttentionKernel.h"
+
+#include <array>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace tg::codegen {
+
+/// The main kernel's tiling: kBlockN keys per CTA, query tiles of kBlockM
+/// rows, and how the warps split each of the three products.
+struct AttentionBackwardTile {
+  int blockM = 64;       // query rows per iteration
+  int blockN = 128;      // keys per CTA
+  int warps = 8;
+  int warpsKeysS = 4;    // S^T, dP^T: warps over keys (the others over queries)
+  int warpsKeysKV = 4;   // dK, dV: warps over keys (the others over head dims)
+  int warpsRowsQ = 2;    // dQ: warps over query rows (the others over head dims)
+  int qStages = 1;       // Q/dO buffers: 2 = the next tile loads during this one
+  int minBlocksPerSM = 1;
+};
+
+/// The gradient of one captured tensor (tg.attention_grad's grad_captures):
+/// C++ statements that assign `float dcap`, the derivative of the modified
+/// score with respect to the captured element times `dz`, from `s`, `dz`,
+/// the indices and the captures. The kernel adds it, where P != 0, into an
+/// f32 accumulator with atomics.
+struct AttentionCaptureGradient {
+  std::string capture; // the capture's name
+  std::string statements;
+};
+
+struct AttentionBackwardSpec {
+  AttentionElementType elementType = AttentionElementType::BF16;
+  int headDimQK = 128; // multiple of 8, <= 256
+  int headDimV = 128;  // multiple of 8, <= 256
+  int numHeadsQ = 1;
+  int numHeadsKV = 1;
+
+  AttentionCausalMode causal = AttentionCausalMode::None;
+  std::optional<int64_t> windowLeft, windowRight;
+  bool hasSeqLenQ = false, hasSeqLenKv = false;
+  double dropoutProbability = 0.0;
+  double scale = 1.0;
+
+  /// C++ statements that rewrite `float s` (the scaled score), as in
+  /// AttentionForwardSpec; empty means identity.
+  std::string scoreModifier;
+  /// C++ statements that assign `float ds`, the gradient of the scaled score,
+  /// from `s` (the scaled score before the modifier), `dz` (the gradient of
+  /// the modified score), the indices and the captures. Empty: ds = dz.
+  std::string scoreGradient;
+  std::vector<AttentionCapture> captures;
+  std::vector<AttentionCaptureGradient> captureGradients;
+
+  /// Target compute capability: selects the tile (shared memory).
+  int targetSm = 80;
+  std::optional<AttentionBackwardTile> tileOverride;
+};
+
+/// One kernel of the backward and its launch configuration.
+struct AttentionBackwardLaunch {
+  std::string source; // complete translation unit, no #include needed
+  std::string entry;  // extern "C" __global__ name
+  unsigned threads = 0;
+  unsigned sharedBytes = 0;
+  unsigned numParams = 0;
+  /// Grid for batch B, Hq query heads / Hkv kv heads, Sq query and Skv key rows.
+  std::array<unsigned, 3> gridFor(int64_t batch, int64_t numHeadsQ, int64_t numHeadsKV,
+                                  int64_t seqLenQ, int64_t seqLenKV) const;
+  /// x = ceil(rows / rowsPerBlockX), y = heads (query or kv), z = batch.
+  int rowsPerBlockX = 1;
+  bool overKvHeads = false;
+};
+
+struct AttentionBackwardKernels {
+  AttentionBackwardLaunch preprocess, main, convert;
+  AttentionBackwardTile tile;
+};
+
+/// Empty if the spec is supported, else what is wrong.
+std::string validateAttentionBackwardSpec(const AttentionBackwardSpec &spec);
+
+/// Empty if `tile` can run `spec` (warps tile every product exactly, the
+/// shared memory fits `targetSm`), else why not.
+std::string validateAttentionBackwardTile(const AttentionBackwardSpec &spec,
+                                          const AttentionBackwardTile &tile);
+
+/// The tile used without an override: the first of the table's candidates
+/// that fits the target's shared memory.
+AttentionBackwardTile defaultAttentionBackwardTile(const AttentionBackwardSpec &spec);
+
+/// Dynamic shared memory of the main kernel.
+unsigned attentionBackwardSharedBytes(const AttentionBackwardSpec &spec,
+                                      const AttentionBackwardTile &tile);
+
+std::optional<AttentionBackwardKernels>
+generateAttentionBackward(const AttentionBackwardSpec &spec, std::string *error = nullptr);
+
+/// The kernel that rounds a capture gradient's f32 accumulator (dense, 4-d)
+/// into its element type (bf16 or f16) at the result's strides. Launch:
+/// grid (ceil(n / 1024), 1, 1) for n elements, 256 threads.
+AttentionBackwardLaunch attentionBackwardCaptureGradConvert(AttentionElementType type);
+
+} // namespace tg::codegen
+
+#endif // TG_CODEGEN_ATTENTIONBACKWARD_H

@@ -1,0 +1,27 @@
+#ifndef TG_TRANSFORMS_NVRTCKERNELSPECS_H
+#define TG_TRANSFORMS_NVRTCKERNELSPECS_H
+
+// The generated attention kernels' specs built from tg ops (the rules of
+// NvrtcSupport.h). This header brings in namespace ::tg (tg::codegen): in a
+// file that also uses namespace mlir, write mlir::tg:: and ::tg:: in full.
+
+#include "tg/Codegen/AttentionBackward.h"
+#include "tg/Dialect/TG/IR/TGOps.h"
+
+#include <optional>
+#include <string>
+
+namespace mlir::tg {
+
+/// The capture element types the generated kernels read.
+std::optional<::tg::codegen::CaptureType> nvrtcCaptureType(Type elementType);
+
+/// The backward kernel spec of `op` for `targetSm`, without the score
+/// region's C++ (the plan lowering adds it; captures are named capture0,
+/// capture1, ...), or, in `reason`, why the fused backward cannot run it.
+std::optional<::tg::codegen::AttentionBackwardSpec>
+nvrtcAttentionGradSpec(AttentionGradOp op, int targetSm, std::string &reason);
+
+} // namespace mlir::tg
+
+#endif // TG_TRANSFORMS_NVRTCKERNELSPECS_H

@@ -1,0 +1,26 @@
+#ifndef TG_TRANSFORMS_NVRTCSUPPORT_H
+#define TG_TRANSFORMS_NVRTCSUPPORT_H
+
+// What the generated attention kernels (tg::codegen) run: one rule each for
+// the forward and the backward, used by tg-select-backend (to explain),
+// tg-expand-attention (to expand the rest) and the plan lowering (to build
+// the kernel spec).
+
+// (The kernel specs themselves: NvrtcKernelSpecs.h.)
+
+#include "tg/Dialect/TG/IR/TGOps.h"
+
+#include <string>
+
+namespace mlir::tg {
+
+/// Why the fused forward kernel cannot run `op` (empty: it can). Strides are
+/// checked when the plan is built.
+std::string nvrtcAttentionUnsupportedReason(AttentionOp op);
+
+/// Why the fused backward kernels cannot run `op` (empty: they can).
+std::string nvrtcAttentionGradUnsupportedReason(AttentionGradOp op);
+
+} // namespace mlir::tg
+
+#endif // TG_TRANSFORMS_NVRTCSUPPORT_H

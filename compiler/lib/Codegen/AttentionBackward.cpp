@@ -1,0 +1,514 @@
+// Emits the fused attention backward (AttentionBackward.h): three
+// translation units, each the device library's headers it uses, then what
+// depends on the spec: a configuration struct, the score modifier and its
+// gradient, and the entry point that calls the library's kernel template.
+
+#include "tg/Codegen/AttentionBackward.h"
+
+#include "DeviceLibrary.h"
+#include "SourceTemplate.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstdio>
+#include <sstream>
+
+namespace tg::codegen {
+
+std::array<unsigned, 3> AttentionBackwardLaunch::gridFor(int64_t batch, int64_t numHeadsQ,
+                                                         int64_t numHeadsKV, int64_t seqLenQ,
+                                                         int64_t seqLenKV) const {
+  int64_t rows = overKvHeads ? seqLenKV : seqLenQ;
+  int64_t blocks = (rows + rowsPerBlockX - 1) / rowsPerBlockX;
+  return {static_cast<unsigned>(std::max<int64_t>(blocks, 1)),
+          static_cast<unsigned>(overKvHeads ? numHeadsKV : numHeadsQ), static_cast<unsigned>(batch)};
+}
+
+namespace {
+
+/// Rows per CTA of the preprocess and convert kernels
+/// (device/attention_bwd_preprocess.cuh: kRowKernelRows, kRowKernelThreads).
+constexpr int kRowKernelRows = 16;
+constexpr unsigned kRowKernelThreads = 128;
+
+constexpr int64_t kWindowClamp = int64_t(1) << 30;
+int64_t clampWindow(int64_t w) { return std::max(-kWindowClamp, std::min(kWindowClamp, w)); }
+
+bool hasUpperBound(const AttentionBackwardSpec &spec) {
+  return spec.causal != AttentionCausalMode::None || spec.windowRight.has_value();
+}
+
+/// Last visible key relative to the diagonal (kv <= diag + this); the
+/// forward's rule (AttentionKernel.cpp).
+int64_t rightLimit(const AttentionBackwardSpec &spec) {
+  if (spec.causal != AttentionCausalMode::None)
+    return spec.windowRight ? std::min<int64_t>(0, clampWindow(*spec.windowRight)) : 0;
+  return spec.windowRight ? clampWindow(*spec.windowRight) : 0;
+}
+
+bool isIdentifier(const std::string &name) {
+  if (name.empty() || !(std::isalpha((unsigned char)name[0]) || name[0] == '_'))
+    return false;
+  return std::all_of(name.begin(), name.end(),
+                     [](char c) { return std::isalnum((unsigned char)c) || c == '_'; });
+}
+
+/// Names the score modifier's and gradient's scope already defines.
+bool isReservedName(const std::string &name) {
+  for (const char *r : {"s", "b", "h", "q_idx", "kv_idx", "dz", "ds", "tg", "raw"})
+    if (name == r)
+      return true;
+  return name.rfind("__", 0) == 0 || name.rfind("ptr_", 0) == 0 || name.rfind("grad_", 0) == 0 ||
+         (name.size() > 1 && name[0] == 'k' && std::isupper((unsigned char)name[1]));
+}
+
+struct CaptureAccess {
+  const char *pointerType; // element in global memory
+  const char *valueType;   // what the score modifier sees
+  const char *convert;     // expression of `raw` giving valueType
+};
+
+CaptureAccess captureAccess(CaptureType type) {
+  switch (type) {
+  case CaptureType::F32:
+    return {"float", "float", "raw"};
+  case CaptureType::F16:
+    return {"unsigned short", "float", "tg::device::to_float<tg::device::Elem::F16>(raw)"};
+  case CaptureType::BF16:
+    return {"unsigned short", "float", "tg::device::to_float<tg::device::Elem::BF16>(raw)"};
+  case CaptureType::I32:
+    return {"int", "long long", "static_cast<long long>(raw)"};
+  case CaptureType::I64:
+    return {"long long", "long long", "raw"};
+  case CaptureType::I8:
+    return {"signed char", "long long", "static_cast<long long>(raw)"};
+  case CaptureType::Bool:
+    return {"unsigned char", "bool", "raw != 0"};
+  }
+  return {"float", "float", "raw"};
+}
+
+const char *elemName(AttentionElementType type) {
+  return type == AttentionElementType::BF16 ? "tg::device::Elem::BF16" : "tg::device::Elem::F16";
+}
+
+/// FNV-1a: distinct entry names for distinct variants (logs, profiles).
+uint32_t fnv1a(const std::string &text) {
+  uint32_t hash = 2166136261u;
+  for (unsigned char c : text)
+    hash = (hash ^ c) * 16777619u;
+  return hash;
+}
+
+std::string indent(const std::string &statements, const std::string &prefix) {
+  std::ostringstream os;
+  std::istringstream lines(statements);
+  for (std::string line; std::getline(lines, line);)
+    os << prefix << line << "\n";
+  return os.str();
+}
+
+class BackwardEmitter {
+public:
+  BackwardEmitter(const AttentionBackwardSpec &spec, AttentionBackwardTile tile)
+      : spec(spec), tile(tile) {}
+
+  AttentionBackwardKernels emit() const;
+
+private:
+  std::string summary() const;
+  std::string configuration() const;
+  std::string scoreMod() const;
+  AttentionBackwardLaunch preprocess() const;
+  AttentionBackwardLaunch main() const;
+  AttentionBackwardLaunch convert() const;
+
+  const AttentionBackwardSpec &spec;
+  AttentionBackwardTile tile;
+};
+
+std::string BackwardEmitter::summary() const {
+  std::ostringstream os;
+  os << "// spec:  " << toString(spec.elementType) << ", head dim qk " << spec.headDimQK << " / v "
+     << spec.headDimV << ", " << spec.numHeadsQ << " query heads / " << spec.numHeadsKV
+     << " kv heads\n";
+  os << "//        causal " << toString(spec.causal) << ", window left "
+     << (spec.windowLeft ? std::to_string(*spec.windowLeft) : "none") << " right "
+     << (spec.windowRight ? std::to_string(*spec.windowRight) : "none") << ", padding q "
+     << (spec.hasSeqLenQ ? "yes" : "no") << " kv " << (spec.hasSeqLenKv ? "yes" : "no") << "\n";
+  os << "//        dropout " << spec.dropoutProbability << ", scale " << spec.scale
+     << ", score modifier " << (spec.scoreModifier.empty() ? "no" : "yes") << ", score gradient "
+     << (spec.scoreGradient.empty() ? "identity" : "yes") << ", " << spec.captures.size()
+     << " captures, " << spec.captureGradients.size() << " capture gradients\n";
+  os << "// tile:  " << tile.blockN << " keys per CTA x query tiles of " << tile.blockM << " rows, "
+     << tile.warps << " warps (S^T " << tile.warpsKeysS << "x" << tile.warps / tile.warpsKeysS
+     << ", dK/dV " << tile.warpsKeysKV << "x" << tile.warps / tile.warpsKeysKV << ", dQ "
+     << tile.warpsRowsQ << "x" << tile.warps / tile.warpsRowsQ << "), " << tile.qStages
+     << " Q/dO buffer" << (tile.qStages > 1 ? "s" : "") << ", "
+     << attentionBackwardSharedBytes(spec, tile) << " bytes of shared memory\n";
+  return os.str();
+}
+
+std::string BackwardEmitter::configuration() const {
+  bool upper = hasUpperBound(spec);
+  bool dropout = spec.dropoutProbability > 0.0;
+  SourceTemplate t;
+  t.set("ELEM", elemName(spec.elementType))
+      .set("HEAD_DIM_QK", spec.headDimQK)
+      .set("HEAD_DIM_V", spec.headDimV)
+      .set("BLOCK_M", tile.blockM)
+      .set("BLOCK_N", tile.blockN)
+      .set("WARPS", tile.warps)
+      .set("KEYS_S", tile.warpsKeysS)
+      .set("KEYS_KV", tile.warpsKeysKV)
+      .set("ROWS_Q", tile.warpsRowsQ)
+      .set("Q_STAGES", tile.qStages)
+      .set("MIN_BLOCKS", tile.minBlocksPerSM)
+      .set("GROUP", spec.numHeadsQ / spec.numHeadsKV)
+      .set("UPPER", upper ? "true" : "false")
+      .set("RIGHT_LIMIT", upper ? rightLimit(spec) : 0)
+      .set("LEFT", spec.windowLeft ? "true" : "false")
+      .set("WINDOW_LEFT", spec.windowLeft ? clampWindow(*spec.windowLeft) : 0)
+      .set("BOTTOM_RIGHT", spec.causal == AttentionCausalMode::BottomRight ? "true" : "false")
+      .set("SEQ_LEN_Q", spec.hasSeqLenQ ? "true" : "false")
+      .set("SEQ_LEN_KV", spec.hasSeqLenKv ? "true" : "false")
+      .set("DROPOUT", dropout ? "true" : "false")
+      .set("THRESHOLD", std::to_string(dropoutThreshold(spec.dropoutProbability)) + "u")
+      .set("RESCALE", floatLiteral(dropout ? 1.0 / (1.0 - spec.dropoutProbability) : 1.0))
+      .set("SCORE_MOD", spec.scoreModifier.empty() ? "false" : "true")
+      .set("SCORE_GRAD", spec.scoreGradient.empty() ? "false" : "true")
+      .set("CAPTURE_GRADS", spec.captureGradients.empty() ? "false" : "true")
+      .set("SCALE", floatLiteral(spec.scale))
+      .set("SMEM", attentionBackwardSharedBytes(spec, tile));
+  return t.expand(R"cuda(
+// ---------------------------------------------------------------------------
+// Configuration (device/attention_bwd.cuh: BackwardLayout, attention_backward)
+// ---------------------------------------------------------------------------
+struct BackwardConfig {
+  static constexpr tg::device::Elem kElem = $(ELEM);
+  static constexpr int kHeadDimQK = $(HEAD_DIM_QK), kHeadDimV = $(HEAD_DIM_V);
+  static constexpr int kBlockM = $(BLOCK_M);  // query rows per iteration
+  static constexpr int kBlockN = $(BLOCK_N);  // keys per CTA
+  static constexpr int kWarps = $(WARPS), kMinBlocksPerSM = $(MIN_BLOCKS);
+  static constexpr int kWarpsKeysS = $(KEYS_S);   // S^T, dP^T: warps over keys
+  static constexpr int kWarpsKeysKV = $(KEYS_KV); // dK, dV: warps over keys
+  static constexpr int kWarpsRowsQ = $(ROWS_Q);   // dQ: warps over query rows
+  static constexpr int kQStages = $(Q_STAGES);    // Q/dO buffers
+  static constexpr long long kGroup = $(GROUP);   // query heads per kv head
+  // Masks relative to the diagonal diag = q_idx + diag_shift (bottom-right:
+  // diag_shift = len_kv - len_q): kv_idx <= diag + kRightLimit (kUpper),
+  // kv_idx >= diag - kWindowLeft (kLeft).
+  static constexpr bool kUpper = $(UPPER);
+  static constexpr int kRightLimit = $(RIGHT_LIMIT);
+  static constexpr bool kLeft = $(LEFT);
+  static constexpr int kWindowLeft = $(WINDOW_LEFT);
+  static constexpr bool kBottomRight = $(BOTTOM_RIGHT);
+  static constexpr bool kSeqLenQ = $(SEQ_LEN_Q), kSeqLenKv = $(SEQ_LEN_KV);
+  // Dropout: keep iff the Philox word >= floor(p * 2^32); kept P scaled by 1 / (1 - p).
+  static constexpr bool kDropout = $(DROPOUT);
+  static constexpr unsigned kDropoutThreshold = $(THRESHOLD);
+  static constexpr float kDropoutRescale = $(RESCALE);
+  static constexpr bool kScoreMod = $(SCORE_MOD);   // ScoreMod::apply
+  static constexpr bool kScoreGrad = $(SCORE_GRAD); // ScoreMod::gradient (else ds = dz)
+  static constexpr bool kCaptureGrads = $(CAPTURE_GRADS); // ScoreMod::add_capture_gradients
+  static constexpr float kScale = $(SCALE);         // s = kScale * (q . k)
+  static constexpr unsigned kSharedBytes = $(SMEM);
+};
+)cuda");
+}
+
+std::string BackwardEmitter::scoreMod() const {
+  std::ostringstream os;
+  os << R"cuda(
+// ---------------------------------------------------------------------------
+// Score modifier (tg.attention_grad's score region) and its gradient
+// (score_grad). Captured tensors broadcast to [B, Hq, Sq, Skv] through
+// their strides (0 along broadcast dimensions).
+// ---------------------------------------------------------------------------
+struct ScoreMod {
+)cuda";
+  for (const AttentionCapture &c : spec.captures)
+    os << "  const " << captureAccess(c.type).pointerType << " *ptr_" << c.name << ";  // "
+       << toString(c.type) << "\n  long long " << c.name << "_stride_b, " << c.name << "_stride_h, "
+       << c.name << "_stride_q, " << c.name << "_stride_kv;\n";
+  for (const AttentionCaptureGradient &g : spec.captureGradients)
+    os << "  float *grad_" << g.capture << ";  // f32 accumulator of " << g.capture
+       << "'s gradient\n  long long " << g.capture << "_grad_stride_b, " << g.capture
+       << "_grad_stride_h, " << g.capture << "_grad_stride_q, " << g.capture << "_grad_stride_kv;\n";
+  for (const AttentionCapture &c : spec.captures) {
+    CaptureAccess a = captureAccess(c.type);
+    os << "  __device__ __forceinline__ " << a.valueType << " " << c.name
+       << "_at(long long b, long long h, long long q_idx, long long kv_idx) const {\n"
+       << "    const " << a.pointerType << " raw = ptr_" << c.name << "[b * " << c.name
+       << "_stride_b + h * " << c.name << "_stride_h + q_idx * " << c.name << "_stride_q + kv_idx * "
+       << c.name << "_stride_kv];\n"
+       << "    return " << a.convert << ";\n  }\n";
+  }
+  std::string loads;
+  for (const AttentionCapture &c : spec.captures)
+    loads += "    [[maybe_unused]] const " + std::string(captureAccess(c.type).valueType) + " " +
+             c.name + " = " + c.name + "_at(b, h, q_idx, kv_idx);\n";
+  os << "  __device__ __forceinline__ float apply(float s, long long b, long long h, long long q_idx,\n"
+     << "                                        long long kv_idx) const {\n"
+     << loads << "    {  // --- score modifier ---\n"
+     << indent(spec.scoreModifier, "      ") << "    }\n    return s;\n  }\n";
+  os << "  __device__ __forceinline__ float gradient(float s, long long b, long long h, long long q_idx,\n"
+     << "                                           long long kv_idx, float dz) const {\n"
+     << loads << "    float ds = dz;\n    {  // --- gradient of the score modifier ---\n"
+     << indent(spec.scoreGradient, "      ") << "    }\n    return ds;\n  }\n";
+  os << "  __device__ __forceinline__ void add_capture_gradients(float s, long long b, long long h,\n"
+     << "                                                      long long q_idx, long long kv_idx,\n"
+     << "                                                      float dz) const {\n"
+     << loads;
+  for (const AttentionCaptureGradient &g : spec.captureGradients)
+    os << "    {  // --- gradient of " << g.capture << " ---\n      float dcap = dz;\n"
+       << indent(g.statements, "      ") << "      atomicAdd(grad_" << g.capture << " + b * " << g.capture
+       << "_grad_stride_b + h * " << g.capture << "_grad_stride_h + q_idx * " << g.capture
+       << "_grad_stride_q + kv_idx * " << g.capture << "_grad_stride_kv, dcap);\n    }\n";
+  os << "  }\n};\n";
+  return os.str();
+}
+
+AttentionBackwardLaunch BackwardEmitter::preprocess() const {
+  const std::string elem = toString(spec.elementType);
+  char entry[96];
+  std::snprintf(entry, sizeof(entry), "tg_attention_bwd_preprocess_%s_dqk%d_dv%d", elem.c_str(),
+                spec.headDimQK, spec.headDimV);
+  std::ostringstream os;
+  os << "// tgc fused attention backward: preprocess (delta = rowsum(dO * O), dQ accumulator = 0)\n"
+     << "// (generated by tg::codegen; the kernel is device/attention_bwd_preprocess.cuh)\n";
+  os << deviceLibrarySource({"attention_bwd_preprocess.cuh"});
+  os << "\nextern \"C\" __global__ void __launch_bounds__(tg::device::kRowKernelThreads)\n"
+     << entry << "(const unsigned short *__restrict__ o, const unsigned short *__restrict__ d_o,\n"
+     << "    float *__restrict__ delta, float *__restrict__ dq_accum, long long num_heads_q,\n"
+     << "    long long seq_len_q, long long o_stride_b, long long o_stride_h, long long o_stride_s,\n"
+     << "    long long do_stride_b, long long do_stride_h, long long do_stride_s) {\n"
+     << "  tg::device::attention_bwd_preprocess<" << elemName(spec.elementType) << ", "
+     << spec.headDimQK << ", " << spec.headDimV << ">(\n"
+     << "      o, d_o, delta, dq_accum, num_heads_q, seq_len_q, o_stride_b, o_stride_h, o_stride_s,\n"
+     << "      do_stride_b, do_stride_h, do_stride_s);\n}\n";
+  AttentionBackwardLaunch l;
+  l.source = os.str();
+  l.entry = entry;
+  l.threads = kRowKernelThreads;
+  l.numParams = 10;
+  l.rowsPerBlockX = kRowKernelRows;
+  return l;
+}
+
+AttentionBackwardLaunch BackwardEmitter::convert() const {
+  const std::string elem = toString(spec.elementType);
+  std::string scale = floatLiteral(spec.scale);
+  char entry[96];
+  std::snprintf(entry, sizeof(entry), "tg_attention_bwd_convert_%s_dqk%d_%08x", elem.c_str(),
+                spec.headDimQK, fnv1a(scale));
+  std::ostringstream os;
+  os << "// tgc fused attention backward: dQ = scale * accumulator, rounded\n"
+     << "// (generated by tg::codegen; the kernel is device/attention_bwd_convert.cuh)\n";
+  os << deviceLibrarySource({"attention_bwd_convert.cuh"});
+  os << "\nextern \"C\" __global__ void __launch_bounds__(tg::device::kRowKernelThreads)\n"
+     << entry << "(const float *__restrict__ dq_accum, unsigned short *__restrict__ dq,\n"
+     << "    long long num_heads_q, long long seq_len_q, long long dq_stride_b, long long dq_stride_h,\n"
+     << "    long long dq_stride_s) {\n"
+     << "  tg::device::attention_bwd_convert<" << elemName(spec.elementType) << ", " << spec.headDimQK
+     << ">(dq_accum, dq, num_heads_q, seq_len_q,\n"
+     << "      dq_stride_b, dq_stride_h, dq_stride_s, " << scale << ");\n}\n";
+  AttentionBackwardLaunch l;
+  l.source = os.str();
+  l.entry = entry;
+  l.threads = kRowKernelThreads;
+  l.numParams = 7;
+  l.rowsPerBlockX = kRowKernelRows;
+  return l;
+}
+
+AttentionBackwardLaunch BackwardEmitter::main() const {
+  std::string variant = summary() + spec.scoreModifier + "\n" + spec.scoreGradient;
+  for (const AttentionCapture &c : spec.captures)
+    variant += c.name + toString(c.type);
+  for (const AttentionCaptureGradient &g : spec.captureGradients)
+    variant += "grad " + g.capture + "\n" + g.statements;
+  char entry[96];
+  std::snprintf(entry, sizeof(entry), "tg_attention_bwd_%s_dqk%d_dv%d_%08x", toString(spec.elementType),
+                spec.headDimQK, spec.headDimV, fnv1a(variant));
+  std::ostringstream os;
+  os << "// tgc fused attention backward: main kernel (generated by tg::codegen; the kernel is\n"
+     << "// device/attention_bwd.cuh, this file adds its configuration and entry point).\n//\n"
+     << summary();
+  os << deviceLibrarySource({"attention_bwd.cuh"});
+  os << configuration();
+  os << scoreMod();
+  os << R"cuda(
+// ---------------------------------------------------------------------------
+// Entry point: one CTA per (kv tile, kv head, batch)
+// ---------------------------------------------------------------------------
+extern "C" __global__ void __launch_bounds__(BackwardConfig::kWarps * 32, BackwardConfig::kMinBlocksPerSM)
+)cuda";
+  os << entry << "(\n";
+  os << R"cuda(    const unsigned short *__restrict__ q, const unsigned short *__restrict__ k,
+    const unsigned short *__restrict__ v, const unsigned short *__restrict__ d_o,
+    const float *__restrict__ lse, const float *__restrict__ delta, float *__restrict__ dq_accum,
+    unsigned short *__restrict__ dk, unsigned short *__restrict__ dv,
+    const int *__restrict__ seq_lens_q, const int *__restrict__ seq_lens_kv,
+    const long long *__restrict__ dropout_seed, const long long *__restrict__ dropout_offset,
+    long long batch, long long num_heads_q, long long seq_len_q, long long seq_len_kv,
+    long long q_stride_b, long long q_stride_h, long long q_stride_s,
+    long long k_stride_b, long long k_stride_h, long long k_stride_s,
+    long long v_stride_b, long long v_stride_h, long long v_stride_s,
+    long long do_stride_b, long long do_stride_h, long long do_stride_s,
+    long long dk_stride_b, long long dk_stride_h, long long dk_stride_s,
+    long long dv_stride_b, long long dv_stride_h, long long dv_stride_s)cuda";
+  for (const AttentionCapture &c : spec.captures)
+    os << ",\n    const " << captureAccess(c.type).pointerType << " *__restrict__ capture_" << c.name
+       << ", long long " << c.name << "_stride_b, long long " << c.name << "_stride_h, long long "
+       << c.name << "_stride_q, long long " << c.name << "_stride_kv";
+  for (const AttentionCaptureGradient &g : spec.captureGradients)
+    os << ",\n    float *__restrict__ grad_" << g.capture << ", long long " << g.capture
+       << "_grad_stride_b, long long " << g.capture << "_grad_stride_h, long long " << g.capture
+       << "_grad_stride_q, long long " << g.capture << "_grad_stride_kv";
+  os << R"cuda() {
+  const tg::device::BackwardParams params{
+      q, k, v, d_o, lse, delta, dq_accum, dk, dv, seq_lens_q, seq_lens_kv, dropout_seed, dropout_offset,
+      batch, num_heads_q, seq_len_q, seq_len_kv,
+      q_stride_b, q_stride_h, q_stride_s, k_stride_b, k_stride_h, k_stride_s,
+      v_stride_b, v_stride_h, v_stride_s, do_stride_b, do_stride_h, do_stride_s,
+      dk_stride_b, dk_stride_h, dk_stride_s, dv_stride_b, dv_stride_h, dv_stride_s};
+  const ScoreMod score_mod{)cuda";
+  for (size_t i = 0; i < spec.captures.size(); ++i) {
+    const std::string &n = spec.captures[i].name;
+    os << (i ? ",\n                           " : "") << "capture_" << n << ", " << n << "_stride_b, "
+       << n << "_stride_h, " << n << "_stride_q, " << n << "_stride_kv";
+  }
+  for (size_t i = 0; i < spec.captureGradients.size(); ++i) {
+    const std::string &n = spec.captureGradients[i].capture;
+    os << (i || !spec.captures.empty() ? ",\n                           " : "") << "grad_" << n << ", " << n
+       << "_grad_stride_b, " << n << "_grad_stride_h, " << n << "_grad_stride_q, " << n
+       << "_grad_stride_kv";
+  }
+  os << "};\n  tg::device::attention_backward<BackwardConfig>(params, score_mod);\n}\n";
+
+  AttentionBackwardLaunch l;
+  l.source = os.str();
+  l.entry = entry;
+  l.threads = unsigned(tile.warps) * 32;
+  l.sharedBytes = attentionBackwardSharedBytes(spec, tile);
+  l.numParams = 35 + 5 * unsigned(spec.captures.size() + spec.captureGradients.size());
+  l.rowsPerBlockX = tile.blockN;
+  l.overKvHeads = true;
+  return l;
+}
+
+AttentionBackwardKernels BackwardEmitter::emit() const {
+  AttentionBackwardKernels k;
+  k.preprocess = preprocess();
+  k.main = main();
+  k.convert = convert();
+  k.tile = tile;
+  return k;
+}
+
+} // namespace
+
+std::string validateAttentionBackwardSpec(const AttentionBackwardSpec &spec) {
+  std::ostringstream err;
+  for (auto [name, d] : {std::pair{"QK", spec.headDimQK}, {"V", spec.headDimV}})
+    if (d <= 0 || d % 8 != 0 || d > 256) {
+      err << "head dim " << name << " is " << d << "; expected a multiple of 8 in [8, 256]";
+      return err.str();
+    }
+  if (spec.numHeadsQ <= 0 || spec.numHeadsKV <= 0 || spec.numHeadsQ % spec.numHeadsKV != 0) {
+    err << "query heads (" << spec.numHeadsQ << ") must be a positive multiple of kv heads ("
+        << spec.numHeadsKV << ")";
+    return err.str();
+  }
+  if (!(spec.dropoutProbability >= 0.0 && spec.dropoutProbability < 1.0)) {
+    err << "dropout probability is " << spec.dropoutProbability << "; expected a value in [0, 1)";
+    return err.str();
+  }
+  if (!std::isfinite(spec.scale) || spec.scale == 0.0 ||
+      !std::isfinite(static_cast<float>(spec.scale))) {
+    err << "scale is " << spec.scale << "; expected a finite non-zero f32 value";
+    return err.str();
+  }
+  if (spec.targetSm < 80) {
+    err << "target sm_" << spec.targetSm
+        << " is not supported; the backward needs sm_80 or newer (mma.sync bf16, cp.async)";
+    return err.str();
+  }
+  for (size_t i = 0; i < spec.captures.size(); ++i) {
+    const std::string &name = spec.captures[i].name;
+    if (!isIdentifier(name) || isReservedName(name)) {
+      err << "capture #" << i << " is named '" << name
+          << "'; expected a C identifier other than s, b, h, q_idx, kv_idx, dz, ds and the "
+             "generator's own names";
+      return err.str();
+    }
+    for (size_t j = 0; j < i; ++j)
+      if (spec.captures[j].name == name) {
+        err << "capture name '" << name << "' is used twice";
+        return err.str();
+      }
+  }
+  if (!spec.captures.empty() && spec.scoreModifier.empty() && spec.scoreGradient.empty() &&
+      spec.captureGradients.empty())
+    return "captures are given but the score modifier and its gradient are empty";
+  for (size_t i = 0; i < spec.captureGradients.size(); ++i) {
+    const std::string &name = spec.captureGradients[i].capture;
+    auto capture = std::find_if(spec.captures.begin(), spec.captures.end(),
+                                [&](const AttentionCapture &c) { return c.name == name; });
+    if (capture == spec.captures.end()) {
+      err << "capture gradient #" << i << " names '" << name << "', which is not a capture";
+      return err.str();
+    }
+    if (capture->type != CaptureType::F32 && capture->type != CaptureType::BF16 &&
+        capture->type != CaptureType::F16) {
+      err << "capture '" << name << "' of type " << toString(capture->type)
+          << " has no gradient (expected f32, bf16 or f16)";
+      return err.str();
+    }
+    for (size_t j = 0; j < i; ++j)
+      if (spec.captureGradients[j].capture == name) {
+        err << "the gradient of capture '" << name << "' is asked for twice";
+        return err.str();
+      }
+  }
+  if (spec.tileOverride)
+    return validateAttentionBackwardTile(spec, *spec.tileOverride);
+  return "";
+}
+
+AttentionBackwardLaunch attentionBackwardCaptureGradConvert(AttentionElementType type) {
+  std::string entry = std::string("tg_attention_bwd_capture_grad_") + toString(type);
+  std::ostringstream os;
+  os << "// tgc fused attention backward: a captured tensor's gradient, f32 -> " << toString(type)
+     << "\n// (generated by tg::codegen; the kernel is device/attention_bwd_convert.cuh)\n";
+  os << deviceLibrarySource({"attention_bwd_convert.cuh"});
+  os << "\nextern \"C\" __global__ void __launch_bounds__(256)\n"
+     << entry << "(const float *__restrict__ src, unsigned short *__restrict__ dst, long long d0,\n"
+     << "    long long d1, long long d2, long long d3, long long stride0, long long stride1,\n"
+     << "    long long stride2, long long stride3) {\n"
+     << "  tg::device::capture_grad_convert<" << elemName(type)
+     << ">(src, dst, d0, d1, d2, d3, stride0, stride1, stride2, stride3);\n}\n";
+  AttentionBackwardLaunch l;
+  l.source = os.str();
+  l.entry = entry;
+  l.threads = 256;
+  l.numParams = 10;
+  l.rowsPerBlockX = 1024; // elements per CTA: gridFor is not used for it
+  return l;
+}
+
+std::optional<AttentionBackwardKernels> generateAttentionBackward(const AttentionBackwardSpec &spec,
+                                                                  std::string *error) {
+  std::string problem = validateAttentionBackwardSpec(spec);
+  if (!problem.empty()) {
+    if (error)
+      *error = problem;
+    return std::nullopt;
+  }
+  AttentionBackwardTile tile = spec.tileOverride ? *spec.tileOverride : defaultAttentionBackwardTile(spec);
+  return BackwardEmitter(spec, tile).emit();
+}
+
+} // namespace tg::codegen

@@ -1,0 +1,53 @@
+// tgc device library: the attention backward's preprocess kernel. Per query
+// row (b, h, q): delta = rowsum(dO * O) in f32, and the row of the f32 dQ
+// accumulator set to zero (the main kernel adds into it atomically).
+#pragma once
+#include "prelude.cuh"
+
+namespace tg::device {
+
+/// Rows per CTA of the preprocess and convert kernels (128 threads, 8 per row).
+constexpr int kRowKernelThreads = 128;
+constexpr int kRowKernelThreadsPerRow = 8;
+constexpr int kRowKernelRows = kRowKernelThreads / kRowKernelThreadsPerRow;
+
+/// Launch: grid (ceil(Sq / kRowKernelRows), Hq, B), kRowKernelThreads threads.
+/// o and d_o are [B, Hq, Sq, kHeadDimV] at their strides (elements, head dim
+/// contiguous, rows 16-byte aligned); delta is [B, Hq, Sq] and dq_accum
+/// [B, Hq, Sq, kHeadDimQK], both dense f32.
+template <Elem E, int kHeadDimQK, int kHeadDimV>
+__device__ __forceinline__ void attention_bwd_preprocess(
+    const u16 *__restrict__ o, const u16 *__restrict__ d_o, float *__restrict__ delta,
+    float *__restrict__ dq_accum, long long num_heads_q, long long seq_len_q, long long o_stride_b,
+    long long o_stride_h, long long o_stride_s, long long do_stride_b, long long do_stride_h,
+    long long do_stride_s) {
+  static_assert(kHeadDimV % 8 == 0 && kHeadDimQK % 4 == 0, "rows are read in 16-byte chunks");
+  const int tid = threadIdx.x;
+  const int part = tid % kRowKernelThreadsPerRow;  // this thread's share of the row
+  const long long row = static_cast<long long>(blockIdx.x) * kRowKernelRows + tid / kRowKernelThreadsPerRow;
+  const long long h = blockIdx.y, b = blockIdx.z;
+  const long long row_index = (b * num_heads_q + h) * seq_len_q + row;
+  float sum = 0.0f;
+  if (row < seq_len_q) {
+    const u16 *o_row = o + b * o_stride_b + h * o_stride_h + row * o_stride_s;
+    const u16 *do_row = d_o + b * do_stride_b + h * do_stride_h + row * do_stride_s;
+    for (int chunk = part; chunk < kHeadDimV / 8; chunk += kRowKernelThreadsPerRow) {
+      const uint4 ov = *reinterpret_cast<const uint4 *>(o_row + 8 * chunk);
+      const uint4 dv = *reinterpret_cast<const uint4 *>(do_row + 8 * chunk);
+      const unsigned op[4] = {ov.x, ov.y, ov.z, ov.w}, dp[4] = {dv.x, dv.y, dv.z, dv.w};
+#pragma unroll
+      for (int i = 0; i < 4; ++i)
+        sum += low_float<E>(op[i]) * low_float<E>(dp[i]) + high_float<E>(op[i]) * high_float<E>(dp[i]);
+    }
+    float4 *acc_row = reinterpret_cast<float4 *>(dq_accum + row_index * kHeadDimQK);
+    for (int i = part; i < kHeadDimQK / 4; i += kRowKernelThreadsPerRow)
+      acc_row[i] = float4{0.0f, 0.0f, 0.0f, 0.0f};
+  }
+  // The 8 threads of a row are 8 consecutive lanes.
+#pragma unroll
+  for (int step = 1; step < kRowKernelThreadsPerRow; step *= 2)
+    sum += __shfl_xor_sync(0xffffffffu, sum, step);
+  if (part == 0 && row < seq_len_q) delta[row_index] = sum;
+}
+
+} // namespace tg::device

@@ -1,0 +1,58 @@
+// tgc device library: global -> shared tile copies with cp.async (sm_80+).
+#pragma once
+#include "prelude.cuh"
+
+namespace tg::device {
+
+/// Issues the copies of rows [0, kRows) x columns [0, kCols) of a global
+/// tile (rows `row_stride` elements apart, columns contiguous) into a shared
+/// tile of row pitch kPitch elements at `smem`. Rows >= valid_rows are
+/// zero-filled without reading global memory (the end of a sequence).
+/// Columns [kCols, kPitch) are not written.
+template <int kRows, int kCols, int kPitch, int kThreads>
+__device__ __forceinline__ void load_rows_async(unsigned smem, const u16 *gmem,
+                                                long long row_stride, int valid_rows,
+                                                int tid) {
+  static_assert(kCols % 8 == 0, "rows are copied in 16-byte chunks");
+  constexpr int kChunksPerRow = kCols / 8;
+  constexpr int kChunks = kRows * kChunksPerRow;
+  // Opaque to the optimiser: otherwise the per-chunk 64-bit offsets are
+  // hoisted out of the caller's loop and pinned in registers.
+  opaque(row_stride);
+  opaque(gmem);
+#pragma unroll
+  for (int i = 0; i < (kChunks + kThreads - 1) / kThreads; ++i) {
+    const int chunk = tid + i * kThreads;
+    if (kChunks % kThreads == 0 || chunk < kChunks) {
+      const int row = chunk / kChunksPerRow;
+      const int col = (chunk % kChunksPerRow) * 8;
+      const bool valid = row < valid_rows;
+      const u16 *src = valid ? gmem + row * row_stride + col : gmem;
+      cp_async_16(smem + (row * kPitch + col) * 2, src, valid);
+    }
+  }
+}
+
+/// Issues 4-byte copies of kCount floats from global
+/// memory into shared memory; entries >= valid are zero-filled.
+template <int kCount, int kThreads>
+__device__ __forceinline__ void load_floats_async(unsigned smem, const float *gmem, int valid,
+                                                  int tid) {
+  for (int i = tid; i < kCount; i += kThreads) {
+    const bool ok = i < valid;
+    cp_async_4(smem + i * 4, ok ? gmem + i : gmem, ok);
+  }
+}
+
+/// Zeroes columns [kFrom, kTo) of rows [0, kRows) of a shared tile (the pad
+/// columns that mma k-steps read but no copy writes).
+template <int kRows, int kPitch, int kFrom, int kTo, int kThreads>
+__device__ __forceinline__ void zero_columns(u16 *tile, int tid) {
+  constexpr int kWidth = kTo - kFrom;
+  if constexpr (kWidth > 0) {
+    for (int i = tid; i < kRows * kWidth; i += kThreads)
+      tile[(i / kWidth) * kPitch + kFrom + i % kWidth] = 0;
+  }
+}
+
+} // namespace tg::device

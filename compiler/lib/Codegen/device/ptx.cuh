@@ -1,0 +1,122 @@
+// tgc device library: every inline-PTX instruction the library uses, as a
+// thin function each. The only header with asm: a host emulation of the
+// device code (tgc-codegen-tests, AttentionBackwardEmulationTest.cpp)
+// defines TG_DEVICE_HOST_EMULATION and provides these functions itself.
+#pragma once
+
+namespace tg::device {
+
+#ifndef TG_DEVICE_HOST_EMULATION
+
+// --- Conversions: two floats rounded to nearest even into a pair of 16-bit
+// elements (`lo` in the low half); an f16 element to float (exact).
+__device__ __forceinline__ unsigned cvt_pack_bf16x2(float lo, float hi) {
+  unsigned packed;
+  asm("cvt.rn.bf16x2.f32 %0, %1, %2;" : "=r"(packed) : "f"(hi), "f"(lo));
+  return packed;
+}
+__device__ __forceinline__ unsigned cvt_pack_f16x2(float lo, float hi) {
+  unsigned packed;
+  asm("cvt.rn.f16x2.f32 %0, %1, %2;" : "=r"(packed) : "f"(hi), "f"(lo));
+  return packed;
+}
+__device__ __forceinline__ float cvt_f16_to_f32(unsigned short bits) {
+  float f;
+  asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(bits));
+  return f;
+}
+
+/// 2^x on the special-function unit; ex2(-inf) = 0.
+__device__ __forceinline__ float fast_exp2(float x) {
+  float y;
+  asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
+  return y;
+}
+
+// --- Asynchronous copies (sm_80): global -> shared, zero-filled when
+// `valid` is false (nothing is read then).
+__device__ __forceinline__ void cp_async_16(unsigned dst, const void *src, bool valid) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src),
+               "r"(valid ? 16 : 0));
+}
+__device__ __forceinline__ void cp_async_4(unsigned dst, const void *src, bool valid) {
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(dst), "l"(src),
+               "r"(valid ? 4 : 0));
+}
+__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
+/// Waits until at most `kPending` committed copy groups are still in flight.
+template <int kPending>
+__device__ __forceinline__ void cp_async_wait() {
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(kPending) : "memory");
+}
+
+// --- ldmatrix: four (or two) 8x8 tiles of 16-bit elements from shared
+// memory (mma.cuh describes the layouts).
+__device__ __forceinline__ void ldmatrix_x4(unsigned address, unsigned (&r)[4]) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+               : "r"(address));
+}
+__device__ __forceinline__ void ldmatrix_x4_trans(unsigned address, unsigned (&r)[4]) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+               : "r"(address));
+}
+__device__ __forceinline__ void ldmatrix_x2(unsigned address, unsigned (&r)[2]) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x2.shared.b16 {%0, %1}, [%2];\n"
+               : "=r"(r[0]), "=r"(r[1])
+               : "r"(address));
+}
+__device__ __forceinline__ void ldmatrix_x2_trans(unsigned address, unsigned (&r)[2]) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16 {%0, %1}, [%2];\n"
+               : "=r"(r[0]), "=r"(r[1])
+               : "r"(address));
+}
+
+// --- mma.sync.m16n8k16, f32 accumulate: acc += A * B.
+__device__ __forceinline__ void mma_bf16_16x8x16(float (&acc)[4], const unsigned (&a)[4], unsigned b0,
+                                                 unsigned b1) {
+  asm("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 "
+      "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
+      : "+f"(acc[0]), "+f"(acc[1]), "+f"(acc[2]), "+f"(acc[3])
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+}
+__device__ __forceinline__ void mma_f16_16x8x16(float (&acc)[4], const unsigned (&a)[4], unsigned b0,
+                                                unsigned b1) {
+  asm("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 "
+      "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
+      : "+f"(acc[0]), "+f"(acc[1]), "+f"(acc[2]), "+f"(acc[3])
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+}
+
+/// Makes a 64-bit value opaque to the optimiser (keeps it from hoisting
+/// address arithmetic that depends on it out of a loop).
+template <class T>
+__device__ __forceinline__ void opaque(T &value) {
+  static_assert(sizeof(T) == 8, "64-bit values");
+  asm volatile("" : "+l"(value));
+}
+
+#else // The host emulation defines these.
+
+unsigned cvt_pack_bf16x2(float lo, float hi);
+unsigned cvt_pack_f16x2(float lo, float hi);
+float cvt_f16_to_f32(unsigned short bits);
+float fast_exp2(float x);
+void cp_async_16(unsigned dst, const void *src, bool valid);
+void cp_async_4(unsigned dst, const void *src, bool valid);
+void cp_async_commit();
+template <int kPending>
+void cp_async_wait();
+void ldmatrix_x4(unsigned address, unsigned (&r)[4]);
+void ldmatrix_x4_trans(unsigned address, unsigned (&r)[4]);
+void ldmatrix_x2(unsigned address, unsigned (&r)[2]);
+void ldmatrix_x2_trans(unsigned address, unsigned (&r)[2]);
+void mma_bf16_16x8x16(float (&acc)[4], const unsigned (&a)[4], unsigned b0, unsigned b1);
+void mma_f16_16x8x16(float (&acc)[4], const unsigned (&a)[4], unsigned b0, unsigned b1);
+template <class T>
+void opaque(T &value);
+
+#endif // TG_DEVICE_HOST_EMULATION
+
+} // namespace tg::device

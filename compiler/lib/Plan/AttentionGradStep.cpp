@@ -1,0 +1,298 @@
+// tg.attention_grad -> the three launches of the fused backward
+// (compiler/include/tg/Codegen/AttentionBackward.h documents their
+// parameters).
+#include "AttentionGradStep.h"
+
+#include "tg/Codegen/AttentionBackward.h"
+#include "tg/Dialect/TG/IR/ScoreGradient.h"
+#include "tg/Dialect/TG/IR/TGOps.h"
+#include "tg/Lowering/CudaPrelude.h"
+#include "tg/Lowering/ScalarExpr.h"
+#include "tg/Transforms/NvrtcKernelSpecs.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/Diagnostics.h"
+
+using namespace mlir;
+using namespace mlir::tg;
+namespace cg = ::tg::codegen;
+
+/// Scratch buffers of one op's steps (KernelArg::scratch indices); capture
+/// gradient n's f32 accumulator is kCaptureGrad0 + n.
+enum ScratchIndex : unsigned { kDelta = 0, kDqAccum = 1, kCaptureGrad0 = 2 };
+
+static bool isIdentityRegion(Block &block) {
+  auto yield = cast<YieldOp>(block.getTerminator());
+  return yield.getValues().size() == 1 &&
+         yield.getValues()[0] == block.getArgument(0);
+}
+
+FailureOr<SmallVector<KernelStep, 0>> mlir::tg::emitAttentionGradSteps(
+    AttentionGradOp op, int targetSm,
+    function_ref<SmallVector<int64_t>(Value)> stridesOf) {
+  std::string reason;
+  std::optional<cg::AttentionBackwardSpec> base =
+      nvrtcAttentionGradSpec(op, 80, reason);
+  if (!base)
+    return op.emitOpError("has no fused backward kernel: ")
+           << reason << " (tg-expand-attention expands such ops)";
+  cg::AttentionBackwardSpec spec = *base;
+
+  // The score region and its gradient as C++ statements.
+  SmallVector<std::string> argNames{"s", "b", "h", "q_idx", "kv_idx"};
+  for (const cg::AttentionCapture &c : spec.captures)
+    argNames.push_back(c.name);
+  if (!isIdentityRegion(op.getScoreBlock())) {
+    FailureOr<std::string> body = emitScalarRegion(op.getScore(), argNames, "s");
+    if (failed(body))
+      return failure();
+    spec.scoreModifier = *body;
+  }
+  // The score_grad region, or the chain rule derived through `score`; a
+  // gradient that is dz itself (bias, ALiBi, masks) needs no code.
+  std::unique_ptr<Block> derived;
+  std::string whyNot;
+  FailureOr<Block *> gradBlock = scoreGradientBlock(op, derived, &whyNot);
+  if (failed(gradBlock))
+    return op.emitOpError("cannot derive the gradient of the score region: ")
+           << whyNot << "; give a score_grad region";
+  Block &grad = **gradBlock;
+  Value yielded = grad.getTerminator()->getOperand(0);
+  if (yielded != grad.getArguments().back()) {
+    SmallVector<std::string> gradArgs = argNames;
+    gradArgs.push_back("dz");
+    // emitScalarRegion reads a region: lend it the block for the call.
+    Region region;
+    bool lent = derived != nullptr;
+    if (lent)
+      region.push_back(derived.release());
+    FailureOr<std::string> body = emitScalarRegion(
+        lent ? region : op.getScoreGrad(), gradArgs, "ds");
+    if (failed(body))
+      return failure();
+    spec.scoreGradient = *body;
+  }
+
+  // Gradients of listed captures: the derivative with respect to the
+  // captured element, as C++ that assigns `dcap`.
+  ArrayRef<int64_t> listed;
+  if (auto indices = op.getGradCaptures())
+    listed = *indices;
+  for (int64_t index : listed) {
+    FailureOr<std::unique_ptr<Block>> block = deriveScoreGradient(
+        op.getScoreBlock(), AttentionOp::kNumIndexArgs + index, &whyNot);
+    if (failed(block))
+      return op.emitOpError("cannot derive the gradient of capture ")
+             << index << ": " << whyNot;
+    SmallVector<std::string> gradArgs = argNames;
+    gradArgs.push_back("dz");
+    Region region;
+    region.push_back(block->release());
+    FailureOr<std::string> body = emitScalarRegion(region, gradArgs, "dcap");
+    if (failed(body))
+      return failure();
+    spec.captureGradients.push_back({spec.captures[index].name, *body});
+  }
+
+  // Layouts: head dims contiguous, 16-byte rows; stats dense.
+  auto checkLayout = [&](Value value,
+                         StringRef what) -> FailureOr<SmallVector<int64_t>> {
+    SmallVector<int64_t> strides = stridesOf(value);
+    auto type = cast<RankedTensorType>(value.getType());
+    if (strides[3] != 1)
+      return op.emitOpError("the fused backward needs a contiguous head "
+                            "dimension (stride 1) for ")
+             << what << ", got stride " << strides[3];
+    for (int d = 0; d < 3; ++d)
+      if (strides[d] % 8 != 0 && type.getDimSize(d) > 1)
+        return op.emitOpError("the fused backward needs 16-byte aligned rows "
+                              "(strides that are multiples of 8 elements); ")
+               << what << " has stride " << strides[d] << " in dimension "
+               << d;
+    return strides;
+  };
+  SmallVector<SmallVector<int64_t>> layouts;
+  for (auto [value, what] :
+       {std::pair<Value, StringRef>{op.getQ(), "q"}, {op.getK(), "k"},
+        {op.getV(), "v"}, {op.getO(), "o"}, {op.getDO(), "d_o"},
+        {op.getDq(), "dq"}, {op.getDk(), "dk"}, {op.getDv(), "dv"}}) {
+    FailureOr<SmallVector<int64_t>> strides = checkLayout(value, what);
+    if (failed(strides))
+      return failure();
+    layouts.push_back(*strides);
+  }
+  enum { Q, K, V, O, DO, DQ, DK, DV };
+  SmallVector<int64_t> statsStrides = stridesOf(op.getStats());
+  if (statsStrides !=
+      rowMajorStrides(cast<RankedTensorType>(op.getStats().getType()).getShape()))
+    return op.emitOpError("the fused backward reads the stats densely packed");
+
+  auto qType = cast<RankedTensorType>(op.getQ().getType());
+  auto kType = cast<RankedTensorType>(op.getK().getType());
+  int64_t batch = qType.getDimSize(0), heads = qType.getDimSize(1),
+          kvHeads = kType.getDimSize(1), seqQ = qType.getDimSize(2),
+          seqKv = kType.getDimSize(2);
+  // A score region is C++ over the generic kernels' helpers (rounding,
+  // casts), so their prelude comes first.
+  bool needsPrelude =
+      !spec.scoreModifier.empty() || !spec.scoreGradient.empty();
+  auto withPrelude = [&](const std::string &source) {
+    return needsPrelude ? cudaPrelude().str() + "\n" + source : source;
+  };
+  auto generate = [&](int sm) -> FailureOr<cg::AttentionBackwardKernels> {
+    cg::AttentionBackwardSpec variant = spec;
+    variant.targetSm = sm;
+    std::string error;
+    std::optional<cg::AttentionBackwardKernels> kernels =
+        cg::generateAttentionBackward(variant, &error);
+    if (!kernels)
+      return op.emitOpError("the fused backward does not support this "
+                            "configuration: ")
+             << error;
+    return *kernels;
+  };
+  auto launchStep = [&](const cg::AttentionBackwardLaunch &l, StringRef name,
+                        int sm, std::string source) {
+    KernelStep step;
+    step.name = name.str();
+    step.source = std::move(source);
+    step.entry = l.entry;
+    step.grid = l.gridFor(batch, heads, kvHeads, seqQ, seqKv);
+    step.block = {l.threads, 1, 1};
+    step.sharedBytes = l.sharedBytes;
+    step.sm = sm;
+    return step;
+  };
+  FailureOr<cg::AttentionBackwardKernels> portable = generate(80);
+  if (failed(portable))
+    return failure();
+  std::string label = std::string(cg::toString(spec.elementType)) + " hd" +
+                      std::to_string(spec.headDimQK);
+
+  Builder b(op.getContext());
+  Type f32 = b.getF32Type();
+  KernelArg delta =
+      KernelArg::scratch(op, kDelta, f32, {batch, heads, seqQ});
+  KernelArg dqAccum = KernelArg::scratch(op, kDqAccum, f32,
+                                         {batch, heads, seqQ, spec.headDimQK});
+  auto strideArgs = [&](SmallVector<KernelArg> &args, int which) {
+    for (int d = 0; d < 3; ++d)
+      args.push_back(KernelArg::int64(layouts[which][d]));
+  };
+  auto optionalBuffer = [&](Value value) {
+    return value ? KernelArg::buffer(value) : KernelArg::int64(0);
+  };
+
+  SmallVector<KernelStep, 0> steps;
+  // 1. delta = rowsum(dO * O); the dQ accumulator set to zero.
+  KernelStep pre = launchStep(portable->preprocess,
+                              "attention_grad preprocess " + label, 80,
+                              portable->preprocess.source);
+  pre.args = {KernelArg::buffer(op.getO()), KernelArg::buffer(op.getDO()),
+              delta, dqAccum, KernelArg::int64(heads), KernelArg::int64(seqQ)};
+  strideArgs(pre.args, O);
+  strideArgs(pre.args, DO);
+  steps.push_back(std::move(pre));
+
+  // 2. The main kernel: dK, dV and the dQ accumulator. The portable kernel
+  // tuned for sm_80 runs everywhere (also as PTX); a kernel tuned for a
+  // newer target is preferred on the devices that can run it.
+  KernelStep main = launchStep(portable->main, "attention_grad " + label, 80,
+                               withPrelude(portable->main.source));
+  if (targetSm > 80) {
+    FailureOr<cg::AttentionBackwardKernels> tuned = generate(targetSm);
+    if (failed(tuned))
+      return failure();
+    if (tuned->main.source != portable->main.source)
+      main.preferred.push_back(launchStep(tuned->main,
+                                          "attention_grad " + label + " sm_" +
+                                              std::to_string(targetSm),
+                                          targetSm,
+                                          withPrelude(tuned->main.source)));
+  }
+  main.args = {KernelArg::buffer(op.getQ()),
+               KernelArg::buffer(op.getK()),
+               KernelArg::buffer(op.getV()),
+               KernelArg::buffer(op.getDO()),
+               KernelArg::buffer(op.getStats()),
+               delta,
+               dqAccum,
+               KernelArg::buffer(op.getDk()),
+               KernelArg::buffer(op.getDv()),
+               optionalBuffer(op.getSeqLenQ()),
+               optionalBuffer(op.getSeqLenKv()),
+               optionalBuffer(op.getSeed()),
+               optionalBuffer(op.getOffset()),
+               KernelArg::int64(batch),
+               KernelArg::int64(heads),
+               KernelArg::int64(seqQ),
+               KernelArg::int64(seqKv)};
+  for (int which : {Q, K, V, DO, DK, DV})
+    strideArgs(main.args, which);
+  for (Value capture : op.getCaptures()) {
+    auto type = cast<RankedTensorType>(capture.getType());
+    SmallVector<int64_t> strides = stridesOf(capture);
+    main.args.push_back(KernelArg::buffer(capture));
+    for (int d = 0; d < 4; ++d)
+      main.args.push_back(
+          KernelArg::int64(type.getDimSize(d) == 1 ? 0 : strides[d]));
+  }
+  // Capture gradients: f32 ones accumulate straight into their result,
+  // bf16/f16 ones into an f32 scratch buffer that a conversion rounds.
+  main.outputs = {op.getDk(), op.getDv()};
+  SmallVector<KernelStep, 2> conversions;
+  for (auto [n, index] : llvm::enumerate(listed)) {
+    Value result = op.getCaptureGrads()[n];
+    auto type = cast<RankedTensorType>(result.getType());
+    bool direct = type.getElementType().isF32();
+    KernelArg accumulator =
+        direct ? KernelArg::buffer(result)
+               : KernelArg::scratch(op, kCaptureGrad0 + n, f32, type.getShape());
+    SmallVector<int64_t> strides =
+        direct ? stridesOf(result) : rowMajorStrides(type.getShape());
+    main.args.push_back(accumulator);
+    for (int d = 0; d < 4; ++d)
+      main.args.push_back(KernelArg::int64(type.getDimSize(d) == 1 ? 0 : strides[d]));
+    main.zeroFirst.push_back(accumulator);
+    if (direct) {
+      main.outputs.push_back(result);
+      continue;
+    }
+    cg::AttentionBackwardLaunch l = cg::attentionBackwardCaptureGradConvert(
+        type.getElementType().isBF16() ? cg::AttentionElementType::BF16
+                                       : cg::AttentionElementType::F16);
+    KernelStep convert;
+    convert.name = "attention_grad capture " + std::to_string(index) + " gradient";
+    convert.source = l.source;
+    convert.entry = l.entry;
+    int64_t elements = type.getNumElements();
+    convert.grid = {static_cast<unsigned>(std::max<int64_t>((elements + 1023) / 1024, 1)), 1, 1};
+    convert.block = {l.threads, 1, 1};
+    convert.args = {accumulator, KernelArg::buffer(result)};
+    for (int d = 0; d < 4; ++d)
+      convert.args.push_back(KernelArg::int64(type.getDimSize(d)));
+    SmallVector<int64_t> resultStrides = stridesOf(result);
+    for (int d = 0; d < 4; ++d)
+      convert.args.push_back(KernelArg::int64(resultStrides[d]));
+    convert.outputs = {result};
+    conversions.push_back(std::move(convert));
+  }
+  for (KernelStep &variant : main.preferred) {
+    variant.args = main.args;
+    variant.outputs = main.outputs;
+  }
+  steps.push_back(std::move(main));
+  for (KernelStep &convert : conversions)
+    steps.push_back(std::move(convert));
+
+  // 3. dQ = scale * accumulator, rounded.
+  KernelStep convert = launchStep(portable->convert,
+                                  "attention_grad dq " + label, 80,
+                                  portable->convert.source);
+  convert.args = {dqAccum, KernelArg::buffer(op.getDq()),
+                  KernelArg::int64(heads), KernelArg::int64(seqQ)};
+  strideArgs(convert.args, DQ);
+  convert.outputs = {op.getDq()};
+  steps.push_back(std::move(convert));
+  return steps;
+}

@@ -1,0 +1,16 @@
+#ifndef TG_LIB_PLAN_ATTENTIONGRADSTEP_H
+#define TG_LIB_PLAN_ATTENTIONGRADSTEP_H
+
+#include "tg/Lowering/KernelStep.h"
+
+namespace mlir::tg {
+/// The launches of the fused attention backward for `op`: preprocess, main,
+/// convert (tg/Codegen/AttentionBackward.h), with the f32 dQ accumulator and
+/// delta in workspace scratch buffers. `stridesOf` gives the physical strides
+/// (elements) of each tensor's buffer.
+FailureOr<SmallVector<KernelStep, 0>>
+emitAttentionGradSteps(AttentionGradOp op, int targetSm,
+                       function_ref<SmallVector<int64_t>(Value)> stridesOf);
+} // namespace mlir::tg
+
+#endif

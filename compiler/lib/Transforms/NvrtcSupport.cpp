@@ -1,0 +1,141 @@
+// The rules of what the generated attention kernels run (NvrtcSupport.h).
+#include "tg/Transforms/NvrtcSupport.h"
+#include "tg/Transforms/NvrtcKernelSpecs.h"
+
+#include "llvm/Support/raw_ostream.h"
+
+using namespace mlir;
+using namespace mlir::tg;
+namespace cg = ::tg::codegen;
+
+static Type elementTypeOf(Value value) {
+  return cast<RankedTensorType>(value.getType()).getElementType();
+}
+
+static std::string typeName(Type type) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  os << type;
+  return s;
+}
+
+std::optional<cg::CaptureType> mlir::tg::nvrtcCaptureType(Type type) {
+  if (type.isF32())
+    return cg::CaptureType::F32;
+  if (type.isF16())
+    return cg::CaptureType::F16;
+  if (type.isBF16())
+    return cg::CaptureType::BF16;
+  if (type.isInteger(1))
+    return cg::CaptureType::Bool;
+  if (type.isInteger(8))
+    return cg::CaptureType::I8;
+  if (type.isInteger(32))
+    return cg::CaptureType::I32;
+  if (type.isInteger(64))
+    return cg::CaptureType::I64;
+  return std::nullopt;
+}
+
+std::string mlir::tg::nvrtcAttentionUnsupportedReason(AttentionOp op) {
+  Type elem = elementTypeOf(op.getQ());
+  if (!(elem.isBF16() || elem.isF16()) || elementTypeOf(op.getOutput()) != elem)
+    return "the fused kernel takes bf16 or f16 q, k, v and output of one type";
+  for (Value v : {op.getQ(), op.getV()}) {
+    int64_t headDim = cast<RankedTensorType>(v.getType()).getDimSize(3);
+    if (headDim % 8 != 0 || headDim > 256)
+      return "head dim " + std::to_string(headDim) +
+             " is not a multiple of 8 up to 256";
+  }
+  for (Value len : {op.getSeqLenQ(), op.getSeqLenKv()})
+    if (len && !elementTypeOf(len).isInteger(32))
+      return "the fused kernel reads i32 sequence lengths";
+  for (Value capture : op.getCaptures())
+    if (!nvrtcCaptureType(elementTypeOf(capture)))
+      return "the fused kernel cannot capture " +
+             typeName(elementTypeOf(capture)) + " tensors";
+  return "";
+}
+
+static cg::AttentionCausalMode causalModeOf(CausalMode mode) {
+  switch (mode) {
+  case CausalMode::none:
+    return cg::AttentionCausalMode::None;
+  case CausalMode::top_left:
+    return cg::AttentionCausalMode::TopLeft;
+  case CausalMode::bottom_right:
+    return cg::AttentionCausalMode::BottomRight;
+  }
+  return cg::AttentionCausalMode::None;
+}
+
+std::optional<cg::AttentionBackwardSpec>
+mlir::tg::nvrtcAttentionGradSpec(AttentionGradOp op, int targetSm,
+                                 std::string &reason) {
+  Type elem = elementTypeOf(op.getQ());
+  cg::AttentionBackwardSpec spec;
+  if (elem.isBF16())
+    spec.elementType = cg::AttentionElementType::BF16;
+  else if (elem.isF16())
+    spec.elementType = cg::AttentionElementType::F16;
+  else {
+    reason = "the fused backward takes bf16 or f16 tensors, got " +
+             typeName(elem);
+    return std::nullopt;
+  }
+  for (Value v : {op.getK(), op.getV(), op.getO(), op.getDO()})
+    if (elementTypeOf(v) != elem) {
+      reason = "the fused backward takes q, k, v, o and d_o of one element "
+               "type";
+      return std::nullopt;
+    }
+  auto q = cast<RankedTensorType>(op.getQ().getType());
+  auto k = cast<RankedTensorType>(op.getK().getType());
+  auto v = cast<RankedTensorType>(op.getV().getType());
+  spec.headDimQK = q.getDimSize(3);
+  spec.headDimV = v.getDimSize(3);
+  spec.numHeadsQ = q.getDimSize(1);
+  spec.numHeadsKV = k.getDimSize(1);
+  spec.causal = causalModeOf(op.getCausal());
+  if (auto left = op.getWindowLeft())
+    spec.windowLeft = static_cast<int64_t>(*left);
+  if (auto right = op.getWindowRight())
+    spec.windowRight = static_cast<int64_t>(*right);
+  for (Value len : {op.getSeqLenQ(), op.getSeqLenKv()})
+    if (len && !elementTypeOf(len).isInteger(32)) {
+      reason = "the fused backward reads i32 sequence lengths";
+      return std::nullopt;
+    }
+  spec.hasSeqLenQ = static_cast<bool>(op.getSeqLenQ());
+  spec.hasSeqLenKv = static_cast<bool>(op.getSeqLenKv());
+  spec.dropoutProbability = op.getDropout().convertToDouble();
+  spec.scale = op.getScale().convertToDouble();
+  spec.targetSm = targetSm;
+  for (auto [i, capture] : llvm::enumerate(op.getCaptures())) {
+    std::optional<cg::CaptureType> type =
+        nvrtcCaptureType(elementTypeOf(capture));
+    if (!type) {
+      reason = "the fused backward cannot capture " +
+               typeName(elementTypeOf(capture)) + " tensors";
+      return std::nullopt;
+    }
+    spec.captures.push_back({"capture" + std::to_string(i), *type});
+  }
+  // Stand-ins for the region's C++ so that the capture rules are checked.
+  if (!spec.captures.empty())
+    spec.scoreModifier = "/* score region */";
+  std::string problem = cg::validateAttentionBackwardSpec(spec);
+  if (!problem.empty()) {
+    reason = "the fused backward does not support it: " + problem;
+    return std::nullopt;
+  }
+  spec.scoreModifier.clear();
+  return spec;
+}
+
+std::string mlir::tg::nvrtcAttentionGradUnsupportedReason(AttentionGradOp op) {
+  std::string reason;
+  if (nvrtcAttentionGradSpec(op, /*targetSm=*/80, reason))
+    return "";
+  return reason;
+}

@@ -1,0 +1,419 @@
+// Tests of the attention backward generator: spec and tile validation, the
+// tile table, launch configuration, the structure of the generated sources,
+// and NVRTC compiles of every backward variant for sm_80, sm_90a and
+// compute_80 (no spills for the default tiles of the plain paths).
+
+#include "tg/Codegen/AttentionBackward.h"
+
+#include <gtest/gtest.h>
+#include <nvrtc.h>
+
+#include <cmath>
+#include <future>
+#include <ostream>
+#include <string>
+#include <vector>
+
+using namespace tg::codegen;
+
+namespace {
+
+AttentionBackwardSpec baseSpec(int headDim = 128) {
+  AttentionBackwardSpec s;
+  s.headDimQK = s.headDimV = headDim;
+  s.numHeadsQ = s.numHeadsKV = 8;
+  s.scale = 1.0 / std::sqrt(double(headDim));
+  return s;
+}
+
+std::string errorOf(const AttentionBackwardSpec &spec) {
+  std::string error;
+  EXPECT_FALSE(generateAttentionBackward(spec, &error).has_value());
+  return error;
+}
+
+bool contains(const std::string &s, const std::string &what) { return s.find(what) != std::string::npos; }
+
+TEST(AttentionBackwardSpec, RejectsBadSpecs) {
+  AttentionBackwardSpec s = baseSpec();
+  s.headDimQK = 100;
+  EXPECT_TRUE(contains(errorOf(s), "head dim QK is 100; expected a multiple of 8"));
+  s = baseSpec();
+  s.headDimV = 264;
+  EXPECT_TRUE(contains(errorOf(s), "head dim V is 264"));
+  s = baseSpec();
+  s.numHeadsKV = 3;
+  EXPECT_TRUE(contains(errorOf(s), "multiple of kv heads"));
+  s = baseSpec();
+  s.dropoutProbability = 1.0;
+  EXPECT_TRUE(contains(errorOf(s), "[0, 1)"));
+  s = baseSpec();
+  s.scale = 1e300;
+  EXPECT_TRUE(contains(errorOf(s), "finite non-zero f32"));
+  s = baseSpec();
+  s.targetSm = 75;
+  EXPECT_TRUE(contains(errorOf(s), "sm_80"));
+  s = baseSpec();
+  s.scoreModifier = "s += bias;";
+  s.captures = {{"dz", CaptureType::F32}};
+  EXPECT_TRUE(contains(errorOf(s), "named 'dz'"));
+  s.captures = {{"bias", CaptureType::F32}, {"bias", CaptureType::F16}};
+  EXPECT_TRUE(contains(errorOf(s), "used twice"));
+  s = baseSpec();
+  s.captures = {{"bias", CaptureType::F32}};
+  EXPECT_TRUE(contains(errorOf(s), "modifier and its gradient are empty"));
+  s.scoreModifier = "s += bias;";
+  s.captureGradients = {{"slope", "dcap = dz;"}};
+  EXPECT_TRUE(contains(errorOf(s), "names 'slope', which is not a capture"));
+  s.captureGradients = {{"bias", "dcap = dz;"}, {"bias", "dcap = dz;"}};
+  EXPECT_TRUE(contains(errorOf(s), "asked for twice"));
+  s.captures = {{"bias", CaptureType::I32}};
+  s.captureGradients = {{"bias", "dcap = dz;"}};
+  EXPECT_TRUE(contains(errorOf(s), "capture 'bias' of type i32 has no gradient"));
+  s.captures = {{"grad_x", CaptureType::F32}};
+  s.captureGradients.clear();
+  EXPECT_TRUE(contains(errorOf(s), "named 'grad_x'"));
+}
+
+TEST(AttentionBackwardSpec, RejectsBadTiles) {
+  AttentionBackwardSpec s = baseSpec(128);
+  AttentionBackwardTile t;
+  t.blockN = 48;
+  s.tileOverride = t;
+  EXPECT_TRUE(contains(errorOf(s), "blockN 48 must be a multiple of 32"));
+  t = AttentionBackwardTile{};
+  t.warpsKeysS = 3;
+  s.tileOverride = t;
+  EXPECT_TRUE(contains(errorOf(s), "S^T split 3"));
+  t = AttentionBackwardTile{};
+  t.warpsKeysKV = 1; // 8 warps over head dims: 16 each, fine; but
+  t.warpsRowsQ = 8;  // 8 rows per warp is less than an m16 tile
+  s.tileOverride = t;
+  EXPECT_TRUE(contains(errorOf(s), "dQ split 8"));
+  t = AttentionBackwardTile{};
+  t.qStages = 3;
+  s.tileOverride = t;
+  EXPECT_TRUE(contains(errorOf(s), "3 Q/dO stages"));
+  t = AttentionBackwardTile{};
+  t.qStages = 2; // 177 KB: over sm_80's 163 KB
+  s.tileOverride = t;
+  EXPECT_TRUE(contains(errorOf(s), "needs 177152 bytes of shared memory; sm_80 allows 166912"));
+  s.targetSm = 90;
+  EXPECT_TRUE(generateAttentionBackward(s).has_value());
+}
+
+TEST(AttentionBackwardSpec, TileTableFitsEveryTarget) {
+  for (int sm : {80, 86, 89, 90, 100, 120})
+    for (int d : {64, 72, 80, 96, 128, 160, 192, 256})
+      for (double dropout : {0.0, 0.1}) {
+        AttentionBackwardSpec s = baseSpec(d);
+        s.targetSm = sm;
+        s.dropoutProbability = dropout;
+        AttentionBackwardTile t = defaultAttentionBackwardTile(s);
+        EXPECT_EQ(validateAttentionBackwardTile(s, t), "") << "sm_" << sm << " hd " << d;
+      }
+  // Dqk != Dv.
+  AttentionBackwardSpec s = baseSpec(192);
+  s.headDimV = 128;
+  EXPECT_EQ(validateAttentionBackwardTile(s, defaultAttentionBackwardTile(s)), "");
+  s = baseSpec(64);
+  s.headDimV = 256;
+  EXPECT_EQ(validateAttentionBackwardTile(s, defaultAttentionBackwardTile(s)), "");
+  // What the table picks where it matters (docs/kernels.md).
+  s = baseSpec(128);
+  AttentionBackwardTile t = defaultAttentionBackwardTile(s);
+  EXPECT_EQ(t.blockN, 128);
+  EXPECT_EQ(t.blockM, 64);
+  EXPECT_EQ(t.qStages, 1); // sm_80: two Q/dO buffers do not fit
+  s.targetSm = 90;
+  EXPECT_EQ(defaultAttentionBackwardTile(s).qStages, 2);
+  s = baseSpec(256);
+  EXPECT_EQ(defaultAttentionBackwardTile(s).blockN, 64);
+  s.targetSm = 86; // 99 KB
+  EXPECT_LE(attentionBackwardSharedBytes(s, defaultAttentionBackwardTile(s)), 101376u);
+}
+
+TEST(AttentionBackwardSpec, LaunchConfiguration) {
+  AttentionBackwardSpec s = baseSpec(64);
+  s.numHeadsKV = 2;
+  AttentionBackwardTile t;
+  t.blockM = 64;
+  t.blockN = 128;
+  t.qStages = 1;
+  s.tileOverride = t;
+  auto k = generateAttentionBackward(s);
+  ASSERT_TRUE(k);
+  EXPECT_EQ(k->main.threads, 256u);
+  EXPECT_EQ(k->main.numParams, 35u);
+  // K, V: 128 x 72; Q, dO: 64 x 72; P^T, dS^T: 128 x 72; lse, delta: 64 floats.
+  EXPECT_EQ(k->main.sharedBytes, 2u * 128 * 72 * 2 + 2u * 64 * 72 * 2 + 2u * 128 * 72 * 2 + 2u * 64 * 4);
+  // Main: x = kv tiles, y = kv heads, z = batch.
+  EXPECT_EQ(k->main.gridFor(3, 8, 2, 100, 1000), (std::array<unsigned, 3>{8, 2, 3}));
+  EXPECT_EQ(k->main.gridFor(1, 8, 2, 100, 128), (std::array<unsigned, 3>{1, 2, 1}));
+  EXPECT_EQ(k->main.gridFor(1, 8, 2, 100, 129), (std::array<unsigned, 3>{2, 2, 1}));
+  // Preprocess and convert: 16 query rows per CTA, y = query heads.
+  EXPECT_EQ(k->preprocess.gridFor(3, 8, 2, 100, 1000), (std::array<unsigned, 3>{7, 8, 3}));
+  EXPECT_EQ(k->convert.gridFor(3, 8, 2, 17, 1000), (std::array<unsigned, 3>{2, 8, 3}));
+  EXPECT_EQ(k->preprocess.threads, 128u);
+  EXPECT_EQ(k->preprocess.numParams, 10u);
+  EXPECT_EQ(k->convert.numParams, 7u);
+  EXPECT_EQ(k->preprocess.sharedBytes, 0u);
+  s.dropoutProbability = 0.1; // + the keep bits: 64 rows x 4 words
+  EXPECT_EQ(generateAttentionBackward(s)->main.sharedBytes, k->main.sharedBytes + 64u * 4 * 4);
+  s.captures = {{"bias", CaptureType::F32}};
+  s.scoreModifier = "s += bias;";
+  EXPECT_EQ(generateAttentionBackward(s)->main.numParams, 40u);
+  s.captureGradients = {{"bias", "dcap = dz;"}};
+  EXPECT_EQ(generateAttentionBackward(s)->main.numParams, 45u);
+  AttentionBackwardLaunch convert = attentionBackwardCaptureGradConvert(AttentionElementType::F16);
+  EXPECT_EQ(convert.numParams, 10u);
+  EXPECT_EQ(convert.threads, 256u);
+  EXPECT_TRUE(contains(convert.source, "capture_grad_convert<tg::device::Elem::F16>"));
+}
+
+TEST(AttentionBackwardSource, PlainKernelHasOnlyWhatItNeeds) {
+  auto k = generateAttentionBackward(baseSpec(128));
+  ASSERT_TRUE(k);
+  const std::string &src = k->main.source;
+  EXPECT_TRUE(contains(src, "extern \"C\" __global__"));
+  EXPECT_TRUE(contains(src, k->main.entry + "("));
+  EXPECT_TRUE(contains(src, "// ---- device/attention_bwd.cuh ----"));
+  EXPECT_TRUE(contains(src, "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32"));
+  EXPECT_TRUE(contains(src, "static constexpr bool kDropout = false;"));
+  EXPECT_TRUE(contains(src, "static constexpr bool kScoreMod = false;"));
+  EXPECT_TRUE(contains(src, "static constexpr float kScale = 0.0883883461f;"));
+  EXPECT_TRUE(contains(src, "tg::device::attention_backward<BackwardConfig>(params, score_mod);"));
+  EXPECT_FALSE(contains(src, "#include"));
+  EXPECT_FALSE(contains(src, "#pragma once"));
+  EXPECT_FALSE(contains(src, "$("));
+  EXPECT_TRUE(contains(k->preprocess.source, "tg::device::attention_bwd_preprocess<tg::device::Elem::BF16, 128, 128>"));
+  EXPECT_TRUE(contains(k->convert.source, "0.0883883461f);"));
+}
+
+TEST(AttentionBackwardSource, OptionsGenerateTheirConfiguration) {
+  AttentionBackwardSpec s = baseSpec(64);
+  s.elementType = AttentionElementType::F16;
+  s.causal = AttentionCausalMode::BottomRight;
+  s.windowLeft = 32;
+  s.windowRight = 5;
+  s.hasSeqLenKv = true;
+  s.dropoutProbability = 0.25;
+  s.numHeadsKV = 2;
+  s.scoreModifier = "s = 20.0f * tanhf(s / 20.0f);\ns += bias;";
+  s.scoreGradient = "const float t = tanhf(s / 20.0f);\nds = dz * (1.0f - t * t);";
+  s.captures = {{"bias", CaptureType::BF16}};
+  auto k = generateAttentionBackward(s);
+  ASSERT_TRUE(k);
+  const std::string &src = k->main.source;
+  EXPECT_TRUE(contains(src, "kElem = tg::device::Elem::F16;"));
+  EXPECT_TRUE(contains(src, "static constexpr bool kUpper = true;"));
+  EXPECT_TRUE(contains(src, "static constexpr int kRightLimit = 0;")); // causal caps window right
+  EXPECT_TRUE(contains(src, "static constexpr int kWindowLeft = 32;"));
+  EXPECT_TRUE(contains(src, "static constexpr bool kBottomRight = true;"));
+  EXPECT_TRUE(contains(src, "kSeqLenQ = false, kSeqLenKv = true;"));
+  EXPECT_TRUE(contains(src, "static constexpr unsigned kDropoutThreshold = 1073741824u;"));
+  EXPECT_TRUE(contains(src, "static constexpr float kDropoutRescale = 1.33333337f;"));
+  EXPECT_TRUE(contains(src, "static constexpr long long kGroup = 4;"));
+  EXPECT_TRUE(contains(src, "      s = 20.0f * tanhf(s / 20.0f);\n"));
+  EXPECT_TRUE(contains(src, "      ds = dz * (1.0f - t * t);\n"));
+  EXPECT_TRUE(contains(src, "const unsigned short *ptr_bias;  // bf16"));
+  EXPECT_TRUE(contains(src, "[[maybe_unused]] const float bias = bias_at(b, h, q_idx, kv_idx);"));
+  EXPECT_TRUE(contains(src, "const unsigned short *__restrict__ capture_bias, long long bias_stride_b"));
+  EXPECT_FALSE(contains(src, "$("));
+  // Different variants get different entry names.
+  s.scoreGradient.clear();
+  EXPECT_NE(generateAttentionBackward(s)->main.entry, k->main.entry);
+}
+
+//===----------------------------------------------------------------------===//
+// NVRTC compilation of the backward variants
+//===----------------------------------------------------------------------===//
+
+struct Compiled {
+  bool ok = false;
+  std::string log;
+  size_t bytes = 0;
+};
+
+Compiled compileWithNvrtc(const std::string &source, const std::string &arch) {
+  Compiled out;
+  nvrtcProgram prog;
+  if (nvrtcCreateProgram(&prog, source.c_str(), "attention_bwd.cu", 0, nullptr, nullptr) !=
+      NVRTC_SUCCESS) {
+    out.log = "nvrtcCreateProgram failed";
+    return out;
+  }
+  bool cubin = arch.rfind("sm_", 0) == 0;
+  std::string archFlag = "--gpu-architecture=" + arch;
+  std::vector<const char *> options = {archFlag.c_str(), "-std=c++17"};
+  if (cubin)
+    options.push_back("--ptxas-options=-v");
+  nvrtcResult r = nvrtcCompileProgram(prog, int(options.size()), options.data());
+  size_t logSize = 0;
+  nvrtcGetProgramLogSize(prog, &logSize);
+  out.log.resize(logSize);
+  if (logSize)
+    nvrtcGetProgramLog(prog, out.log.data());
+  out.ok = r == NVRTC_SUCCESS;
+  if (out.ok) {
+    if (cubin)
+      nvrtcGetCUBINSize(prog, &out.bytes);
+    else
+      nvrtcGetPTXSize(prog, &out.bytes);
+  }
+  nvrtcDestroyProgram(&prog);
+  return out;
+}
+
+struct Variant {
+  const char *name;
+  AttentionBackwardSpec spec;
+  bool expectNoSpills; // default tiles of the plain paths, on their target
+};
+
+/// Every option at least once per head-dim class and type: each head dim
+/// (64, 72, 80, 96, 128, 192, 256, Dqk != Dv), bf16 and f16, causal
+/// top-left/bottom-right, windows, padding, dropout, GQA/MQA, score
+/// modifiers with gradients and captures of several types, the sm_90 tiles
+/// (two Q/dO buffers), the small-shared-memory tiles, an odd tile override.
+std::vector<Variant> variants() {
+  std::vector<Variant> v;
+  auto add = [&](const char *name, int dqk, int dv, AttentionElementType t, auto configure,
+                 bool noSpills = false) {
+    AttentionBackwardSpec s = baseSpec(dqk);
+    s.headDimV = dv;
+    s.elementType = t;
+    configure(s);
+    v.push_back({name, s, noSpills});
+  };
+  using T = AttentionElementType;
+  using C = AttentionCausalMode;
+  add("d64_bf16_plain", 64, 64, T::BF16, [](auto &) {}, true);
+  add("d128_bf16_plain", 128, 128, T::BF16, [](auto &) {}, true);
+  // Causal kernels (per-element masks on diagonal tiles) spill 8-16 bytes.
+  add("d128_bf16_causal_sm90", 128, 128, T::BF16, [](auto &s) {
+    s.causal = C::TopLeft;
+    s.targetSm = 90;
+  });
+  add("d256_bf16_plain", 256, 256, T::BF16, [](auto &) {}, true);
+  add("d256_f16_causal_sm90", 256, 256, T::F16, [](auto &s) {
+    s.causal = C::BottomRight;
+    s.targetSm = 90;
+  });
+  add("d256_bf16_plain_sm90", 256, 256, T::BF16, [](auto &s) { s.targetSm = 90; }, true);
+  add("d128_f16_plain_sm90", 128, 128, T::F16, [](auto &s) { s.targetSm = 90; }, true);
+  add("d72_f16_causal_top_left", 72, 72, T::F16, [](auto &s) { s.causal = C::TopLeft; });
+  add("d80_bf16_bottom_right_padding_gqa4", 80, 80, T::BF16, [](auto &s) {
+    s.causal = C::BottomRight;
+    s.hasSeqLenQ = s.hasSeqLenKv = true;
+    s.numHeadsKV = 2;
+  });
+  add("d96_f16_window_dropout", 96, 96, T::F16, [](auto &s) {
+    s.windowLeft = 64;
+    s.windowRight = 16;
+    s.dropoutProbability = 0.1;
+  });
+  add("d128_bf16_everything", 128, 128, T::BF16, [](auto &s) {
+    s.causal = C::BottomRight;
+    s.windowLeft = 256;
+    s.hasSeqLenQ = s.hasSeqLenKv = true;
+    s.dropoutProbability = 0.2;
+    s.numHeadsKV = 1;
+    s.scoreModifier = "s = 30.0f * tanhf(s / 30.0f);\n"
+                      "s += bias;\n"
+                      "s += slope * static_cast<float>(kv_idx - q_idx);";
+    s.scoreGradient = "const float t = tanhf(s / 30.0f);\nds = dz * (1.0f - t * t);";
+    s.captures = {{"bias", CaptureType::BF16}, {"slope", CaptureType::F32}};
+  });
+  add("d192_f16_padding_kv_mask_capture", 192, 192, T::F16, [](auto &s) {
+    s.hasSeqLenKv = true;
+    s.scoreModifier = "if (!keep) s = -__int_as_float(0x7f800000);\ns += static_cast<float>(offset);";
+    s.captures = {{"keep", CaptureType::Bool}, {"offset", CaptureType::I32}};
+  });
+  add("d64_f16_causal_dropout_modifier_i64_i8_f16_sm90", 64, 64, T::F16, [](auto &s) {
+    s.causal = C::BottomRight;
+    s.dropoutProbability = 0.3;
+    s.targetSm = 90;
+    s.scoreModifier = "s += static_cast<float>(pos - tag) * scale16;";
+    s.scoreGradient = "ds = dz;";
+    s.captures = {{"pos", CaptureType::I64}, {"tag", CaptureType::I8}, {"scale16", CaptureType::F16}};
+  });
+  add("dqk192_dv128_bf16_negative_scale", 192, 128, T::BF16, [](auto &s) { s.scale = -0.05; });
+  add("d128_f16_bias_and_scale_gradients_sm90", 128, 128, T::F16, [](auto &s) {
+    s.targetSm = 90;
+    s.causal = C::TopLeft;
+    s.scoreModifier = "s = s * scale16 + bias;";
+    s.scoreGradient = "ds = dz * scale16;";
+    s.captures = {{"bias", CaptureType::BF16}, {"scale16", CaptureType::F32}};
+    s.captureGradients = {{"bias", "dcap = dz;"}, {"scale16", "dcap = dz * s;"}};
+  });
+  add("dqk64_dv256_bf16_window_sm86", 64, 256, T::BF16, [](auto &s) {
+    s.windowLeft = 100;
+    s.targetSm = 86;
+  });
+  add("d256_bf16_dropout_sm86", 256, 256, T::BF16, [](auto &s) {
+    s.dropoutProbability = 0.1;
+    s.targetSm = 86;
+  });
+  add("d128_bf16_tile_override_32x32", 128, 128, T::BF16, [](auto &s) {
+    AttentionBackwardTile t;
+    t.blockM = 32;
+    t.blockN = 32;
+    t.warps = 4;
+    t.warpsKeysS = 2;
+    t.warpsKeysKV = 2;
+    t.warpsRowsQ = 2;
+    t.qStages = 2;
+    s.tileOverride = t;
+    s.causal = C::TopLeft;
+  });
+  return v;
+}
+
+void PrintTo(const Variant &v, std::ostream *os) { *os << v.name; }
+
+class AttentionBackwardNvrtc : public ::testing::TestWithParam<Variant> {};
+
+TEST_P(AttentionBackwardNvrtc, CompilesForEveryTarget) {
+  const Variant &var = GetParam();
+  std::string error;
+  auto k = generateAttentionBackward(var.spec, &error);
+  ASSERT_TRUE(k) << error;
+  std::vector<std::string> archs = {"sm_80", "sm_90a", "compute_80"};
+  struct Job {
+    std::string what, arch;
+    std::future<Compiled> result;
+  };
+  std::vector<Job> jobs;
+  for (const std::string &arch : archs)
+    jobs.push_back({"main", arch, std::async(std::launch::async, [&k, arch] {
+                      return compileWithNvrtc(k->main.source, arch);
+                    })});
+  // The small kernels once per variant (they depend on type and head dims).
+  for (auto *launch : {&k->preprocess, &k->convert})
+    jobs.push_back({launch == &k->preprocess ? "preprocess" : "convert", "sm_80",
+                    std::async(std::launch::async,
+                               [launch] { return compileWithNvrtc(launch->source, "sm_80"); })});
+  for (Job &job : jobs) {
+    Compiled c = job.result.get();
+    std::string what = std::string(var.name) + " " + job.what + " for " + job.arch;
+    ASSERT_TRUE(c.ok) << what << ":\n" << c.log;
+    EXPECT_GT(c.bytes, 0u);
+    EXPECT_EQ(c.log.find("warning"), std::string::npos) << what << ":\n" << c.log;
+    // The default tiles are tuned (register budget) for their target.
+    std::string tunedFor = var.spec.targetSm == 80 ? "sm_80" : "sm_90a";
+    if (var.expectNoSpills && job.arch == tunedFor)
+      EXPECT_NE(c.log.find(" 0 bytes stack frame, 0 bytes spill stores"), std::string::npos)
+          << what << " uses local memory:\n"
+          << c.log;
+    if (getenv("TGC_PRINT_PTXAS") && job.what == "main")
+      std::printf("%s:\n%s\n", what.c_str(), c.log.c_str());
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Variants, AttentionBackwardNvrtc, ::testing::ValuesIn(variants()),
+                         [](const ::testing::TestParamInfo<Variant> &info) {
+                           return std::string(info.param.name);
+                         });
+
+} // namespace

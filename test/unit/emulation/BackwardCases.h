@@ -1,0 +1,148 @@
+// The attention backward configurations run on the device emulator
+// (AttentionBackwardEmulationTest.cpp): the generator's spec and the
+// problem's shapes. tgc-emulation-sources writes each case's kernels at build
+// time; the names must match EMULATION_CASES in test/unit/CMakeLists.txt.
+#ifndef TG_TEST_EMULATION_BACKWARDCASES_H
+#define TG_TEST_EMULATION_BACKWARDCASES_H
+
+#include "tg/Codegen/AttentionBackward.h"
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+namespace emu_cases {
+
+using namespace tg::codegen;
+
+struct Case {
+  std::string name;
+  AttentionBackwardSpec spec;
+  int batch = 1, seqQ = 64, seqKv = 64;
+  bool bshd = false;              // [B, S, H, D] buffers
+  std::vector<int> lenQ, lenKv;   // padding (per batch)
+  bool softcapBias = false;       // score: 20 tanh(s / 20) + bias[h, q, kv]
+};
+
+inline AttentionBackwardSpec spec(int dqk, int dv, int hq, int hkv) {
+  AttentionBackwardSpec s;
+  s.headDimQK = dqk;
+  s.headDimV = dv;
+  s.numHeadsQ = hq;
+  s.numHeadsKV = hkv;
+  s.scale = 1.0 / std::sqrt(double(dqk));
+  return s;
+}
+
+inline std::vector<Case> cases() {
+  std::vector<Case> v;
+  using C = AttentionCausalMode;
+  {
+    Case c{"plain_d64", spec(64, 64, 2, 2)};
+    c.seqQ = 150; // two query tiles, the last partial; two key tiles
+    c.seqKv = 150;
+    v.push_back(c);
+  }
+  {
+    Case c{"causal_tl_d72_f16", spec(72, 72, 2, 1)}; // pad columns, GQA 2
+    c.spec.elementType = AttentionElementType::F16;
+    c.spec.causal = C::TopLeft;
+    c.seqQ = 100;
+    c.seqKv = 130;
+    v.push_back(c);
+  }
+  {
+    Case c{"causal_br_gqa4_d64", spec(64, 64, 4, 1)};
+    c.spec.causal = C::BottomRight;
+    c.seqQ = 70;
+    c.seqKv = 200;
+    v.push_back(c);
+  }
+  {
+    Case c{"window_padding_dqk80_dv64", spec(80, 64, 2, 2)};
+    c.spec.windowLeft = 20;
+    c.spec.windowRight = 10;
+    c.spec.hasSeqLenQ = c.spec.hasSeqLenKv = true;
+    c.batch = 2;
+    c.seqQ = 90;
+    c.seqKv = 140;
+    c.lenQ = {77, 0};
+    c.lenKv = {140, 33};
+    v.push_back(c);
+  }
+  {
+    Case c{"dropout_d64", spec(64, 64, 2, 2)};
+    c.spec.dropoutProbability = 0.2;
+    c.seqQ = 67;
+    c.seqKv = 131; // rows straddle Philox groups
+    v.push_back(c);
+  }
+  {
+    Case c{"softcap_bias_d64", spec(64, 64, 2, 2)};
+    c.softcapBias = true;
+    c.spec.scoreModifier = "s = 20.0f * tanhf(s / 20.0f);\ns += capture0;";
+    c.spec.scoreGradient = "const float t = tanhf(s / 20.0f);\nds = dz * (1.0f - t * t);";
+    c.spec.captures = {{"capture0", CaptureType::F32}};
+    c.spec.captureGradients = {{"capture0", "dcap = dz;"}}; // dbias, summed over the batch
+    c.spec.causal = C::TopLeft;
+    c.batch = 2;
+    c.seqQ = 96;
+    c.seqKv = 96;
+    v.push_back(c);
+  }
+  {
+    Case c{"sm90_two_stages_bshd_d128", spec(128, 128, 2, 2)};
+    c.spec.targetSm = 90; // two Q/dO buffers
+    c.bshd = true;
+    c.seqQ = 160;
+    c.seqKv = 100;
+    v.push_back(c);
+  }
+  {
+    Case c{"d256_padding_q", spec(256, 256, 1, 1)};
+    c.spec.hasSeqLenQ = true;
+    c.lenQ = {50};
+    c.seqQ = 70;
+    c.seqKv = 70;
+    v.push_back(c);
+  }
+  {
+    Case c{"tile32_causal_dropout_f16", spec(64, 64, 2, 1)};
+    c.spec.elementType = AttentionElementType::F16;
+    c.spec.causal = C::TopLeft;
+    c.spec.dropoutProbability = 0.3;
+    AttentionBackwardTile t;
+    t.blockM = 32;
+    t.blockN = 32;
+    t.warps = 4;
+    t.warpsKeysS = 2;
+    t.warpsKeysKV = 2;
+    t.warpsRowsQ = 2;
+    t.qStages = 2;
+    c.spec.tileOverride = t;
+    c.seqQ = 75;
+    c.seqKv = 75;
+    v.push_back(c);
+  }
+  {
+    Case c{"one_row_bottom_right_gqa2", spec(64, 64, 4, 2)}; // Sq = 1 sees every key
+    c.spec.causal = C::BottomRight;
+    c.seqQ = 1;
+    c.seqKv = 333;
+    v.push_back(c);
+  }
+  {
+    Case c{"one_stage_gqa2_d96", spec(96, 96, 4, 2)};
+    AttentionBackwardTile t; // the sm_80 tile of head dim 128: one Q/dO buffer
+    t.qStages = 1;
+    c.spec.tileOverride = t;
+    c.seqQ = 150;
+    c.seqKv = 100;
+    v.push_back(c);
+  }
+  return v;
+}
+
+} // namespace emu_cases
+
+#endif // TG_TEST_EMULATION_BACKWARDCASES_H
