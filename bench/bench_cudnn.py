@@ -37,7 +37,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(ROOT, "test", "gpu"))
-from bench_attention import Binding, Tgc, bench  # noqa: E402
+from bench_attention import bench  # noqa: E402
+from tgc_ctypes import Binding, Tgc  # noqa: E402
 import attention_graphs as ag  # noqa: E402
 
 FP8_CLAIM_TFLOPS = 1200.0

@@ -102,6 +102,23 @@ std::pair<double, double> run::checkTolerances(Type type) {
   return {0.0, 0.0}; // integers and i1 must match exactly
 }
 
+std::pair<double, double> run::resultTolerances(func::FuncOp fn,
+                                                unsigned index) {
+  Type type = cast<RankedTensorType>(fn.getResultTypes()[index]).getElementType();
+  std::pair<double, double> tolerances = checkTolerances(type);
+  if (!type.isF32())
+    return tolerances;
+  for (Type arg : fn.getArgumentTypes()) {
+    Type element = cast<RankedTensorType>(arg).getElementType();
+    if (element.isBF16() || element.isF16()) {
+      std::pair<double, double> input = checkTolerances(element);
+      tolerances = {std::max(tolerances.first, input.first),
+                    std::max(tolerances.second, input.second)};
+    }
+  }
+  return tolerances;
+}
+
 double run::countFlops(func::FuncOp fn) {
   double flops = 0;
   auto shape = [](Value v) {
@@ -262,7 +279,7 @@ int run::runOnGpu(ModuleOp module, func::FuncOp fn,
     printTensor("output", buffer->name, result);
     if (!options.check)
       continue;
-    auto [atol, rtol] = checkTolerances(type.getElementType());
+    auto [atol, rtol] = resultTolerances(fn, i);
     auto report = [&](StringRef label, const ref::Comparison &cmp) {
       os << label << " " << buffer->name << ": " << (cmp.ok() ? "PASS" : "FAIL")
          << " max_abs " << cmp.maxAbsError << " max_rel " << cmp.maxRelError

@@ -24,6 +24,12 @@ struct GpuRunOptions {
 /// |gpu - ref| <= atol + rtol * |ref| for every element, NaN never passes.
 std::pair<double, double> checkTolerances(Type type);
 
+/// The tolerances for result `index` of `fn`: those of its element type,
+/// but an f32 result of a graph whose float inputs are 16-bit (a bias
+/// gradient, the stats) is held to the 16-bit inputs' tolerance: it is
+/// computed from values rounded to that precision (P, dO, dS).
+std::pair<double, double> resultTolerances(func::FuncOp fn, unsigned index);
+
 /// Floating-point operations of one run of `fn` (matmuls and attention),
 /// the figure behind the reported TFLOP/s.
 double countFlops(func::FuncOp fn);

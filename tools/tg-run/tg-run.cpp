@@ -246,8 +246,7 @@ int runReference(func::FuncOp fn) {
   for (auto [i, output] : llvm::enumerate(*outputs))
     run::printSummary(os, "output", ref::resultName(fn, i), output, summary);
   for (auto [i, written] : llvm::enumerate(asWritten)) {
-    auto type = cast<RankedTensorType>(fn.getResultTypes()[i]);
-    auto [atol, rtol] = run::checkTolerances(type.getElementType());
+    auto [atol, rtol] = run::resultTolerances(fn, i);
     ref::Comparison cmp = ref::compare((*outputs)[i], written, atol, rtol);
     os << "as-written " << ref::resultName(fn, i) << ": max_abs "
        << cmp.maxAbsError << " max_rel " << cmp.maxRelError << " mismatches "

@@ -245,10 +245,30 @@ std::string cudnn::scoreRegionUnsupportedReason(AttentionOp op) {
   for (unsigned axis = 0; axis < 4; ++axis)
     ranges[block.getArgument(axis + 1)] = {0, dims[axis] - 1};
   llvm::DenseSet<Value> fromScore{block.getArgument(0)};
+  // Values with the scores' full [B,Hq,Sq,Skv] dims in the cuDNN graph: the
+  // score, the indices (gen_index of the scores), full-shaped captures, and
+  // anything computed from one of them.
+  llvm::DenseSet<Value> full;
+  for (unsigned i = 0; i <= 4; ++i)
+    full.insert(block.getArgument(i));
+  for (auto [i, capture] : llvm::enumerate(op.getCaptures()))
+    if (typeOf(capture).getShape() == ArrayRef<int64_t>(dims))
+      full.insert(block.getArgument(AttentionOp::kNumIndexArgs + i));
   for (Operation &o : block.without_terminator()) {
     std::string why = checkOp(o, ranges);
     if (!why.empty())
       return "score region: " + why;
+    if (auto select = dyn_cast<SelectOp>(o);
+        select && !full.contains(select.getOnTrue()) &&
+        !full.contains(select.getOnFalse()))
+      return "score region: a tg.select between two values without the "
+             "scores' dims (e.g. two constants, a masking idiom that was not "
+             "lifted into an attribute mask): cuDNN's binary_select "
+             "broadcasts only its second value, and the engines found no "
+             "config for it (measured on H200, cuDNN 9.19)";
+    if (llvm::any_of(o.getOperands(),
+                     [&](Value v) { return full.contains(v); }))
+      full.insert(o.getResult(0));
     if (llvm::any_of(o.getOperands(),
                      [&](Value v) { return fromScore.contains(v); }))
       fromScore.insert(o.getResult(0));
@@ -340,7 +360,15 @@ int64_t cudnn::emitScoreRegion(GraphBuilder &g, AttentionOp op, int64_t score,
     if (auto sel = dyn_cast<SelectOp>(o)) {
       int64_t onFalse = lookup(sel.getOnFalse());
       int64_t onTrue = lookup(sel.getOnTrue());
-      y = g.select(lookup(sel.getCond()), onTrue, onFalse, dtype);
+      int64_t cond = lookup(sel.getCond());
+      // binary_select broadcasts only its second value: the full one goes
+      // first, with the condition negated (the support check saw one).
+      if (g.dims(onTrue) != g.dims(score) && g.dims(onFalse) == g.dims(score)) {
+        cond = g.unary("logical_not", cond, DType::I1);
+        g.setLastCompute(DType::I1);
+        std::swap(onTrue, onFalse);
+      }
+      y = g.select(cond, onTrue, onFalse, dtype);
     } else if (o.getNumOperands() == 1) {
       y = g.unary(mode, lookup(o.getOperand(0)), dtype);
     } else {
