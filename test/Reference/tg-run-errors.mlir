@@ -35,6 +35,13 @@
 // RUN: python3 %S/Inputs/make_npy.py %t/good.npy '<f4' 2,2 1,2,3,4
 // RUN: not tg-run --ref %s --entry=add --input=x=%t/good.npy --input=x=%t/good.npy 2>&1 | FileCheck %s --check-prefix=TWICE
 
+// A graph whose tensors the reference cannot hold (2^32 elements, 32 GiB as
+// float64) is refused before any input is made, in both modes.
+// RUN: printf 'func.func @huge(%%%%x: tensor<65536x65536xf32>) -> tensor<65536x65536xf32> {\n  return %%%%x : tensor<65536x65536xf32>\n}\n' > %t/too-large.mlir
+// RUN: not tg-run --ref %t/too-large.mlir 2>&1 | FileCheck %s --check-prefix=TOO-LARGE
+// RUN: not tg-run %t/too-large.mlir --check 2>&1 | FileCheck %s --check-prefix=TOO-LARGE
+// TOO-LARGE: too-large.mlir:1:1: error: 'func.func' op argument 0 has type 'tensor<65536x65536xf32>'; the reference interpreter holds at most 2147483648 elements per tensor
+
 // MANY: error: '{{.*}}tg-run-errors.mlir' has 4 functions; choose one with --entry=<name>
 // NO-ENTRY: error: no function named 'nope'
 // NO-FILE: missing.mlir

@@ -25,7 +25,11 @@
 // RUN: not tg-run --ref %s --input=x=%t/digits.npy 2>&1 | FileCheck %s --check-prefix=DIGITS
 // DIGITS: error: input 'x': '{{.*}}digits.npy': 'shape' entry 123456789012345678901 is larger than
 //
-// An empty array with a huge other dim is still empty, and exact.
+// RUN: truncate -s 5G %t/big.npy
+// RUN: not tg-run --ref %s --input=x=%t/big.npy 2>&1 | FileCheck %s --check-prefix=BIG
+// BIG: error: input 'x': cannot read '{{.*}}big.npy': it has 5368709120 bytes, more than the 4294967296 a .npy input may have
+//
+// A well-formed file reads exactly.
 // RUN: python3 %S/Inputs/make_npy.py %t/good.npy '<f4' 2,2 1,2,3,4
 // RUN: tg-run --ref %s --input=x=%t/good.npy --print-values | FileCheck %s --check-prefix=GOOD
 // GOOD: input x:

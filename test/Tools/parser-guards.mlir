@@ -39,3 +39,6 @@ func.func @f(%x: tensor<4xf32> {tg.name = "x", tg.strides = array<index: 1, 2>})
 // RUN: not tg-compile %S 2>&1 | FileCheck %s --check-prefix=DIRECTORY
 // DIRECTORY: cannot read '{{.*}}Tools': it is a directory
 // RUN: tg-opt <(cat %t.ok.mlir) | FileCheck %s --check-prefix=OK
+// RUN: truncate -s 1100M %t.big.mlir
+// RUN: not tg-compile %t.big.mlir 2>&1 | FileCheck %s --check-prefix=BIG
+// BIG: cannot read '{{.*}}.big.mlir': it has 1153433600 bytes, more than the 1073741824 tgc reads

@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <functional>
+#include <unistd.h>
 
 using namespace tgc::test;
 
@@ -128,6 +129,21 @@ TEST_F(CApiMisuse, NullPointersAndBadHandles) {
   tgc_executable_destroy(nullptr);
   EXPECT_STREQ(tgc_status_name(tgc_status_t(-1)), "unknown status");
   EXPECT_STREQ(tgc_status_name(tgc_status_t(INT_MAX)), "unknown status");
+}
+
+// A plan file over 1 GiB is not read (a sparse file: no disk used).
+TEST_F(CApiMisuse, OversizedPlanFile) {
+  std::string dir = makeTempDir("tgc-misuse-");
+  std::string path = dir + "/big.plan";
+  writeText(path, "tgc-plan 1\n");
+  ASSERT_EQ(::truncate(path.c_str(), off_t(1) << 31), 0);
+  tgc_executable_t *out = nullptr;
+  EXPECT_EQ(tgc_executable_load_plan(path.c_str(), &out), TGC_ERROR_IO);
+  EXPECT_EQ(std::string(tgc_last_error()),
+            "cannot read '" + path + "': it has 2147483648 bytes, more than the limit of "
+            "1073741824");
+  EXPECT_EQ(out, nullptr);
+  removeTree(dir);
 }
 
 TEST_F(CApiMisuse, BindingArrays) {

@@ -347,6 +347,10 @@ static int runMain() {
   func::FuncOp fn = selectEntry(*module);
   if (!fn)
     return 1;
+  // Both modes hold the inputs (and --check the reference's outputs) on the
+  // host.
+  if (failed(ref::checkInterpretable(fn)))
+    return 1;
   if (refMode)
     return runReference(fn);
   return runGpu(*module, fn);

@@ -17,16 +17,26 @@
 
 using namespace mlir;
 using namespace mlir::tg;
+#include "llvm/Support/MathExtras.h"
+
+#include <limits>
+
 using namespace mlir::tg::ref;
 
 //===----------------------------------------------------------------------===//
 // HostTensor and names
 //===----------------------------------------------------------------------===//
 
-int64_t HostTensor::numElements() const {
+int64_t HostTensor::numElements() const { return elementCount(shape); }
+
+int64_t mlir::tg::ref::elementCount(ArrayRef<int64_t> shape) {
+  // Saturates: checkInterpretable rejects such tensors before any is made.
+  if (llvm::is_contained(shape, 0))
+    return 0;
   int64_t n = 1;
   for (int64_t d : shape)
-    n *= d;
+    if (d < 0 || llvm::MulOverflow(n, d, n))
+      return std::numeric_limits<int64_t>::max();
   return n;
 }
 
@@ -132,9 +142,7 @@ static Results evalOp(Operation *op, ValueLookup lookup) {
       });
 }
 
-/// Checks that every value the interpreter will hold has an element type it
-/// models, so that evaluation never meets an unknown type.
-static LogicalResult checkTypes(func::FuncOp fn) {
+LogicalResult mlir::tg::ref::checkInterpretable(func::FuncOp fn) {
   WalkResult walk = fn.walk([&](Operation *op) -> WalkResult {
     auto check = [&](Type type, StringRef what) -> LogicalResult {
       auto tensor = dyn_cast<RankedTensorType>(type);
@@ -148,6 +156,12 @@ static LogicalResult checkTypes(func::FuncOp fn) {
                << what << " with element type " << tensor.getElementType()
                << " (expected bf16, f16, f32, f8E4M3FN, f8E5M2, i1, i8, i32 "
                   "or i64)";
+      if (tensor.hasStaticShape() &&
+          uint64_t(elementCount(tensor.getShape())) > kMaxHostElements)
+        return op->emitOpError("has a ")
+               << what << " of type " << type
+               << "; the reference interpreter holds at most "
+               << kMaxHostElements << " elements per tensor";
       return success();
     };
     if (op == fn.getOperation())
@@ -168,6 +182,12 @@ static LogicalResult checkTypes(func::FuncOp fn) {
              << i << " has type " << type
              << "; the reference interpreter expects ranked tensors of bf16, "
                 "f16, f32, f8E4M3FN, f8E5M2, i1, i8, i32 or i64";
+    if (tensor.hasStaticShape() &&
+        uint64_t(elementCount(tensor.getShape())) > kMaxHostElements)
+      return fn.emitOpError("argument ")
+             << i << " has type " << type
+             << "; the reference interpreter holds at most "
+             << kMaxHostElements << " elements per tensor";
   }
   return success();
 }
@@ -179,7 +199,7 @@ mlir::tg::ref::interpret(func::FuncOp fn, ArrayRef<HostTensor> inputs) {
   if (!fn.getBody().hasOneBlock())
     return fn.emitOpError("has more than one block; the reference "
                           "interpreter runs single-block graphs");
-  if (failed(checkTypes(fn)))
+  if (failed(checkInterpretable(fn)))
     return failure();
   Block &block = fn.getBody().front();
   if (inputs.size() != block.getNumArguments())

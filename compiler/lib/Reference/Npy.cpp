@@ -47,6 +47,9 @@ public:
       if (!consume(':'))
         return fail("expected ':' after '" + key + "' in the header");
       skipSpace();
+      if ((key == "descr" && haveDescr) || (key == "fortran_order" && haveOrder) ||
+          (key == "shape" && haveShape))
+        return fail("header key '" + key + "' is given twice");
       if (key == "descr") {
         if (!parseString(array.descr))
           return fail("'descr' must be a string (structured dtypes are not "

@@ -49,6 +49,18 @@ struct RandomInputOptions {
 SmallVector<HostTensor> makeRandomInputs(func::FuncOp fn,
                                          const RandomInputOptions &options);
 
+/// The most elements a tensor of the reference interpreter holds (each is a
+/// double: 16 GiB).
+constexpr uint64_t kMaxHostElements = uint64_t(1) << 31;
+
+/// Elements of a static shape, saturating at INT64_MAX.
+int64_t elementCount(ArrayRef<int64_t> shape);
+
+/// Whether the interpreter can run `fn`: every argument and value a ranked
+/// tensor of a modelled element type, of at most kMaxHostElements elements.
+/// Emits a located error otherwise. Call it before making inputs for `fn`.
+LogicalResult checkInterpretable(func::FuncOp fn);
+
 /// Runs `fn` on `inputs` (one per argument, in order). Input values are
 /// rounded to the argument's element type. Emits a located diagnostic and
 /// fails on anything it cannot execute.

@@ -24,7 +24,7 @@ struct NpyArray {
 /// Limits on a .npy input: the file's size, and the elements (each becomes
 /// a double in the reference interpreter).
 constexpr uint64_t kMaxNpyBytes = uint64_t(1) << 32;
-constexpr uint64_t kMaxNpyElements = uint64_t(1) << 31;
+constexpr uint64_t kMaxNpyElements = kMaxHostElements;
 
 /// Parses the bytes of a .npy file. Errors say what is wrong (bad magic,
 /// truncated data or bytes after it, unsupported dtype or byte order, Fortran
