@@ -4,7 +4,7 @@
 // RUN: not tg-run --ref %s --check 2>&1 | FileCheck %s --check-prefix=MODE
 
 // CHECK: tg-run: error: cannot use the GPU: no CUDA driver
-// MODE: tg-run: error: --check and --bench apply to the GPU mode (leave out --ref)
+// MODE: tg-run: error: --check, --bench and --repeat apply to the GPU mode (leave out --ref)
 func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
   %y = tg.exp %x : tensor<4xf32>
   return %y : tensor<4xf32>

@@ -10,7 +10,7 @@
 #   6. bench     bench/bench_cudnn.py (tgc vs torch cuDNN, same libcudnn; FP8; mixed matmul)
 # Not in the default STAGES (each takes most of a device call):
 #   nvrtcbwd     suite, --set fused (bwd + train + every option of the fused NVRTC backward),
-#                --backend nvrtc --expect-fused (57 configurations)
+#                --backend nvrtc --expect-fused (60 configurations)
 #   benchbwd     bench/bench_backward.py (fused backward vs torch cuDNN/flash; training steps
 #                vs FlexAttention), e.g. STAGES="env nvrtcbwd benchbwd"
 # Each stage has a timeout; the bench gets what is left. Files in $OUT (6):

@@ -54,6 +54,11 @@ cl::opt<std::string> entry("entry",
 cl::opt<std::string> backend(
     "backend", cl::desc("auto, nvrtc or cudnn (overrides TGC_BACKEND)"),
     cl::init(""), cl::cat(category));
+cl::opt<bool> deterministic(
+    "deterministic",
+    cl::desc("Reproducible results run to run: the fused attention backward "
+             "adds dQ in a fixed order (slower)"),
+    cl::cat(category));
 cl::opt<bool> explainBackend("explain-backend",
                              cl::desc("Report why each op got its backend"),
                              cl::init(false), cl::cat(category));
@@ -156,6 +161,7 @@ int main(int argc, char **argv) {
   settings.targetSm = *sm;
   settings.backend = backendChoice.empty() ? "auto" : backendChoice;
   settings.explainBackend = explainBackend;
+  settings.deterministic = deterministic;
   auto output = openOutputFile(outputFile, &error);
   if (!output) {
     llvm::errs() << "tg-compile: " << error << "\n";

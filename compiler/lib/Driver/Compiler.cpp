@@ -58,7 +58,8 @@ FailureOr<func::FuncOp> tg::findEntry(ModuleOp module, StringRef entry) {
 LogicalResult tg::runCompilePipeline(ModuleOp module,
                                     const CompileSettings &settings) {
   PassManager pm(module.getContext());
-  buildCompilePipeline(pm, settings.backend, settings.explainBackend);
+  buildCompilePipeline(pm, settings.backend, settings.explainBackend,
+                       settings.deterministic);
   return pm.run(module);
 }
 
@@ -123,6 +124,7 @@ FailureOr<tgc::Plan> tg::compileModule(ModuleOp module,
     return failure();
   PlanOptions options;
   options.targetSm = settings.targetSm;
+  options.deterministic = settings.deterministic;
   FailureOr<tgc::Plan> plan = lowerToPlan(*fn, options);
   if (failed(plan) || failed(restoreDeclaredLayouts(*fn, *plan, declared)))
     return failure();
@@ -156,10 +158,13 @@ compileBuffer(std::unique_ptr<llvm::MemoryBuffer> buffer,
       settings.entry = text.str();
     else if (text.consume_front("--backend="))
       settings.backend = text.str();
+    else if (text == "--deterministic")
+      settings.deterministic = true;
     else
       return tgc::Status(tgc::StatusCode::InvalidArgument,
                          "unknown compile option '" + opt +
-                             "' (expected --entry=NAME or --backend=NAME)");
+                             "' (expected --entry=NAME, --backend=NAME or "
+                             "--deterministic)");
   }
   if (!options.arch.empty()) {
     std::optional<int> sm = tg::parseArch(options.arch);

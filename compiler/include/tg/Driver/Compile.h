@@ -19,6 +19,7 @@ struct CompileSettings {
   int targetSm = 90;
   std::string backend = "auto"; // auto | nvrtc | cudnn (tg-select-backend)
   bool explainBackend = false;
+  bool deterministic = false; // reproducible kernels (PlanOptions)
 };
 
 /// "sm_90a", "sm_80", "compute_90", "90" -> 90, 80, ...
