@@ -3,8 +3,9 @@
 // RUN: %ctypes_env python3 %tgc_src/test/Tools/Inputs/capi_compile.py %tgc_obj/lib/libtgc.so %s | FileCheck %s
 
 // CHECK: good: 0
+// CHECK: deterministic: 0
 // CHECK: garbage: 4 {{.*}}error: custom op 'this' is unknown
-// CHECK: bad option: 1 unknown compile option '--fast'
+// CHECK: bad option: 1 unknown compile option '--fast' (expected --arch=, --entry=, --backend= or --deterministic)
 // CHECK: bad arch: 1 unknown arch 'gfx90a'
 // CHECK: null out: 1 tgc_compile_string: source and out must not be null
 // CHECK: missing file: 3 cannot read

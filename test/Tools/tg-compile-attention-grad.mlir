@@ -34,6 +34,8 @@
 // PLAN-NEXT: arg buffer "stats"
 // PLAN-NEXT: arg buffer "[[DELTA]]"
 // PLAN-NEXT: arg buffer "[[ACC]]"
+// No dQ semaphores outside deterministic mode:
+// PLAN-NEXT: arg i64 0
 // PLAN-NEXT: arg buffer "dk"
 // PLAN-NEXT: arg buffer "dv"
 // PLAN: {{^}}launch{{$}}
@@ -176,3 +178,17 @@ func.func @dbias_step(%q: tensor<2x2x100x64xbf16> {tg.name = "q"}, %k: tensor<2x
       : tensor<2x2x100x64xbf16>, tensor<2x2x100x64xbf16>, tensor<2x2x100x64xbf16>, tensor<2x2x100x64xbf16>, tensor<2x2x100x64xbf16>, tensor<2x2x100x1xf32> -> dbias tensor<1x2x100x100xbf16>
   return %o, %dq, %dk, %dv, %db : tensor<2x2x100x64xbf16>, tensor<2x2x100x64xbf16>, tensor<2x2x100x64xbf16>, tensor<2x2x100x64xbf16>, tensor<1x2x100x100xbf16>
 }
+
+// --deterministic: tg.attention_grad stays off cuDNN and its main kernel
+// adds dQ in kv-tile order through a zeroed semaphore per query tile (16-row
+// granularity, for any variant's tile); a capture gradient summed over
+// broadcast dimensions would race and is refused.
+// RUN: tg-compile %s --deterministic --entry=gqa_causal -o - | FileCheck %s --check-prefix=DET
+// RUN: not tg-compile %s --deterministic --entry=dbias_step -o /dev/null 2>&1 | FileCheck %s --check-prefix=DET-ERR
+// DET: buffer "[[SEM:t[0-9]+]]" intermediate i32 shape [2,4,13]
+// DET: static constexpr bool kDeterministic = true;
+// DET: memset "[[SEM]]" 0
+// DET-NEXT: {{^}}launch{{$}}
+// DET-NEXT: variant "{{k[0-9]+}}" grid [3,2,2] block [256,1,1]
+// DET: arg buffer "[[SEM]]"
+// DET-ERR: error: 'tg.attention_grad' op the deterministic backward cannot sum the gradient of capture 0 ('tensor<1x2x100x100xbf16>') over its broadcast dimensions

@@ -8,6 +8,7 @@
 // RUN: not tg-run --ref %s --backend=cudnn 2>&1 | FileCheck %s --check-prefix=BACKEND
 // RUN: not tg-run --ref %s --print-plan 2>&1 | FileCheck %s --check-prefix=PLAN
 // RUN: not tg-run %s --bench=-1 2>&1 | FileCheck %s --check-prefix=NEGATIVE
+// RUN: not tg-run --ref %s --repeat=2 2>&1 | FileCheck %s --check-prefix=REPEAT
 
 // CHECK: tg-run: error: cannot use the GPU: no CUDA driver
 // CHECK-MODE: tg-run: error: --check applies to the GPU mode (leave out --ref)
@@ -15,6 +16,7 @@
 // BACKEND: tg-run: error: --backend applies to the GPU mode (leave out --ref)
 // PLAN: tg-run: error: --print-plan applies to the GPU mode (leave out --ref)
 // NEGATIVE: tg-run: error: --bench expects a positive number of runs, got -1
+// REPEAT: tg-run: error: --repeat applies to the GPU mode (leave out --ref)
 func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
   %y = tg.exp %x : tensor<4xf32>
   return %y : tensor<4xf32>

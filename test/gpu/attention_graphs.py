@@ -8,7 +8,8 @@ default D), causal ("top_left"/"bottom_right"), window (left, right),
 softcap, alibi, bias (True: a random f32 [1,Hq,Sq,Skv]; a dict gives its
 shape and dtype, as mask_graphs.py feeds additive masks; bias_grad: the
 backward also returns dbias), padding, dropout, training, layout ("bshd":
-logical [B,H,S,D] over a [B,S,H,D] buffer)."""
+logical [B,H,S,D] over a [B,S,H,D] buffer), deterministic (the suite compiles
+and runs it with --deterministic and checks repeated runs bit for bit)."""
 
 
 def ttype(shape, elem):
@@ -381,6 +382,16 @@ def fused_backward_configs():
         Hkv=2, B=3, **opt)
     train("train_bias_grad", bias=True, bias_grad=True, causal="top_left", Sq=200, Skv=200)
     train("train_bias_grad_f16_dropout", bias=True, bias_grad=True, dtype="f16", dropout=0.1, Sq=150, Skv=180)
+    # --deterministic: dQ added in kv-tile order (semaphores); tg-run
+    # --repeat checks that every output is bitwise identical over runs.
+    add("bwd_deterministic_causal_gqa", deterministic=True, causal="bottom_right", Hq=4, Hkv=2, B=2, Sq=700,
+        Skv=900)
+    add("bwd_deterministic_window_padding", deterministic=True, window=(100, 30), padding=True, B=3, Sq=500,
+        Skv=500)
+    # B = 1: the [1, Hq, Sq, Skv] bias has no broadcast dimension, so its
+    # gradient is deterministic too.
+    train("train_deterministic_bias_grad", deterministic=True, bias=True, bias_grad=True, causal="top_left",
+          B=1, Sq=300, Skv=300)
     return out
 
 

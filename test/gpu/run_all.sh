@@ -10,7 +10,7 @@
 #   6. bench     bench/bench_cudnn.py (tgc vs torch cuDNN, same libcudnn; FP8; mixed matmul)
 # Stages run only when named in STAGES:
 #   nvrtcbwd    suite, --set fused (bwd + train + every option of the fused NVRTC backward),
-#               --backend nvrtc --expect-fused (57 configurations)
+#               --backend nvrtc --expect-fused (60 configurations)
 #   benchbwd    bench/bench_backward.py (fused backward vs torch cuDNN/flash; training steps
 #               vs FlexAttention), e.g. STAGES="env nvrtcbwd benchbwd"
 #   masks       suite --set masks (additive finfo.min/-inf/-1e9 masks, test/gpu/mask_graphs.py), nvrtc

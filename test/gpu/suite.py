@@ -100,12 +100,12 @@ def backend_flags(args):
     return ["--backend=" + args.backend] if args.backend else []
 
 
-def explain(path, entry, args):
+def explain(path, entry, args, extra=()):
     """What tg-compile plans for each op: (summary, [(op, backend, reason)])."""
     if args.no_explain:
         return "", []
     cmd = [os.path.join(args.bin, "tg-compile"), path, "--explain-backend", "--emit=plan", "--arch=" + args.arch,
-           "-o", os.devnull] + backend_flags(args) + (["--entry=" + entry] if entry else [])
+           "-o", os.devnull] + backend_flags(args) + (["--entry=" + entry] if entry else []) + list(extra)
     try:
         p = subprocess.run(cmd, capture_output=True, text=True, env=tool_env(args), timeout=120)
     except subprocess.TimeoutExpired:
@@ -140,7 +140,8 @@ def not_fused(planned_items):
             and to.nvrtc_kernel(r) == "expanded"]
 
 
-def result(name, rc, out, seconds, planned, planned_items, kind, compile_only=False, expect_fused=False):
+def result(name, rc, out, seconds, planned, planned_items, kind, compile_only=False, expect_fused=False,
+           repeat=False):
     steps = to.step_lines(out)
     cks = to.checks(out)
     ok = rc == 0 and (compile_only or (bool(cks) and all(c["ok"] for c in cks)))
@@ -150,6 +151,10 @@ def result(name, rc, out, seconds, planned, planned_items, kind, compile_only=Fa
     if fell_back and not ALLOW_FALLBACK and not compile_only:
         ok = False
         out += "\nFAIL: planned on cuDNN, ran NVRTC:\n  " + "\n  ".join(fell_back) + "\n"
+    if repeat and not compile_only and ok and not re.search(r"^repeat: PASS", out, re.M):
+        # --deterministic rows: tg-run --repeat must report identical outputs.
+        ok = False
+        out = "expected a 'repeat: PASS' line from tg-run --repeat\n" + out
     expanded = not_fused(planned_items) if expect_fused and kind in ("bwd", "train") else []
     if expanded:
         # --expect-fused: a correct result from the expansion does not count.
@@ -175,7 +180,8 @@ def run_config(c, args, workdir):
     path = os.path.join(workdir, c["name"] + ".mlir")
     with open(path, "w") as f:
         f.write(graph_text(c))
-    planned, items = explain(path, None, args)
+    det = ["--deterministic"] if c.get("deterministic") else []
+    planned, items = explain(path, None, args, det)
     if args.compile_only:
         rc = 1 if planned.startswith("compile error") or planned == "tg-compile timed out" else 0
         return result(c["name"], rc, planned, 0.0, planned, items, c["kind"], compile_only=True,
@@ -196,9 +202,12 @@ def run_config(c, args, workdir):
             return result(c["name"], rc, "reference forward failed:\n" + out, 0.0, planned, items, c["kind"])
         extra = ["--input=%s=%s" % (f[:-4], os.path.join(data, f)) for f in sorted(os.listdir(data))
                  if f.endswith(".npy")]
+    if det:
+        extra += det + ["--repeat=4"]
     cmd = [os.path.join(args.bin, "tg-run"), path, "--check", "--seed=%d" % seed] + backend_flags(args) + extra
     rc, out, seconds = tg_run(cmd, args)
-    r = result(c["name"], rc, out, seconds, planned, items, c["kind"], expect_fused=args.expect_fused)
+    r = result(c["name"], rc, out, seconds, planned, items, c["kind"], expect_fused=args.expect_fused,
+               repeat=bool(det))
     known = c.get("known_cudnn_difference")
     if known and not r["ok"] and r["ran"].startswith("cudnn") and r["checks"] and rc in (0, 1):
         # A measured, documented difference of cuDNN's: reported as such,

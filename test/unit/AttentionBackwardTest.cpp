@@ -144,7 +144,7 @@ TEST(AttentionBackwardSpec, LaunchConfiguration) {
   auto k = generateAttentionBackward(s);
   ASSERT_TRUE(k);
   EXPECT_EQ(k->main.threads, 256u);
-  EXPECT_EQ(k->main.numParams, 35u);
+  EXPECT_EQ(k->main.numParams, 36u);
   // K, V: 128 x 72; Q, dO: 64 x 72; P^T, dS^T: 128 x 72; lse, delta: 64 floats.
   EXPECT_EQ(k->main.sharedBytes, 2u * 128 * 72 * 2 + 2u * 64 * 72 * 2 + 2u * 128 * 72 * 2 + 2u * 64 * 4);
   // Main: x = kv tiles, y = kv heads, z = batch.
@@ -162,9 +162,9 @@ TEST(AttentionBackwardSpec, LaunchConfiguration) {
   EXPECT_EQ(generateAttentionBackward(s)->main.sharedBytes, k->main.sharedBytes + 64u * 4 * 4);
   s.captures = {{"bias", CaptureType::F32}};
   s.scoreModifier = "s += bias;";
-  EXPECT_EQ(generateAttentionBackward(s)->main.numParams, 40u);
+  EXPECT_EQ(generateAttentionBackward(s)->main.numParams, 41u);
   s.captureGradients = {{"bias", "dcap = dz;"}};
-  EXPECT_EQ(generateAttentionBackward(s)->main.numParams, 45u);
+  EXPECT_EQ(generateAttentionBackward(s)->main.numParams, 46u);
   AttentionBackwardLaunch convert = attentionBackwardCaptureGradConvert(AttentionElementType::F16);
   EXPECT_EQ(convert.numParams, 10u);
   EXPECT_EQ(convert.threads, 256u);
@@ -350,6 +350,11 @@ std::vector<Variant> variants() {
   add("dqk64_dv256_bf16_window_sm86", 64, 256, T::BF16, [](auto &s) {
     s.windowLeft = 100;
     s.targetSm = 86;
+  });
+  add("d128_bf16_deterministic_causal_gqa", 128, 128, T::BF16, [](auto &s) {
+    s.deterministic = true;
+    s.causal = C::BottomRight;
+    s.numHeadsKV = 2;
   });
   add("d256_bf16_dropout_sm86", 256, 256, T::BF16, [](auto &s) {
     s.dropoutProbability = 0.1;

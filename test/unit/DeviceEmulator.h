@@ -262,6 +262,7 @@ inline float f16ToFloat(unsigned short b) {
 #define blockDim (emu::cta()->dim)
 
 inline void __syncthreads() { emu::blockBarrier(); }
+inline void __threadfence() {} // CTAs run one after another
 inline float __shfl_xor_sync(unsigned, float v, int mask) {
   uint32_t bits;
   std::memcpy(&bits, &v, 4);
@@ -410,6 +411,20 @@ inline void mma_bf16_16x8x16(float (&acc)[4], const unsigned (&a)[4], unsigned b
 inline void mma_f16_16x8x16(float (&acc)[4], const unsigned (&a)[4], unsigned b0, unsigned b1) {
   mma(acc, a, b0, b1, false);
 }
+/// A spin on a semaphore yields, so that the other threads run. CTAs run
+/// one after another, so a wait for earlier CTAs ends at once; a long spin
+/// is a wait that can never end.
+inline int ld_acquire_gpu(const int *address) {
+  static const int *last = nullptr;
+  static int spins = 0;
+  spins = address == last ? spins + 1 : 0;
+  last = address;
+  if (spins > 1000)
+    emu::fail("a semaphore never reached the value waited for");
+  emu::yield();
+  return *address;
+}
+inline void red_release_gpu_add(int *address, int value) { *address += value; }
 template <class T>
 inline void opaque(T &) {}
 

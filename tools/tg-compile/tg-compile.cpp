@@ -56,6 +56,11 @@ cl::opt<std::string> entry("entry",
 cl::opt<std::string> backend(
     "backend", cl::desc("auto, nvrtc or cudnn (overrides TGC_BACKEND)"),
     cl::init(""), cl::cat(category));
+cl::opt<bool> deterministic(
+    "deterministic",
+    cl::desc("Reproducible results run to run: the fused attention backward "
+             "adds dQ in a fixed order (slower)"),
+    cl::cat(category));
 cl::opt<bool> explainBackend("explain-backend",
                              cl::desc("Report why each op got its backend"),
                              cl::init(false), cl::cat(category));
@@ -153,6 +158,7 @@ static int compileMain() {
   settings.targetSm = *sm;
   settings.backend = backendChoice.empty() ? "auto" : backendChoice;
   settings.explainBackend = explainBackend;
+  settings.deterministic = deterministic;
   auto output = openOutputFile(outputFile, &error);
   if (!output) {
     llvm::errs() << "tg-compile: " << error << "\n";

@@ -12,6 +12,7 @@
 
 #include "mlir/IR/Diagnostics.h"
 
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -176,6 +177,7 @@ int run::runOnGpu(ModuleOp module, func::FuncOp fn,
   settings.fusionNumerics = options.check;
   if (!options.backend.empty())
     settings.backend = options.backend;
+  settings.deterministic = options.deterministic;
   unsigned droppedRoundings = 0;
   FailureOr<tgc::Plan> plan;
   {
@@ -307,6 +309,55 @@ int run::runOnGpu(ModuleOp module, func::FuncOp fn,
                    "rounding that explains it (a tgc bug)")
          << "\n";
     }
+  }
+
+  // --repeat: the same inputs again, outputs poisoned again; every byte of
+  // every output must come back as in the first run.
+  if (options.repeats > 0) {
+    std::vector<std::vector<uint8_t>> first(outputs.size());
+    for (auto [i, buffer] : llvm::enumerate(outputs)) {
+      first[i].resize(buffer->byteSpan());
+      if (tgc::Status s = memory[memoryIndex + i].download(first[i].data(),
+                                                          first[i].size());
+          !s)
+        return failStatus("downloading '" + buffer->name + "'", s);
+    }
+    SmallVector<std::string> differing;
+    for (int r = 1; r <= options.repeats; ++r) {
+      for (auto [i, buffer] : llvm::enumerate(outputs)) {
+        std::vector<uint8_t> poison(buffer->byteSpan(), 0xff);
+        if (tgc::Status s = memory[memoryIndex + i].upload(poison.data(),
+                                                           poison.size());
+            !s)
+          return failStatus("uploading '" + buffer->name + "'", s);
+      }
+      if (tgc::Status s = exe.run(bindings, nullptr); !s)
+        return failStatus("running the plan", s);
+      if (tgc::Status s = tgc::synchronizeDevice(); !s)
+        return failStatus("running the plan", s);
+      for (auto [i, buffer] : llvm::enumerate(outputs)) {
+        std::vector<uint8_t> again(buffer->byteSpan());
+        if (tgc::Status s =
+                memory[memoryIndex + i].download(again.data(), again.size());
+            !s)
+          return failStatus("downloading '" + buffer->name + "'", s);
+        size_t bytes = 0;
+        for (size_t e = 0; e < again.size(); ++e)
+          bytes += again[e] != first[i][e];
+        if (bytes)
+          differing.push_back(buffer->name + " (" + std::to_string(bytes) +
+                              " bytes on run " + std::to_string(r + 1) + ")");
+      }
+    }
+    bool same = differing.empty();
+    allPassed &= same;
+    os << "repeat: " << (same ? "PASS" : "FAIL") << " " << options.repeats + 1
+       << " runs";
+    if (same)
+      os << ", every output bitwise identical";
+    else
+      os << ", outputs differ: " << llvm::join(differing, ", ");
+    os << "\n";
   }
 
   if (options.benchRuns > 0) {

@@ -18,6 +18,9 @@ struct GpuRunOptions {
   int benchRuns = 0;   // > 0: time this many runs after warm-up
   std::string backend; // auto | nvrtc | cudnn
   bool printPlan = false;
+  bool deterministic = false; // CompileSettings::deterministic
+  int repeats = 0; // > 0: run again this many times; every output must be
+                   // bitwise identical to the first run's
 };
 
 /// Tolerances of --check for an output of element type `type`:

@@ -56,6 +56,17 @@ cl::opt<std::string> backendName(
     "backend", cl::desc("GPU mode: auto, nvrtc or cudnn (default: "
                         "TGC_BACKEND, else auto)"),
     cl::init(""), cl::cat(category));
+cl::opt<bool> deterministicMode(
+    "deterministic",
+    cl::desc("GPU mode: compile with tg-compile --deterministic (the fused "
+             "attention backward adds dQ in a fixed order)"),
+    cl::init(false), cl::cat(category));
+cl::opt<int> repeatRuns(
+    "repeat",
+    cl::desc("GPU mode: run the plan this many more times (outputs poisoned "
+             "before each) and exit 1 unless every output is bitwise "
+             "identical to the first run's (with --deterministic)"),
+    cl::init(0), cl::cat(category));
 cl::opt<bool> printPlan("print-plan",
                         cl::desc("GPU mode: print the compiled plan"),
                         cl::init(false), cl::cat(category));
@@ -279,6 +290,8 @@ int runGpu(ModuleOp module, func::FuncOp fn) {
   options.check = checkMode;
   options.benchRuns = benchRuns;
   options.printPlan = printPlan;
+  options.deterministic = deterministicMode;
+  options.repeats = repeatRuns;
   options.backend = backendName;
   if (options.backend.empty())
     if (const char *env = std::getenv("TGC_BACKEND"))
@@ -320,7 +333,8 @@ static int runMain() {
   if (refMode) {
     for (auto [given, flag] :
          {std::pair{bool(checkMode), "--check"}, {benchRuns > 0, "--bench"},
-          {!backendName.empty(), "--backend"}, {bool(printPlan), "--print-plan"}})
+          {!backendName.empty(), "--backend"}, {bool(printPlan), "--print-plan"},
+          {repeatRuns > 0, "--repeat"}, {bool(deterministicMode), "--deterministic"}})
       if (given)
         return fail(llvm::Twine(flag) +
                     " applies to the GPU mode (leave out --ref)");

@@ -140,7 +140,8 @@ std::string BackwardEmitter::summary() const {
   os << "//        dropout " << spec.dropoutProbability << ", scale " << spec.scale
      << ", score modifier " << (spec.scoreModifier.empty() ? "no" : "yes") << ", score gradient "
      << (spec.scoreGradient.empty() ? "identity" : "yes") << ", " << spec.captures.size()
-     << " captures, " << spec.captureGradients.size() << " capture gradients\n";
+     << " captures, " << spec.captureGradients.size() << " capture gradients"
+     << (spec.deterministic ? ", deterministic" : "") << "\n";
   os << "// tile:  " << tile.blockN << " keys per CTA x query tiles of " << tile.blockM << " rows, "
      << tile.warps << " warps (S^T " << tile.warpsKeysS << "x" << tile.warps / tile.warpsKeysS
      << ", dK/dV " << tile.warpsKeysKV << "x" << tile.warps / tile.warpsKeysKV << ", dQ "
@@ -179,6 +180,7 @@ std::string BackwardEmitter::configuration() const {
       .set("SCORE_MOD", spec.scoreModifier.empty() ? "false" : "true")
       .set("SCORE_GRAD", spec.scoreGradient.empty() ? "false" : "true")
       .set("CAPTURE_GRADS", spec.captureGradients.empty() ? "false" : "true")
+      .set("DETERMINISTIC", spec.deterministic ? "true" : "false")
       .set("SCALE", floatLiteral(spec.scale))
       .set("SMEM", attentionBackwardSharedBytes(spec, tile));
   return t.expand(R"cuda(
@@ -212,6 +214,7 @@ struct BackwardConfig {
   static constexpr bool kScoreMod = $(SCORE_MOD);   // ScoreMod::apply
   static constexpr bool kScoreGrad = $(SCORE_GRAD); // ScoreMod::gradient (else ds = dz)
   static constexpr bool kCaptureGrads = $(CAPTURE_GRADS); // ScoreMod::add_capture_gradients
+  static constexpr bool kDeterministic = $(DETERMINISTIC); // dQ added in kv-tile order (semaphores)
   static constexpr float kScale = $(SCALE);         // s = kScale * (q . k)
   static constexpr unsigned kSharedBytes = $(SMEM);
 };
@@ -349,7 +352,7 @@ extern "C" __global__ void __launch_bounds__(BackwardConfig::kWarps * 32, Backwa
   os << R"cuda(    const unsigned short *__restrict__ q, const unsigned short *__restrict__ k,
     const unsigned short *__restrict__ v, const unsigned short *__restrict__ d_o,
     const float *__restrict__ lse, const float *__restrict__ delta, float *__restrict__ dq_accum,
-    unsigned short *__restrict__ dk, unsigned short *__restrict__ dv,
+    int *__restrict__ dq_semaphore, unsigned short *__restrict__ dk, unsigned short *__restrict__ dv,
     const int *__restrict__ seq_lens_q, const int *__restrict__ seq_lens_kv,
     const long long *__restrict__ dropout_seed, const long long *__restrict__ dropout_offset,
     long long batch, long long num_heads_q, long long seq_len_q, long long seq_len_kv,
@@ -369,7 +372,8 @@ extern "C" __global__ void __launch_bounds__(BackwardConfig::kWarps * 32, Backwa
        << "_grad_stride_q, long long " << g.capture << "_grad_stride_kv";
   os << R"cuda() {
   const tg::device::BackwardParams params{
-      q, k, v, d_o, lse, delta, dq_accum, dk, dv, seq_lens_q, seq_lens_kv, dropout_seed, dropout_offset,
+      q, k, v, d_o, lse, delta, dq_accum, dq_semaphore, dk, dv, seq_lens_q, seq_lens_kv, dropout_seed,
+      dropout_offset,
       batch, num_heads_q, seq_len_q, seq_len_kv,
       q_stride_b, q_stride_h, q_stride_s, k_stride_b, k_stride_h, k_stride_s,
       v_stride_b, v_stride_h, v_stride_s, do_stride_b, do_stride_h, do_stride_s,
@@ -393,7 +397,7 @@ extern "C" __global__ void __launch_bounds__(BackwardConfig::kWarps * 32, Backwa
   l.entry = entry;
   l.threads = unsigned(tile.warps) * 32;
   l.sharedBytes = attentionBackwardSharedBytes(spec, tile);
-  l.numParams = 35 + 5 * unsigned(spec.captures.size() + spec.captureGradients.size());
+  l.numParams = 36 + 5 * unsigned(spec.captures.size() + spec.captureGradients.size());
   l.rowsPerBlockX = tile.blockN;
   l.overKvHeads = true;
   return l;

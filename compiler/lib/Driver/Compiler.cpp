@@ -60,7 +60,7 @@ LogicalResult tg::runCompilePipeline(ModuleOp module,
                                     const CompileSettings &settings) {
   PassManager pm(module.getContext());
   buildCompilePipeline(pm, settings.backend, settings.explainBackend,
-                       settings.fusionNumerics);
+                       settings.fusionNumerics, settings.deterministic);
   return pm.run(module);
 }
 
@@ -128,6 +128,7 @@ FailureOr<tgc::Plan> tg::compileModule(
     return failure();
   PlanOptions options;
   options.targetSm = settings.targetSm;
+  options.deterministic = settings.deterministic;
   FailureOr<tgc::Plan> plan = lowerToPlan(*fn, options);
   if (failed(plan) || failed(restoreDeclaredLayouts(*fn, *plan, declared)))
     return failure();
@@ -167,10 +168,13 @@ compileBuffer(std::unique_ptr<llvm::MemoryBuffer> buffer,
       settings.entry = text.str();
     else if (text.consume_front("--backend="))
       settings.backend = text.str();
+    else if (text == "--deterministic")
+      settings.deterministic = true;
     else
       return tgc::Status(tgc::StatusCode::InvalidArgument,
                          "unknown compile option '" + opt +
-                             "' (expected --entry=NAME or --backend=NAME)");
+                             "' (expected --entry=NAME, --backend=NAME or "
+                             "--deterministic)");
   }
   if (!options.arch.empty()) {
     std::optional<int> sm = tg::parseArch(options.arch);

@@ -19,7 +19,7 @@ namespace cg = ::tg::codegen;
 
 /// Scratch buffers of one op's steps (KernelArg::scratch indices); capture
 /// gradient n's f32 accumulator is kCaptureGrad0 + n.
-enum ScratchIndex : unsigned { kDelta = 0, kDqAccum = 1, kCaptureGrad0 = 2 };
+enum ScratchIndex : unsigned { kDelta = 0, kDqAccum = 1, kSemaphores = 2, kCaptureGrad0 = 3 };
 
 static bool isIdentityRegion(Block &block) {
   auto yield = cast<YieldOp>(block.getTerminator());
@@ -28,7 +28,7 @@ static bool isIdentityRegion(Block &block) {
 }
 
 FailureOr<SmallVector<KernelStep, 0>> mlir::tg::emitAttentionGradSteps(
-    AttentionGradOp op, int targetSm,
+    AttentionGradOp op, int targetSm, bool deterministic,
     function_ref<SmallVector<int64_t>(Value)> stridesOf) {
   std::string reason;
   std::optional<cg::AttentionBackwardSpec> base =
@@ -37,6 +37,7 @@ FailureOr<SmallVector<KernelStep, 0>> mlir::tg::emitAttentionGradSteps(
     return op.emitOpError("has no fused backward kernel: ")
            << reason << " (tg-expand-attention expands such ops)";
   cg::AttentionBackwardSpec spec = *base;
+  spec.deterministic = deterministic;
 
   // The score region and its gradient as C++ statements.
   SmallVector<std::string> argNames{"s", "b", "h", "q_idx", "kv_idx"};
@@ -79,6 +80,26 @@ FailureOr<SmallVector<KernelStep, 0>> mlir::tg::emitAttentionGradSteps(
   if (auto indices = op.getGradCaptures())
     listed = *indices;
   for (int64_t index : listed) {
+    if (deterministic) {
+      // One CTA thread adds each score's contribution, so a sum over a
+      // broadcast dimension is a race of f32 atomics, except over the query
+      // heads of one kv head (one CTA, one after another).
+      auto type = cast<RankedTensorType>(op.getCaptures()[index].getType());
+      ArrayRef<int64_t> q = cast<RankedTensorType>(op.getQ().getType()).getShape();
+      int64_t skv = cast<RankedTensorType>(op.getK().getType()).getDimSize(2);
+      int64_t hkv = cast<RankedTensorType>(op.getK().getType()).getDimSize(1);
+      bool ordered = (type.getDimSize(0) == q[0] || q[0] == 1) &&
+                     (type.getDimSize(1) == q[1] || hkv == 1) &&
+                     (type.getDimSize(2) == q[2] || q[2] == 1) &&
+                     (type.getDimSize(3) == skv || skv == 1);
+      if (!ordered)
+        return op.emitOpError("the deterministic backward cannot sum the "
+                              "gradient of capture ")
+               << index << " (" << type
+               << ") over its broadcast dimensions: that is a race of f32 "
+                  "atomics; give the capture the scores' shape or compile "
+                  "without --deterministic";
+    }
     FailureOr<std::unique_ptr<Block>> block = deriveScoreGradient(
         op.getScoreBlock(), AttentionOp::kNumIndexArgs + index, &whyNot);
     if (failed(block))
@@ -210,6 +231,14 @@ FailureOr<SmallVector<KernelStep, 0>> mlir::tg::emitAttentionGradSteps(
                                           targetSm,
                                           withPrelude(tuned->main.source)));
   }
+  // Deterministic: a semaphore per query tile; sized for the smallest
+  // tile of any variant (16 rows).
+  KernelArg semaphores = KernelArg::int64(0);
+  if (deterministic) {
+    semaphores = KernelArg::scratch(op, kSemaphores, b.getI32Type(),
+                                    {batch, heads, (seqQ + 15) / 16});
+    main.zeroFirst.push_back(semaphores);
+  }
   main.args = {KernelArg::buffer(op.getQ()),
                KernelArg::buffer(op.getK()),
                KernelArg::buffer(op.getV()),
@@ -217,6 +246,7 @@ FailureOr<SmallVector<KernelStep, 0>> mlir::tg::emitAttentionGradSteps(
                KernelArg::buffer(op.getStats()),
                delta,
                dqAccum,
+               semaphores,
                KernelArg::buffer(op.getDk()),
                KernelArg::buffer(op.getDv()),
                optionalBuffer(op.getSeqLenQ()),

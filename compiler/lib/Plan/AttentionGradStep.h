@@ -8,8 +8,10 @@ namespace mlir::tg {
 /// convert (tg/Codegen/AttentionBackward.h), with the f32 dQ accumulator and
 /// delta in workspace scratch buffers. `stridesOf` gives the physical strides
 /// (elements) of each tensor's buffer.
+/// With `deterministic`, dQ is added in kv-tile order (a semaphore buffer
+/// per query tile) and capture gradients summed across threads are refused.
 FailureOr<SmallVector<KernelStep, 0>>
-emitAttentionGradSteps(AttentionGradOp op, int targetSm,
+emitAttentionGradSteps(AttentionGradOp op, int targetSm, bool deterministic,
                        function_ref<SmallVector<int64_t>(Value)> stridesOf);
 } // namespace mlir::tg
 

@@ -497,7 +497,7 @@ FailureOr<tgc::Plan> PlanBuilder::build() {
   };
   auto emitAttentionGrad =
       [&](AttentionGradOp op) -> FailureOr<SmallVector<KernelStep, 0>> {
-    return emitAttentionGradSteps(op, targetSm,
+    return emitAttentionGradSteps(op, targetSm, options.deterministic,
                                   [&](Value v) { return stridesOf(v); });
   };
   FailureOr<SmallVector<KernelStep, 0>> steps =

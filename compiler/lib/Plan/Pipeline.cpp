@@ -7,7 +7,8 @@
 using namespace mlir;
 
 void tg::buildCompilePipeline(OpPassManager &pm, StringRef backend,
-                              bool explain, bool numerics) {
+                              bool explain, bool numerics,
+                              bool deterministic) {
   OpPassManager &fn = pm.nest<func::FuncOp>();
   fn.addPass(createDecomposeSdpa());
   fn.addPass(createCanonicalizerPass());
@@ -24,6 +25,7 @@ void tg::buildCompilePipeline(OpPassManager &pm, StringRef backend,
   SelectBackendOptions select;
   select.backend = backend.str();
   select.explain = explain;
+  select.deterministic = deterministic;
   fn.addPass(createSelectBackend(select));
   // Attention (forward or backward) that neither cuDNN nor the fused kernels
   // run (e.g. f32 on NVRTC) runs on the generic kernels instead. Ops it creates carry no

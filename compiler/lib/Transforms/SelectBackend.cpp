@@ -35,10 +35,16 @@ static const char *cudnnPreference(Operation *op) {
   return nullptr;
 }
 
-Choice choose(Operation *op, StringRef requested) {
+Choice choose(Operation *op, StringRef requested, bool deterministic) {
   // A backend written on the op by the user wins over the pass option.
   if (auto pinned = op->getAttrOfType<StringAttr>("tg.backend"))
     requested = pinned.getValue();
+  if (deterministic && isa<AttentionGradOp>(op))
+    return {"nvrtc", "deterministic: the fused NVRTC backward adds dQ in a "
+                     "fixed order (tgc does not ask cuDNN for that)" +
+                         std::string(requested == "cudnn"
+                                         ? "; cudnn was requested"
+                                         : "")};
   if (requested == "nvrtc")
     return {"nvrtc", "requested (nvrtc)"};
   std::string unsupported = cudnn::unsupportedReason(op);
@@ -74,7 +80,7 @@ struct SelectBackendPass : tg::impl::SelectBackendBase<SelectBackendPass> {
               << pinned.getValue() << "\"; expected \"nvrtc\" or \"cudnn\"";
           return WalkResult::interrupt();
         }
-      Choice choice = choose(op, backend);
+      Choice choice = choose(op, backend, deterministic);
       // On NVRTC, say which kernels: the fused ones or, for what they cannot
       // run, the expansion into generic kernels (tg-expand-attention).
       std::string unsupported;

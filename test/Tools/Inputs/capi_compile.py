@@ -16,6 +16,9 @@ def report(label, status):
 exe = ctypes.c_void_p()
 report("good", lib.tgc_compile_string(good, len(good), b"--arch=sm_80", ctypes.byref(exe)))
 lib.tgc_executable_destroy(exe)
+report("deterministic", lib.tgc_compile_string(good, len(good), b"--arch=sm_80 --deterministic --backend=nvrtc",
+                                               ctypes.byref(exe)))
+lib.tgc_executable_destroy(exe)
 bad = b"this is not a graph"
 report("garbage", lib.tgc_compile_string(bad, len(bad), None, ctypes.byref(exe)))
 report("bad option", lib.tgc_compile_string(good, len(good), b"--fast", ctypes.byref(exe)))

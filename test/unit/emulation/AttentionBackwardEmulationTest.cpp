@@ -237,6 +237,9 @@ void runCase(const Case &c) {
   strides3(pre, dO);
   emu::launch(grid(gen->preprocess), {gen->preprocess.threads, 1, 1}, tg::device::smem_raw, 0,
               [&] { kernels.preprocess(pre); });
+  // The deterministic kernel's semaphores: one per (b, h, query tile).
+  const int64_t qTiles = (Sq + gen->tile.blockM - 1) / gen->tile.blockM;
+  std::vector<int> semaphores(c.spec.deterministic ? size_t(B * Hq * qTiles) : 0, 0);
   Args main = {q.address(),
                k.address(),
                v.address(),
@@ -244,6 +247,7 @@ void runCase(const Case &c) {
                addr(lse.data()),
                addr(delta.data()),
                addr(dqAccum.data()),
+               c.spec.deterministic ? addr(semaphores.data()) : 0,
                gk.address(),
                gv.address(),
                c.spec.hasSeqLenQ ? addr(p.lenQ.data()) : 0,
@@ -266,6 +270,24 @@ void runCase(const Case &c) {
   }
   emu::launch(grid(gen->main), {gen->main.threads, 1, 1}, tg::device::smem_raw, gen->main.sharedBytes,
               [&] { kernels.main(main); });
+  // Every kv tile that sees a query tile passed its semaphore once.
+  if (c.spec.deterministic) {
+    const int64_t blockN = gen->tile.blockN, blockM = gen->tile.blockM;
+    for (int64_t b = 0; b < B; ++b)
+      for (int64_t h = 0; h < Hq; ++h)
+        for (int64_t t = 0; t < qTiles; ++t) {
+          int expected = 0;
+          for (int64_t j = 0; j * blockN < Skv; ++j) {
+            bool sees = false;
+            for (int64_t i = t * blockM; i < std::min(Sq, (t + 1) * blockM) && !sees; ++i)
+              for (int64_t kv = j * blockN; kv < std::min(Skv, (j + 1) * blockN) && !sees; ++kv)
+                sees = !p.masked(b, i, kv);
+            expected += sees;
+          }
+          EXPECT_EQ(semaphores[size_t((b * Hq + h) * qTiles + t)], expected)
+              << c.name << " semaphore of b " << b << " h " << h << " query tile " << t;
+        }
+  }
   Args convert = {addr(dqAccum.data()), gq.address(), uint64_t(Hq), uint64_t(Sq)};
   strides3(convert, gq);
   emu::launch(grid(gen->convert), {gen->convert.threads, 1, 1}, tg::device::smem_raw, 0,

@@ -125,6 +125,15 @@ inline std::vector<Case> cases() {
     v.push_back(c);
   }
   {
+    Case c{"deterministic_causal_window_gqa2", spec(64, 64, 4, 2)};
+    c.spec.deterministic = true; // query tiles wait for the kv tiles before them
+    c.spec.causal = C::TopLeft;
+    c.spec.windowLeft = 150;
+    c.seqQ = 300;
+    c.seqKv = 300;
+    v.push_back(c);
+  }
+  {
     Case c{"one_row_bottom_right_gqa2", spec(64, 64, 4, 2)}; // Sq = 1 sees every key
     c.spec.causal = C::BottomRight;
     c.seqQ = 1;

@@ -28,11 +28,13 @@
 //    4 lse                     const float*   [B, Hq, Sq] (the forward's stats)
 //    5 delta                   const float*   [B, Hq, Sq] (preprocess)
 //    6 dq_accum                float*         [B, Hq, Sq, Dqk] (zeroed by preprocess)
-//    7 dk, 8 dv                T*             [B, Hkv, Skv, D] at their strides
-//    9 seq_lens_q, 10 seq_lens_kv   const int*        [B] (padding) or null
-//   11 dropout_seed, 12 dropout_offset   const long long*  scalars or null
-//   13 batch, 14 num_heads_q, 15 seq_len_q, 16 seq_len_kv
-//   17-19 q strides (b, h, s), 20-22 k, 23-25 v, 26-28 d_o, 29-31 dk, 32-34 dv
+//    7 dq_semaphore            int*           [B, Hq, ceil(Sq / blockM)] zeroed
+//                                             (deterministic) or null
+//    8 dk, 9 dv                T*             [B, Hkv, Skv, D] at their strides
+//   10 seq_lens_q, 11 seq_lens_kv   const int*        [B] (padding) or null
+//   12 dropout_seed, 13 dropout_offset   const long long*  scalars or null
+//   14 batch, 15 num_heads_q, 16 seq_len_q, 17 seq_len_kv
+//   18-20 q strides (b, h, s), 21-23 k, 24-26 v, 27-29 d_o, 30-32 dk, 33-35 dv
 //   then 5 per capture: const C* capture, stride_b, stride_h, stride_q, stride_kv
 //   then 5 per capture gradient: float* accumulator (zeroed before the
 //   launch), stride_b, stride_h, stride_q, stride_kv (0 along the capture's
@@ -99,6 +101,12 @@ struct AttentionBackwardSpec {
   std::string scoreGradient;
   std::vector<AttentionCapture> captures;
   std::vector<AttentionCaptureGradient> captureGradients;
+
+  /// dQ's f32 additions in a fixed order (the kv tiles of a query tile one
+  /// after another, through a semaphore per query tile), so that results
+  /// are reproducible run to run; capture gradients summed across CTAs
+  /// (broadcast over batch or heads) are refused by the plan lowering.
+  bool deterministic = false;
 
   /// Target compute capability: selects the tile (shared memory).
   int targetSm = 80;

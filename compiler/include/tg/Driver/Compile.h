@@ -22,6 +22,7 @@ struct CompileSettings {
   /// tg-fuse-attention remarks on the roundings of the graph as written that
   /// the fused op drops (docs/fusion.md, "Numerics").
   bool fusionNumerics = false;
+  bool deterministic = false; // reproducible kernels (PlanOptions)
 };
 
 /// "sm_90a", "sm_80", "compute_90", "90" -> 90, 80, ...

@@ -17,14 +17,19 @@ struct PlanOptions {
   /// Compute capability the kernels are tuned for (80, 90, ...). Kernels stay
   /// portable (sm_80 and newer, PTX fallback) whatever this is.
   int targetSm = 90;
+  /// Reproducible results run to run: the fused attention backward adds dQ
+  /// in a fixed order (tg-compile --deterministic).
+  bool deterministic = false;
 };
 
 /// The passes that prepare a graph for lowering: sdpa decomposition,
 /// canonicalisation, attention and matmul fusion, backend selection
 /// (`backend`: auto, nvrtc or cudnn; `explain`: remarks with the reasons;
-/// `numerics`: tg-fuse-attention's remarks on the roundings it drops).
+/// `numerics`: tg-fuse-attention's remarks on the roundings it drops;
+/// `deterministic`: tg.attention_grad on the deterministic fused backward).
 void buildCompilePipeline(OpPassManager &pm, StringRef backend = "auto",
-                          bool explain = false, bool numerics = false);
+                          bool explain = false, bool numerics = false,
+                          bool deterministic = false);
 
 /// Lowers `fn` to a Plan. Emits located diagnostics and fails on anything
 /// it cannot lower.

@@ -195,6 +195,9 @@ def SelectBackend : Pass<"tg-select-backend", "func::FuncOp"> {
            "auto (choose per op), nvrtc or cudnn (TGC_BACKEND in the tools)">,
     Option<"explain", "explain", "bool", /*default=*/"false",
            "Report each choice and its reason as a remark">,
+    Option<"deterministic", "deterministic", "bool", /*default=*/"false",
+           "Reproducible results: tg.attention_grad runs on the fused NVRTC "
+           "backward in its deterministic mode, not on cuDNN">,
   ];
 }
 

@@ -11,7 +11,9 @@
 //      Pd = P * Z, dZ = P * (dP * Z - delta), dS = score_grad(dZ)
 //      (Z: the dropout keep bit times 1/(1-p)) -> Pd^T, dS^T to shared memory
 //   B  dV += Pd^T dO, dK += dS^T Q                    (warps: keys x head dims)
-//   C  dQ += dS K (f32 atomics into the accumulator)   (warps: queries x head dims)
+//   C  dQ += dS K (f32 atomics into the accumulator)   (warps: queries x head dims);
+//      with kDeterministic, the kv tiles add into one query tile in order
+//      (a semaphore per query tile), so dQ's sums are reproducible
 //
 // The epilogue writes dK * scale and dV. delta = rowsum(dO * O) and the
 // zeroed dQ accumulator come from attention_bwd_preprocess.cuh; the dQ
@@ -41,6 +43,7 @@ struct BackwardParams {
   const float *lse;    // [B, Hq, Sq] natural-log log-sum-exp of the forward
   const float *delta;  // [B, Hq, Sq] rowsum(dO * O)
   float *dq_accum;     // [B, Hq, Sq, Dqk] f32, zeroed
+  int *dq_semaphore;   // [B, Hq, ceil(Sq / kBlockM)] int, zeroed (kDeterministic)
   u16 *dk, *dv;
   const int *seq_lens_q, *seq_lens_kv;            // [B] (padding)
   const long long *dropout_seed, *dropout_offset;  // scalars (dropout)
@@ -352,6 +355,20 @@ __device__ __forceinline__ void attention_backward(const BackwardParams &p, cons
     // --- Phase C: dQ += dS K for this warp's query rows x head dims, in passes
     // of kCChunk n8 tiles of head dims ---
     float *dq_rows = p.dq_accum + ((b * p.num_heads_q + t.h) * p.seq_len_q + t.m0) * Cfg::kHeadDimQK;
+    int *semaphore = nullptr;
+    if constexpr (Cfg::kDeterministic) {
+      // The kv tiles that see this query tile are consecutive: wait until
+      // those before this one have added their dQ.
+      int key_begin, key_end;
+      mask.keys_seen(t.m0, t.m0 + Cfg::kBlockM, &key_begin, &key_end);
+      const int before = static_cast<int>(blockIdx.x) - key_begin / Cfg::kBlockN;
+      const long long q_tiles = (p.seq_len_q + Cfg::kBlockM - 1) / Cfg::kBlockM;
+      semaphore = p.dq_semaphore + (b * p.num_heads_q + t.h) * q_tiles + t.m0 / Cfg::kBlockM;
+      if (tid == 0)
+        while (ld_acquire_gpu(semaphore) != before) {
+        }
+      __syncthreads();
+    }
 #pragma unroll 1
     for (int chunk = 0; chunk < L::kCNTiles; chunk += L::kCChunk) {
       const int chunk_d0 = c_d0 + 8 * chunk;
@@ -370,6 +387,12 @@ __device__ __forceinline__ void attention_backward(const BackwardParams &p, cons
             if (t.m0 + row < len_q && col < Cfg::kHeadDimQK)
               atomicAdd(dq_rows + row * Cfg::kHeadDimQK + col, dq[mt][nt][e]);
           }
+    }
+    if constexpr (Cfg::kDeterministic) {
+      // Every thread's adds are visible before the next kv tile's begin.
+      __threadfence();
+      __syncthreads();
+      if (tid == 0) red_release_gpu_add(semaphore, 1);
     }
   }
 

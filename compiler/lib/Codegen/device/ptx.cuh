@@ -89,6 +89,16 @@ __device__ __forceinline__ void mma_f16_16x8x16(float (&acc)[4], const unsigned 
       : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
 }
 
+// --- Cross-CTA ordering (the deterministic backward's semaphores).
+__device__ __forceinline__ int ld_acquire_gpu(const int *address) {
+  int value;
+  asm volatile("ld.acquire.gpu.global.b32 %0, [%1];\n" : "=r"(value) : "l"(address) : "memory");
+  return value;
+}
+__device__ __forceinline__ void red_release_gpu_add(int *address, int value) {
+  asm volatile("red.release.gpu.global.add.s32 [%0], %1;\n" ::"l"(address), "r"(value) : "memory");
+}
+
 /// Makes a 64-bit value opaque to the optimiser (keeps it from hoisting
 /// address arithmetic that depends on it out of a loop).
 template <class T>
@@ -114,6 +124,8 @@ void ldmatrix_x2(unsigned address, unsigned (&r)[2]);
 void ldmatrix_x2_trans(unsigned address, unsigned (&r)[2]);
 void mma_bf16_16x8x16(float (&acc)[4], const unsigned (&a)[4], unsigned b0, unsigned b1);
 void mma_f16_16x8x16(float (&acc)[4], const unsigned (&a)[4], unsigned b0, unsigned b1);
+int ld_acquire_gpu(const int *address);
+void red_release_gpu_add(int *address, int value);
 template <class T>
 void opaque(T &value);
 
