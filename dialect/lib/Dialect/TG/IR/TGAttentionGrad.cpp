@@ -8,6 +8,8 @@
 //===----------------------------------------------------------------------===//
 #include "tg/Dialect/TG/IR/TGOps.h"
 
+#include "AttentionCaptures.h"
+
 using namespace mlir;
 using namespace mlir::tg;
 
@@ -73,20 +75,56 @@ LogicalResult AttentionGradOp::verify() {
     if (size && *size < 0)
       return emitOpError(name) << " must be >= 0, got " << *size;
   SmallVector<int64_t> scores{q[0], q[1], q[2], k[2]};
-  for (Value capture : getCaptures())
-    if (shapeOf(capture).size() != 4 ||
-        !isBroadcastableTo(shapeOf(capture), scores))
-      return emitOpError("capture of shape ")
-             << formatShape(shapeOf(capture))
-             << " does not broadcast to the scores " << formatShape(scores)
-             << " (expected rank 4 with each dimension equal or 1)";
+  if (failed(detail::verifyAttentionCaptures(*this, getCaptures(), scores)))
+    return failure();
+  return verifyTableGrads();
+}
+
+LogicalResult AttentionGradOp::verifyTableGrads() {
+  ArrayRef<int64_t> tables = getTableGradCaptures();
+  if (tables.size() != getDTables().size())
+    return emitOpError("returns ")
+           << getDTables().size() << " table gradients for "
+           << tables.size() << " table_grads entries (expected one each)";
+  unsigned numCaptures = getCaptures().size();
+  for (auto [n, index] : llvm::enumerate(tables)) {
+    if (index < 0 || index >= static_cast<int64_t>(numCaptures))
+      return emitOpError("table_grads entry ")
+             << index << " is not a capture index (the op has "
+             << numCaptures << " captures)";
+    if (llvm::is_contained(tables.take_front(n), index))
+      return emitOpError("table_grads lists capture ") << index << " twice";
+    Value capture = getCaptures()[index];
+    if (!isTableCapture(*this, index))
+      return emitOpError("table_grads entry ")
+             << index << " is not a table capture (its score region argument "
+             << "must have the capture's type " << capture.getType() << ")";
+    if (!isa<FloatType>(elementOf(capture)))
+      return emitOpError("table_grads entry ")
+             << index << " has element type " << elementOf(capture)
+             << "; only floating-point tables have gradients";
+    if (getDTables()[n].getType() != capture.getType())
+      return emitOpError("table gradient ")
+             << n << " has type " << getDTables()[n].getType()
+             << "; expected the capture's type " << capture.getType();
+  }
   return success();
 }
 
+unsigned AttentionGradOp::getNumTableGradGathers() {
+  unsigned count = 0;
+  for (int64_t index : getTableGradCaptures())
+    count += gathersOfArgument(getScoreBlock(),
+                               kNumIndexArgs + static_cast<unsigned>(index))
+                 .size();
+  return count;
+}
+
 /// Checks one per-element region: its argument types, rank-0 pointwise ops
-/// only, and a tg.yield of one rank-0 f32.
+/// and gathers only, and a tg.yield of `numYields` rank-0 f32 values.
 static LogicalResult verifyRegion(AttentionGradOp op, Region &region,
-                                  StringRef name, ArrayRef<Type> argTypes) {
+                                  StringRef name, ArrayRef<Type> argTypes,
+                                  unsigned numYields = 1) {
   Block &block = region.front();
   if (block.getNumArguments() != argTypes.size())
     return op.emitOpError("region '")
@@ -99,37 +137,59 @@ static LogicalResult verifyRegion(AttentionGradOp op, Region &region,
              << name << "' argument " << i << " has type " << arg.getType()
              << "; expected " << expected;
   for (Operation &inner : block.without_terminator()) {
-    if (!inner.hasTrait<PointwiseTrait>())
+    if (!inner.hasTrait<PointwiseTrait>() && !isa<GatherOp>(inner))
       return inner.emitOpError("is not allowed in region '")
              << name << "' of tg.attention_grad (expected pointwise tg ops "
-                        "only)";
+                        "and tg.gather)";
     for (Type type : inner.getResultTypes())
       if (cast<RankedTensorType>(type).getRank() != 0)
         return inner.emitOpError("in region '")
                << name << "' must produce rank-0 tensors, got " << type;
   }
   auto yield = dyn_cast<YieldOp>(block.getTerminator());
-  if (!yield || yield.getValues().size() != 1)
+  if (!yield || yield.getValues().size() != numYields) {
+    if (numYields == 1)
+      return op.emitOpError("region '")
+             << name << "' must end in a tg.yield of one value";
     return op.emitOpError("region '")
-           << name << "' must end in a tg.yield of one value";
-  auto type = cast<RankedTensorType>(yield.getValues()[0].getType());
-  if (type.getRank() != 0 || !type.getElementType().isF32())
-    return yield.emitOpError("must yield a rank-0 f32 tensor in region '")
-           << name << "', got " << type;
+           << name << "' must end in a tg.yield of " << numYields
+           << " values: the gradient of s, then one per tg.gather of a "
+              "table in table_grads";
+  }
+  for (Value value : yield.getValues()) {
+    auto type = cast<RankedTensorType>(value.getType());
+    if (type.getRank() != 0 || !type.getElementType().isF32())
+      return yield.emitOpError("must yield rank-0 f32 tensors in region '")
+             << name << "', got " << type;
+  }
   return success();
 }
 
 LogicalResult AttentionGradOp::verifyRegions() {
   Builder builder(getContext());
   Type f32 = RankedTensorType::get({}, builder.getF32Type());
-  Type i64 = RankedTensorType::get({}, builder.getI64Type());
-  SmallVector<Type> argTypes{f32, i64, i64, i64, i64};
-  for (Value capture : getCaptures())
-    argTypes.push_back(RankedTensorType::get({}, elementOf(capture)));
+  SmallVector<Type> argTypes =
+      detail::scoreRegionArgTypes(*this, getCaptures());
+  if (getScoreBlock().getNumArguments() == argTypes.size() &&
+      failed(detail::verifyTableUses(*this, getScoreBlock(), "score",
+                                     getCaptures())))
+    return failure();
   if (failed(verifyRegion(*this, getScore(), "score", argTypes)))
     return failure();
-  if (getScoreGrad().empty())
+  unsigned tableGathers = getNumTableGradGathers();
+  if (getScoreGrad().empty()) {
+    if (!getTableGradCaptures().empty())
+      return emitOpError("returns table gradients, so its score_grad region "
+                         "must yield the gradient of each gathered table "
+                         "element (it is empty)");
     return success();
+  }
   argTypes.push_back(f32);
-  return verifyRegion(*this, getScoreGrad(), "score_grad", argTypes);
+  Block &grad = getScoreGrad().front();
+  if (grad.getNumArguments() == argTypes.size() &&
+      failed(detail::verifyTableUses(*this, grad, "score_grad",
+                                     getCaptures())))
+    return failure();
+  return verifyRegion(*this, getScoreGrad(), "score_grad", argTypes,
+                      1 + tableGathers);
 }
