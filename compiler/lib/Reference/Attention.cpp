@@ -317,27 +317,36 @@ Results mlir::tg::ref::evalSdpa(SdpaOp op, ValueLookup lookup) {
 namespace {
 /// Evaluates a per-score region (tg.attention's `score`, tg.attention_grad's
 /// `score` and `score_grad`) with arguments score, b, h, q_idx, kv_idx, the
-/// captured elements and any `extra` trailing values.
+/// captured elements (table captures are bound to the program instead) and
+/// any `extra` trailing values.
 struct ScoreRegionEvaluator {
   std::shared_ptr<ScalarProgram> program;
-  SmallVector<const HostTensor *> captures;
+  SmallVector<const HostTensor *> captures; // null for table captures
   SmallVector<SmallVector<int64_t>> captureStrides;
   std::shared_ptr<SmallVector<double>> args;
 
   static FailureOr<ScoreRegionEvaluator>
-  create(Block &block, ValueRange captureValues, const AttentionProblem &p,
-         ValueLookup lookup, unsigned extra) {
-    FailureOr<ScalarProgram> program = ScalarProgram::compile(block);
+  create(Operation *attention, Block &block, ValueRange captureValues,
+         const AttentionProblem &p, ValueLookup lookup, unsigned extra,
+         unsigned numYields = 1) {
+    FailureOr<ScalarProgram> program =
+        ScalarProgram::compile(block, numYields);
     if (failed(program))
       return failure();
     ScoreRegionEvaluator e;
-    e.program = std::make_shared<ScalarProgram>(std::move(*program));
     SmallVector<int64_t> scores{p.batch, p.heads, p.seqQ, p.seqKv};
-    for (Value capture : captureValues) {
-      e.captures.push_back(&lookup(capture));
-      e.captureStrides.push_back(
-          broadcastStrides(e.captures.back()->shape, scores));
+    for (auto [i, capture] : llvm::enumerate(captureValues)) {
+      const HostTensor *tensor = &lookup(capture);
+      if (isTableCapture(attention, i)) {
+        program->bindTable(AttentionOp::kNumIndexArgs + i, tensor);
+        e.captures.push_back(nullptr);
+        e.captureStrides.emplace_back();
+        continue;
+      }
+      e.captures.push_back(tensor);
+      e.captureStrides.push_back(broadcastStrides(tensor->shape, scores));
     }
+    e.program = std::make_shared<ScalarProgram>(std::move(*program));
     e.args = std::make_shared<SmallVector<double>>(
         AttentionOp::kNumIndexArgs + e.captures.size() + extra);
     return e;
@@ -352,6 +361,8 @@ struct ScoreRegionEvaluator {
     a[3] = static_cast<double>(i);
     a[4] = static_cast<double>(j);
     for (unsigned c = 0; c < captures.size(); ++c) {
+      if (!captures[c])
+        continue; // a table: read by the region's gathers
       ArrayRef<int64_t> st = captureStrides[c];
       a[AttentionOp::kNumIndexArgs + c] =
           captures[c]->values[b * st[0] + h * st[1] + i * st[2] + j * st[3]];
@@ -369,7 +380,7 @@ Results mlir::tg::ref::evalAttention(AttentionOp op, ValueLookup lookup) {
   // Region arguments: score, b, h, q_idx, kv_idx, then one element of each
   // capture, broadcast over [B, Hq, Sq, Skv].
   FailureOr<ScoreRegionEvaluator> region = ScoreRegionEvaluator::create(
-      op.getScoreBlock(), op.getCaptures(), p, lookup, /*extra=*/0);
+      op, op.getScoreBlock(), op.getCaptures(), p, lookup, /*extra=*/0);
   if (failed(region))
     return failure();
   p.modify = [region = *region](int64_t b, int64_t h, int64_t i, int64_t j,
@@ -485,24 +496,67 @@ Results mlir::tg::ref::evalAttentionGrad(AttentionGradOp op,
   AttentionProblem p = makeProblem(op, lookup);
   p.scale = op.getScale().convertToDouble();
   FailureOr<ScoreRegionEvaluator> region = ScoreRegionEvaluator::create(
-      op.getScoreBlock(), op.getCaptures(), p, lookup, /*extra=*/0);
+      op, op.getScoreBlock(), op.getCaptures(), p, lookup, /*extra=*/0);
   if (failed(region))
     return failure();
   p.modify = [region = *region](int64_t b, int64_t h, int64_t i, int64_t j,
                                 double s) { return region(b, h, i, j, s); };
+
+  // Table gradients: score_grad yields ds, then one gradient per gather of
+  // a table in table_grads (block order), each scatter-added where that
+  // gather read.
+  ArrayRef<int64_t> tables = op.getTableGradCaptures();
+  struct TableGather {
+    unsigned gather; // index among the score region's gathers
+    unsigned table;  // index in table_grads
+  };
+  SmallVector<TableGather> tableGathers;
+  const ScalarProgram &forwardProgram = *region->program;
+  for (unsigned g = 0; g < forwardProgram.numGathers(); ++g) {
+    unsigned arg = forwardProgram.gatherTable(g);
+    for (auto [n, index] : llvm::enumerate(tables))
+      if (arg == AttentionOp::kNumIndexArgs + index)
+        tableGathers.push_back({g, static_cast<unsigned>(n)});
+  }
+  auto tableGrads = std::make_shared<std::vector<std::vector<double>>>();
+  for (int64_t index : tables)
+    tableGrads->emplace_back(lookup(op.getCaptures()[index]).values.size());
+
   // score_grad gets the region's arguments and the gradient of its result.
   GradThrough through;
   if (!op.getScoreGrad().empty()) {
     FailureOr<ScoreRegionEvaluator> grad = ScoreRegionEvaluator::create(
-        op.getScoreGrad().front(), op.getCaptures(), p, lookup, /*extra=*/1);
+        op, op.getScoreGrad().front(), op.getCaptures(), p, lookup,
+        /*extra=*/1, /*numYields=*/1 + tableGathers.size());
     if (failed(grad))
       return failure();
-    through = [grad = *grad](int64_t b, int64_t h, int64_t i, int64_t j,
-                             double raw, double dS) {
-      return grad(b, h, i, j, raw, {dS});
+    through = [grad = *grad, forward = *region, tableGathers, tableGrads](
+                  int64_t b, int64_t h, int64_t i, int64_t j, double raw,
+                  double dS) {
+      double ds = grad(b, h, i, j, raw, {dS});
+      if (tableGathers.empty())
+        return ds;
+      // Where did the score region read? Evaluate it again for this score.
+      forward(b, h, i, j, raw);
+      for (auto [k, tg] : llvm::enumerate(tableGathers)) {
+        int64_t offset = forward.program->gatherOffset(tg.gather);
+        if (offset >= 0)
+          (*tableGrads)[tg.table][offset] += grad.program->yielded(1 + k);
+      }
+      return ds;
     };
   }
-  return backward(p, lookup(op.getO()), lookup(op.getDO()),
-                  lookup(op.getStats()), through, op.getDq(), op.getDk(),
-                  op.getDv());
+  Results results =
+      backward(p, lookup(op.getO()), lookup(op.getDO()), lookup(op.getStats()),
+               through, op.getDq(), op.getDk(), op.getDv());
+  if (failed(results))
+    return failure();
+  for (auto [n, value] : llvm::enumerate(op.getDTables())) {
+    HostTensor t = HostTensor::zeros(typeOf(value));
+    ElementInfo info = classifyElement(t.elementType);
+    for (size_t e = 0; e < t.values.size(); ++e)
+      t.values[e] = roundValue(info, (*tableGrads)[n][e]);
+    results->push_back(std::move(t));
+  }
+  return results;
 }
