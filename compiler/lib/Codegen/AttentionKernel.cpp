@@ -152,6 +152,11 @@ std::string validateAttentionSpec(const AttentionForwardSpec &spec) {
              "and the generator's own names";
       return err.str();
     }
+    if (spec.captures[i].tableRank < 0 || spec.captures[i].tableRank > kMaxTableRank) {
+      err << "capture '" << name << "' has table rank " << spec.captures[i].tableRank
+          << "; expected 0 (an element capture) to " << kMaxTableRank;
+      return err.str();
+    }
     for (size_t j = 0; j < i; ++j)
       if (spec.captures[j].name == name) {
         err << "capture name '" << name << "' is used twice";
@@ -244,6 +249,32 @@ CaptureInfo captureInfo(CaptureType type) {
     return {"unsigned char", "bool", "raw != 0"};
   }
   return {"float", "float", "raw"};
+}
+
+/// The readers of a table capture (tg.gather in the score region): `_at`
+/// clamps every index to its dimension before the load, so it never reads
+/// out of bounds; `_in_range` is tg.gather's fill test.
+std::string tableReaders(const AttentionCapture &c) {
+  CaptureInfo info = captureInfo(c.type);
+  std::ostringstream params, os;
+  for (int d = 0; d < c.tableRank; ++d)
+    params << ", long long i" << d;
+  os << "\n__device__ __forceinline__ " << info.valueType << " " << c.name
+     << "_at(const Captures &captures" << params.str() << ") {\n"
+     << "  long long offset = 0;\n";
+  for (int d = 0; d < c.tableRank; ++d)
+    os << "  offset += (i" << d << " < 0 ? 0 : i" << d << " < captures." << c.name << "_size[" << d
+       << "] ? i" << d << " : captures." << c.name << "_size[" << d << "] - 1) * captures." << c.name
+       << "_stride[" << d << "];\n";
+  os << "  const " << info.pointerType << " raw = captures." << c.name << "[offset];\n"
+     << "  return " << info.convert << ";\n}\n"
+     << "__device__ __forceinline__ bool " << c.name << "_in_range(const Captures &captures"
+     << params.str() << ") {\n  return true";
+  for (int d = 0; d < c.tableRank; ++d)
+    os << " &&\n         i" << d << " >= 0 && i" << d << " < captures." << c.name << "_size[" << d
+       << "]";
+  os << ";\n}\n";
+  return os.str();
 }
 
 /// The wgmma wrappers for this kernel's shapes: S (m64 x blockN, A and B
@@ -519,19 +550,29 @@ std::string AttentionEmitter::captureSupport() const {
 // ---------------------------------------------------------------------------
 // Captured tensors broadcast to [B, Hq, Sq, Skv] through their strides (0 along
 // broadcast dimensions).
+// Table captures (tg.gather) are read at indices the modifier computes, each
+// clamped to its dimension.
 struct Captures {
 )cuda";
   for (const AttentionCapture &c : spec.captures) {
     CaptureInfo info = captureInfo(c.type);
-    os << "  const " << info.pointerType << " *" << c.name << ";  // " << toString(c.type)
-       << "\n  long long " << c.name << "_stride_b, " << c.name << "_stride_h, " << c.name
-       << "_stride_q, " << c.name << "_stride_kv;\n";
+    os << "  const " << info.pointerType << " *" << c.name << ";  // " << toString(c.type);
+    if (c.tableRank > 0)
+      os << " table of rank " << c.tableRank << "\n  long long " << c.name << "_size["
+         << c.tableRank << "], " << c.name << "_stride[" << c.tableRank << "];\n";
+    else
+      os << "\n  long long " << c.name << "_stride_b, " << c.name << "_stride_h, " << c.name
+         << "_stride_q, " << c.name << "_stride_kv;\n";
   }
   if (spec.captures.empty())
     os << "  int unused;  // no captured tensors\n";
   os << "};\n";
   for (const AttentionCapture &c : spec.captures) {
     CaptureInfo info = captureInfo(c.type);
+    if (c.tableRank > 0) {
+      os << tableReaders(c);
+      continue;
+    }
     os << "\n__device__ __forceinline__ " << info.valueType << " load_capture_" << c.name
        << "(const Captures &captures, long long b, long long h, long long q_idx,\n"
        << "                                                long long kv_idx) {\n"
@@ -565,8 +606,9 @@ __device__ __forceinline__ void apply_score_modifier(float (&scores)[kMTiles][kN
           float s = scores[m][n][2 * half + j] * kScoreScale;
 )cuda";
   for (const AttentionCapture &c : spec.captures)
-    os << "          const " << captureInfo(c.type).valueType << " " << c.name
-       << " = load_capture_" << c.name << "(captures, b, h, q_idx, kv_idx);\n";
+    if (c.tableRank == 0)
+      os << "          const " << captureInfo(c.type).valueType << " " << c.name
+         << " = load_capture_" << c.name << "(captures, b, h, q_idx, kv_idx);\n";
   os << "          {  // --- score modifier ---\n";
   std::istringstream lines(spec.scoreModifier);
   for (std::string line; std::getline(lines, line);)
@@ -752,11 +794,17 @@ extern "C" __global__ void __launch_bounds__(kThreads, kMinBlocksPerSM)
     long long k_stride_b, long long k_stride_h, long long k_stride_s,
     long long v_stride_b, long long v_stride_h, long long v_stride_s,
     long long o_stride_b, long long o_stride_h, long long o_stride_s)cuda";
-  for (const AttentionCapture &c : spec.captures)
-    os << ",\n    const " << captureInfo(c.type).pointerType << " *__restrict__ capture_"
-       << c.name << ", long long " << c.name << "_stride_b, long long " << c.name
-       << "_stride_h, long long " << c.name << "_stride_q, long long " << c.name
-       << "_stride_kv";
+  for (const AttentionCapture &c : spec.captures) {
+    os << ",\n    const " << captureInfo(c.type).pointerType << " *__restrict__ capture_" << c.name;
+    if (c.tableRank > 0) {
+      for (const char *what : {"size", "stride"})
+        for (int d = 0; d < c.tableRank; ++d)
+          os << ", long long " << c.name << "_" << what << d;
+      continue;
+    }
+    os << ", long long " << c.name << "_stride_b, long long " << c.name << "_stride_h, long long "
+       << c.name << "_stride_q, long long " << c.name << "_stride_kv";
+  }
   os << ") {\n";
   if (tile.wgmma)
     os << R"cuda(  extern __shared__ __align__(1024) unsigned char smem_raw[];
@@ -828,8 +876,17 @@ extern "C" __global__ void __launch_bounds__(kThreads, kMinBlocksPerSM)
       os << "0";
     for (size_t i = 0; i < spec.captures.size(); ++i) {
       const std::string &n = spec.captures[i].name;
-      os << (i ? ",\n                          " : "") << "capture_" << n << ", " << n
-         << "_stride_b, " << n << "_stride_h, " << n << "_stride_q, " << n << "_stride_kv";
+      os << (i ? ",\n                          " : "") << "capture_" << n << ", ";
+      if (int rank = spec.captures[i].tableRank) {
+        for (const char *what : {"size", "stride"}) {
+          os << (what[1] == 't' ? ", {" : "{");
+          for (int d = 0; d < rank; ++d)
+            os << (d ? ", " : "") << n << "_" << what << d;
+          os << "}";
+        }
+        continue;
+      }
+      os << n << "_stride_b, " << n << "_stride_h, " << n << "_stride_q, " << n << "_stride_kv";
     }
     os << "};\n";
   }
@@ -1009,7 +1066,9 @@ AttentionKernel AttentionEmitter::emit() {
   k.tile = tile;
   k.threads = unsigned(tile.warps) * 32;
   k.sharedBytes = layout.totalBytes;
-  k.numParams = 25 + 5 * unsigned(spec.captures.size());
+  k.numParams = 25;
+  for (const AttentionCapture &c : spec.captures)
+    k.numParams += c.tableRank > 0 ? 1 + 2 * unsigned(c.tableRank) : 5;
   k.requiredTarget = tile.wgmma ? "sm_90a" : "";
   return k;
 }
