@@ -152,6 +152,10 @@ TEST(AttentionSpec, RejectsBadSpecs) {
   s.captures = {{"bias", CaptureType::F32}};
   EXPECT_NE(errorOf(s).find("score modifier is empty"), std::string::npos);
   s.scoreModifier = "s += bias_at(captures, h);";
+  s.captures = {{"bias", CaptureType::F32, 1}};
+  s.documentMask = AttentionForwardSpec::DocumentMask{"bias_at(captures, b)", ""};
+  EXPECT_NE(errorOf(s).find("document mask needs"), std::string::npos);
+  s.documentMask.reset();
   s.captures = {{"bias", CaptureType::F32, 9}};
   EXPECT_NE(errorOf(s).find("table rank 9; expected 0 (an element capture) to 8"),
             std::string::npos);
@@ -534,6 +538,23 @@ std::vector<Variant> variants() {
         "const long long bucket = (rel > 0 ? 16 : 0) + (n < 8 ? n : (large < 15 ? large : 15));\n"
         "s += emb_at(captures, bucket, h);";
     s.captures = {{"emb", CaptureType::BF16, 2}};
+  });
+  // A document mask narrows each CTA's K/V range from the ids (a table
+  // capture read at (b, q_idx) and (b, kv_idx)), with causal masking.
+  add("d128_bf16_document_mask_causal", 128, 128, T::BF16, [](auto &s) {
+    s.causal = C::TopLeft;
+    s.scoreModifier = "if (doc_at(captures, b, q_idx) != doc_at(captures, b, kv_idx)) s = neg_inf();";
+    s.captures = {{"doc", CaptureType::I32, 2}};
+    s.documentMask = AttentionForwardSpec::DocumentMask{"doc_at(captures, b, q_idx)",
+                                                        "doc_at(captures, b, kv_idx)"};
+  });
+  add("wgmma_d64_f16_document_mask_element_captures", 64, 64, T::F16, [](auto &s) {
+    s.targetSm = 90;
+    s.archSpecific = true;
+    s.scoreModifier = "if (dq != dk) s = neg_inf();";
+    s.captures = {{"dq", CaptureType::I64}, {"dk", CaptureType::I64}};
+    s.documentMask = AttentionForwardSpec::DocumentMask{
+        "load_capture_dq(captures, b, h, q_idx, 0)", "load_capture_dk(captures, b, h, 0, kv_idx)"};
   });
   add("d256_f16_single_buffer_override", 256, 256, T::F16, [](auto &s) {
     s.tileOverride = AttentionTileConfig{64, 64, 4, false, 2, 1, 2};

@@ -165,6 +165,10 @@ std::string validateAttentionSpec(const AttentionForwardSpec &spec) {
   }
   if (!spec.captures.empty() && spec.scoreModifier.empty())
     return "captures are given but the score modifier is empty";
+  if (spec.documentMask && (spec.scoreModifier.empty() || spec.documentMask->queryId.empty() ||
+                            spec.documentMask->keyId.empty()))
+    return "a document mask needs a score modifier (which masks the keys of other documents) "
+           "and both id expressions";
   if (spec.tileOverride) {
     const AttentionTileConfig &t = *spec.tileOverride;
     if (t.warps <= 0 || t.blockM <= 0 || t.blockM % (16 * t.warps) != 0) {
@@ -582,6 +586,17 @@ struct Captures {
        << "_stride_kv];\n"
        << "  return " << info.convert << ";\n}\n";
   }
+  if (spec.documentMask)
+    os << "\n// The document ids of the document mask (the modifier masks keys of another\n"
+       << "// document; these reads are the same as its own).\n"
+       << "__device__ __forceinline__ long long document_of_query(const Captures &captures, "
+          "long long b,\n"
+       << "                                                      long long h, long long q_idx) {\n"
+       << "  return " << spec.documentMask->queryId << ";\n}\n"
+       << "__device__ __forceinline__ long long document_of_key(const Captures &captures, "
+          "long long b,\n"
+       << "                                                    long long h, long long kv_idx) {\n"
+       << "  return " << spec.documentMask->keyId << ";\n}\n";
   os << R"cuda(
 // Rewrites each score s = kScoreScale * (q . k) with the modifier. Rows and keys
 // past the end of the tensors are clamped to the last one: their scores are
@@ -841,35 +856,6 @@ extern "C" __global__ void __launch_bounds__(kThreads, kMinBlocksPerSM)
   else
     os << "  const int len_kv = static_cast<int>(seq_len_kv);\n";
 
-  os << "\n  // --- Visible K/V tiles: whole tiles outside the masks are skipped ---\n";
-  if (needsDiagonal) {
-    if (spec.causal == AttentionCausalMode::BottomRight)
-      os << "  const int diag_shift = len_kv - len_q;  // bottom_right: diag = q_idx + len_kv - "
-            "len_q\n";
-    else
-      os << "  const int diag_shift = 0;  // top_left: diag = q_idx\n";
-  }
-  os << "  int kv_begin = 0, kv_end = len_kv;\n";
-  if (upper)
-    os << "  {\n"
-       << "    const int last_row = imin(m0 + kBlockM, len_q) - 1;\n"
-       << "    kv_end = imin(kv_end, last_row + diag_shift + kRightLimit + 1);\n"
-       << "  }\n";
-  if (left)
-    os << "  kv_begin = imax(0, m0 + diag_shift - kWindowLeft);\n";
-  os << R"cuda(  const int tile_begin = kv_begin / kBlockN;
-  int tile_end = kv_end > kv_begin ? (kv_end + kBlockN - 1) / kBlockN : tile_begin;
-  if (m0 >= len_q) tile_end = tile_begin;  // only padding rows: no keys needed
-)cuda";
-
-  os << R"cuda(
-  const elem_t *q_tile = q + b * q_stride_b + h * q_stride_h + m0 * q_stride_s;
-  const elem_t *k_head = k + b * k_stride_b + h_kv * k_stride_h;
-  const elem_t *v_head = v + b * v_stride_b + h_kv * v_stride_h;
-  const unsigned smem_q = shared_address(smem);
-  const unsigned smem_k = smem_q + kQRegionBytes;
-  const unsigned smem_v = smem_k + kStages * kKStageBytes;
-)cuda";
   if (modifier) {
     os << "  const Captures captures{";
     if (spec.captures.empty())
@@ -890,6 +876,78 @@ extern "C" __global__ void __launch_bounds__(kThreads, kMinBlocksPerSM)
     }
     os << "};\n";
   }
+  os << "\n  // --- Visible K/V tiles: whole tiles outside the masks are skipped ---\n";
+  if (needsDiagonal) {
+    if (spec.causal == AttentionCausalMode::BottomRight)
+      os << "  const int diag_shift = len_kv - len_q;  // bottom_right: diag = q_idx + len_kv - "
+            "len_q\n";
+    else
+      os << "  const int diag_shift = 0;  // top_left: diag = q_idx\n";
+  }
+  os << "  int kv_begin = 0, kv_end = len_kv;\n";
+  if (upper)
+    os << "  {\n"
+       << "    const int last_row = imin(m0 + kBlockM, len_q) - 1;\n"
+       << "    kv_end = imin(kv_end, last_row + diag_shift + kRightLimit + 1);\n"
+       << "  }\n";
+  if (left)
+    os << "  kv_begin = imax(0, m0 + diag_shift - kWindowLeft);\n";
+  if (spec.documentMask)
+    os << R"cuda(  {
+    // Document mask: a key is visible only if its document id equals a row's,
+    // so only keys whose id lies in [min, max] of this tile's row ids can be;
+    // the range shrinks to the first and last of them (packed sequences: the
+    // tile's own documents). Keys inside it are still masked by the region.
+    constexpr long long largest = 9223372036854775807LL, smallest = -largest - 1;
+    __shared__ long long document_bounds[4];  // id min, id max, first key, last key
+    if (tid == 0) {
+      document_bounds[0] = largest; document_bounds[1] = smallest;
+      document_bounds[2] = largest; document_bounds[3] = smallest;
+    }
+    __syncthreads();
+    long long id_min = largest, id_max = smallest;
+    for (int r = tid; r < kBlockM && m0 + r < len_q; r += kThreads) {
+      const long long id = document_of_query(captures, b, h, m0 + r);
+      id_min = id < id_min ? id : id_min;
+      id_max = id > id_max ? id : id_max;
+    }
+    atomicMin(&document_bounds[0], id_min);
+    atomicMax(&document_bounds[1], id_max);
+    __syncthreads();
+    id_min = document_bounds[0];
+    id_max = document_bounds[1];
+    long long first = largest, last = smallest;
+    for (int j = kv_begin + tid; j < kv_end; j += kThreads) {
+      const long long id = document_of_key(captures, b, h, j);
+      if (id >= id_min && id <= id_max) {
+        first = j < first ? j : first;
+        last = j;
+      }
+    }
+    atomicMin(&document_bounds[2], first);
+    atomicMax(&document_bounds[3], last);
+    __syncthreads();
+    if (document_bounds[3] < document_bounds[2]) {
+      kv_end = kv_begin;  // no key of these documents: every score is masked
+    } else {
+      kv_begin = static_cast<int>(document_bounds[2]);
+      kv_end = static_cast<int>(document_bounds[3]) + 1;
+    }
+  }
+)cuda";
+  os << R"cuda(  const int tile_begin = kv_begin / kBlockN;
+  int tile_end = kv_end > kv_begin ? (kv_end + kBlockN - 1) / kBlockN : tile_begin;
+  if (m0 >= len_q) tile_end = tile_begin;  // only padding rows: no keys needed
+)cuda";
+
+  os << R"cuda(
+  const elem_t *q_tile = q + b * q_stride_b + h * q_stride_h + m0 * q_stride_s;
+  const elem_t *k_head = k + b * k_stride_b + h_kv * k_stride_h;
+  const elem_t *v_head = v + b * v_stride_b + h_kv * v_stride_h;
+  const unsigned smem_q = shared_address(smem);
+  const unsigned smem_k = smem_q + kQRegionBytes;
+  const unsigned smem_v = smem_k + kStages * kKStageBytes;
+)cuda";
   if (dropout)
     os << R"cuda(  const unsigned long long seed = static_cast<unsigned long long>(*dropout_seed);
   const PhiloxKey philox_key{static_cast<unsigned>(seed), static_cast<unsigned>(seed >> 32)};

@@ -1,6 +1,7 @@
 // tg.attention -> one launch of the generated FlashAttention-style kernel
 // (compiler/include/tg/Codegen/AttentionKernel.h documents its parameters).
 #include "AttentionStep.h"
+#include "DocumentMask.h"
 
 #include "tg/Codegen/AttentionKernel.h"
 #include "tg/Dialect/TG/IR/TGOps.h"
@@ -132,6 +133,11 @@ mlir::tg::emitAttentionStep(AttentionOp op, int targetSm,
     if (failed(body))
       return failure();
     spec.scoreModifier = *body;
+    // A document mask lets each CTA skip the key tiles of other documents.
+    if (std::optional<DocumentIds> ids =
+            findDocumentMask(op, argNames, emitGather))
+      spec.documentMask =
+          cg::AttentionForwardSpec::DocumentMask{ids->query, ids->key};
   }
 
   // The layout strides (b, h, s) of q, k, v and o; the head dim must be

@@ -129,6 +129,16 @@ struct AttentionForwardSpec {
   std::string scoreModifier;
   std::vector<AttentionCapture> captures;
 
+  /// A document mask in the score modifier: it masks (q_idx, kv_idx) whenever
+  /// `queryId != keyId`, expressions of `captures, b, h` and `q_idx` /
+  /// `kv_idx` (C++, long long). Each CTA then narrows its K/V range to the
+  /// keys whose id lies within its rows' ids (whole tiles of other documents
+  /// are skipped; the modifier still masks inside the range).
+  struct DocumentMask {
+    std::string queryId, keyId;
+  };
+  std::optional<DocumentMask> documentMask;
+
   /// Target compute capability (80, 86, 89, 90, ...): selects the tile table.
   int targetSm = 80;
   /// Allow a kernel that compiles for the exact target only: with targetSm 90
