@@ -899,7 +899,8 @@ extern "C" __global__ void __launch_bounds__(kThreads, kMinBlocksPerSM)
     // the range shrinks to the first and last of them (packed sequences: the
     // tile's own documents). Keys inside it are still masked by the region.
     constexpr long long largest = 9223372036854775807LL, smallest = -largest - 1;
-    __shared__ long long document_bounds[4];  // id min, id max, first key, last key
+    // id min, id max, first key, last key: in the Q region, not loaded yet.
+    long long *document_bounds = reinterpret_cast<long long *>(smem);
     if (tid == 0) {
       document_bounds[0] = largest; document_bounds[1] = smallest;
       document_bounds[2] = largest; document_bounds[3] = smallest;
@@ -927,11 +928,14 @@ extern "C" __global__ void __launch_bounds__(kThreads, kMinBlocksPerSM)
     atomicMin(&document_bounds[2], first);
     atomicMax(&document_bounds[3], last);
     __syncthreads();
-    if (document_bounds[3] < document_bounds[2]) {
+    first = document_bounds[2];
+    last = document_bounds[3];
+    __syncthreads();  // the bounds are read before the Q tile lands there
+    if (last < first) {
       kv_end = kv_begin;  // no key of these documents: every score is masked
     } else {
-      kv_begin = static_cast<int>(document_bounds[2]);
-      kv_end = static_cast<int>(document_bounds[3]) + 1;
+      kv_begin = static_cast<int>(first);
+      kv_end = static_cast<int>(last) + 1;
     }
   }
 )cuda";
