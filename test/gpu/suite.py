@@ -19,7 +19,7 @@ error, not a silent fallback). Each row shows what the compiler planned
 "nvrtc" or "nvrtc (fallback)" there and are still checked.
 
 Usage (on the GPU machine):
-  test/gpu/suite.py --bin BIN --backend cudnn [--cudnn-lib PATH] [--set fwd|bwd|all]
+  test/gpu/suite.py --bin BIN --backend cudnn [--cudnn-lib PATH] [--set fwd|bwd|masks|gather|all]
                     [--quick] [--only SUBSTR] [--graphs] [--force-ptx] [--tag NAME]
 Here (no GPU): --emit-graphs DIR writes the generated graphs; --compile-only
 runs tg-compile on each and reports the planned backends.
@@ -30,6 +30,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import attention_graphs as ag  # noqa: E402
+import gather_graphs as gg  # noqa: E402
 import mask_graphs as mg  # noqa: E402
 import tool_output as to  # noqa: E402
 
@@ -54,6 +55,8 @@ def configs(which, quick):
         out += mg.mask_configs()
     if which == "bias-probe":
         out += mg.bias_probe_configs()
+    if which == "gather":
+        out += gg.gather_configs()
     if quick:
         out = [c for c in out if not ag.is_big(c)]
     return out
@@ -150,6 +153,8 @@ def seed_of(name):
 
 
 def graph_text(c):
+    if c["kind"].startswith("gather_"):
+        return gg.graph_text(c)
     return mg.graph_text(c) if c["kind"].startswith("mask_") else ag.graph_text(c)
 
 
@@ -164,6 +169,8 @@ def run_config(c, args, workdir):
     seed = seed_of(c["name"])
     # Inputs with values of their own (additive masks); the rest are random.
     extra = mg.write_inputs(c, workdir) if "mask" in c else []
+    if "gather" in c:
+        extra = gg.write_inputs(c, workdir)
     if c["kind"] == "bwd":
         # Every input of the reference training forward (q, k, v and the
         # options' inputs) and its o and stats; do stays random.
@@ -178,6 +185,9 @@ def run_config(c, args, workdir):
         extra = ["--input=%s=%s" % (f[:-4], os.path.join(data, f)) for f in sorted(os.listdir(data))
                  if f.endswith(".npy")]
     cmd = [os.path.join(args.bin, "tg-run"), path, "--check", "--seed=%d" % seed] + backend_flags(args) + extra
+    if args.sanitizer:
+        # compute-sanitizer memcheck: any out-of-bounds access fails the run.
+        cmd = [args.sanitizer, "--tool", "memcheck", "--error-exitcode", "97"] + cmd
     rc, out, seconds = tg_run(cmd, args)
     return result(c["name"], rc, out, seconds, planned, items, c["kind"])
 
@@ -233,9 +243,12 @@ def main():
                     help="TGC_BACKEND when it should differ from --backend (auto: a cuDNN step cuDNN "
                          "rejects at run time falls back to NVRTC instead of failing)")
     ap.add_argument("--cudnn-lib", default="", help="TGC_CUDNN_LIBRARY: the libcudnn.so.9 file to load")
-    ap.add_argument("--set", dest="which", choices=["fwd", "bwd", "masks", "all", "bias-probe"],
+    ap.add_argument("--set", dest="which", choices=["fwd", "bwd", "masks", "all", "bias-probe", "gather"],
                     default="all", help="grid mode: forward, backward, additive masks (mask_graphs.py) or all "
-                    "of them; bias-probe: which bias forms cuDNN takes")
+                    "of them; bias-probe: which bias forms cuDNN takes; gather: tables read at computed "
+                    "indices (gather_graphs.py, not part of all)")
+    ap.add_argument("--sanitizer", default="", help="run each tg-run under this compute-sanitizer "
+                    "(memcheck; a reported error fails the configuration)")
     ap.add_argument("--force-ptx", action="store_true")
     ap.add_argument("--quick", action="store_true", help="grid mode: leave out S >= 1000")
     ap.add_argument("--only", default="", help="configurations whose name contains one of these (comma list)")
