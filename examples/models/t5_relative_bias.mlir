@@ -10,7 +10,10 @@
 //   attn_output = attn_output.transpose(1, 2).contiguous().view(batch_size, -1, inner_dim)
 //
 // `position_bias` (from the bucketed relative positions and the embedding)
-// is a graph input; the mask is (1.0 - mask) * finfo(f32).min.
+// is a graph input here, so it is an element capture [1, H, S, S] (the
+// caller materialised it); t5_compute_bias.mlir computes it in the graph,
+// which fuses into a table lookup with no [1, H, S, S] tensor. The mask is
+// (1.0 - mask) * finfo(f32).min.
 //
 // CHECK-LABEL: func.func @t5_encoder_attention
 // CHECK-SAME: %[[PB:[^:]*]]: tensor<1x4x16x16xf32> {tg.name = "position_bias"}

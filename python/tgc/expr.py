@@ -2,7 +2,8 @@
 becomes the text of a tg.attention score region.
 
 A Node is one rank-0 value: a region argument (the score, an index, a
-captured tensor's element), a constant, or a pointwise op on other nodes.
+captured tensor's element), a constant, a pointwise op on other nodes, or a
+"gather" of a "table" (a captured tensor read whole) at index nodes.
 Types are tg element types ("f32", "i64", "i1", ...). The graph is a DAG;
 `emit_region` prints it as tg ops in SSA order (docs/dialect.md, the score
 region)."""
@@ -132,9 +133,11 @@ class RegionPrinter:
     """Prints nodes as tg ops inside one region, each value once (shared subgraphs
     print once), booleans lowered to selects."""
 
-    def __init__(self, names, indent="    "):
-        # names: {node key: "%name"} for the region's block arguments.
+    def __init__(self, names, indent="    ", table_types=None):
+        # names: {node key: "%name"} for the region's block arguments;
+        # table_types: {table node key: "tensor<...>"} for the tables gathers read.
         self.names = dict(names)
+        self.table_types = dict(table_types or {})
         self.lines = []
         self.counter = 0
         self.indent = indent
@@ -148,7 +151,7 @@ class RegionPrinter:
         if k in self.names:
             return self.names[k]
         op = node.op
-        if op in ("arg", "capture"):
+        if op in ("arg", "capture", "table"):
             raise AssertionError("unbound region argument %r" % (k,))
         if op in ("and", "or", "not"):
             name = self.emit_select(node, const(True, "i1"), const(False, "i1"))
@@ -165,6 +168,12 @@ class RegionPrinter:
             text = "tg.cmp %s, %s, %s : %s, %s" % (node.value, a, b, t, t)
         elif op == "select":
             return self._store(k, self.emit_select(node.args[0], node.args[1], node.args[2]))
+        elif op == "gather":
+            table = node.args[0]
+            t = self.emit(table)
+            indices = [self.emit(x) for x in node.args[1:]]
+            text = "tg.gather %s[%s] : %s[%s]" % (t, ", ".join(indices), self.table_types[table.key()],
+                                                  ", ".join(["tensor<i64>"] * len(indices)))
         elif op in UNARY:
             a = self.emit(node.args[0])
             text = "tg.%s %s : %s" % (op, a, tensor_type(node.type))

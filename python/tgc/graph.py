@@ -7,13 +7,15 @@ from .grad import score_gradient
 
 
 class TensorSpec:
-    """Shape, tg dtype and strides (elements) of one bound buffer."""
-    __slots__ = ("shape", "dtype", "strides")
+    """Shape, tg dtype and strides (elements) of one bound buffer; `table`: a
+    capture read whole by tg.gather (its region argument is the tensor)."""
+    __slots__ = ("shape", "dtype", "strides", "table")
 
-    def __init__(self, shape, dtype, strides=None):
+    def __init__(self, shape, dtype, strides=None, table=False):
         self.shape = tuple(int(s) for s in shape)
         self.dtype = dtype
         self.strides = tuple(int(s) for s in strides) if strides is not None else row_major(self.shape)
+        self.table = table
 
     def type(self):
         return "tensor<%s>" % "x".join([str(s) for s in self.shape] + [self.dtype])
@@ -25,7 +27,7 @@ class TensorSpec:
         return "{%s}" % text
 
     def key(self):
-        return (self.shape, self.dtype, self.strides)
+        return (self.shape, self.dtype, self.strides, self.table)
 
 
 def row_major(shape):
@@ -54,7 +56,7 @@ class AttentionSpec:
         self.q, self.k, self.v, self.o = q, k, v, o
         self.scale = float(scale)
         self.score = score            # expr node: the region's result (f32)
-        self.captures = list(captures)  # TensorSpec, rank 4
+        self.captures = list(captures)  # TensorSpec: rank 4, or a table
         self.seq_len_q, self.seq_len_kv = seq_len_q, seq_len_kv
         self.causal = causal
         self.window_left, self.window_right = window_left, window_right
@@ -113,8 +115,12 @@ class AttentionSpec:
                  ("arg", "i64", "q_idx"): "%qi", ("arg", "i64", "kv_idx"): "%ki"}
         sig = ["%s: tensor<f32>", "%b: tensor<i64>", "%h: tensor<i64>", "%qi: tensor<i64>", "%ki: tensor<i64>"]
         for i, c in enumerate(self.captures):
-            names[("capture", c.dtype, i)] = "%%e%d" % i
-            sig.append("%%e%d: tensor<%s>" % (i, c.dtype))
+            if c.table:
+                names[("table", c.dtype, i)] = "%%e%d" % i
+                sig.append("%%e%d: %s" % (i, c.type()))
+            else:
+                names[("capture", c.dtype, i)] = "%%e%d" % i
+                sig.append("%%e%d: tensor<%s>" % (i, c.dtype))
         if with_dz:
             names[("arg", "f32", "dz")] = "%dz"
             sig.append("%dz: tensor<f32>")
@@ -125,7 +131,8 @@ class AttentionSpec:
         if root.key() == ("arg", "f32", "dz" if with_dz else "score"):
             if with_dz:
                 return "{\n  }"  # the identity score_grad
-        printer = E.RegionPrinter(names)
+        tables = {("table", c.dtype, i): c.type() for i, c in enumerate(self.captures) if c.table}
+        printer = E.RegionPrinter(names, table_types=tables)
         result = printer.emit(root)
         lines = ["{", "  ^bb0(%s):" % ", ".join(sig)] + printer.lines + ["    tg.yield %s : tensor<f32>" % result, "  }"]
         return "\n".join(lines)

@@ -16,7 +16,7 @@ def remap(node, mapping, memo=None):
     k = node.key()
     if k in memo:
         return memo[k]
-    if node.op == "capture":
+    if node.op in ("capture", "table"):
         out = mapping[node.value]
     elif not node.args:
         out = node
@@ -27,6 +27,12 @@ def remap(node, mapping, memo=None):
     return out
 
 
+def _capture_node(cap, index):
+    """The region node of capture `cap` renumbered to `index`: its element, or
+    the whole table (read by gather nodes)."""
+    return E.Node("table" if getattr(cap, "table", False) else "capture", (), cap.dtype, index)
+
+
 def used_captures(node, out=None, seen=None):
     if out is None:
         out, seen = [], set()
@@ -34,7 +40,7 @@ def used_captures(node, out=None, seen=None):
     if k in seen:
         return out
     seen.add(k)
-    if node.op == "capture" and node.value not in out:
+    if node.op in ("capture", "table") and node.value not in out:
         out.append(node.value)
     for a in node.args:
         used_captures(a, out, seen)
@@ -61,7 +67,7 @@ def assemble(score_trace, mask_trace, attn_mask_capture, attn_mask_is_bool, shap
     if score_trace is not None:
         base = len(captures)
         captures.extend(score_trace.captures)
-        mapping = {c.index: E.Node("capture", (), c.dtype, base + i) for i, c in enumerate(score_trace.captures)}
+        mapping = {c.index: _capture_node(c, base + i) for i, c in enumerate(score_trace.captures)}
         score, peeled = M.peel_where_masks(remap(score_trace.root, mapping))
         factors.extend(peeled)
     if attn_mask_capture is not None:
@@ -75,7 +81,7 @@ def assemble(score_trace, mask_trace, attn_mask_capture, attn_mask_is_bool, shap
     if mask_trace is not None:
         base = len(captures)
         captures.extend(mask_trace.captures)
-        mapping = {c.index: E.Node("capture", (), c.dtype, base + i) for i, c in enumerate(mask_trace.captures)}
+        mapping = {c.index: _capture_node(c, base + i) for i, c in enumerate(mask_trace.captures)}
         factors.extend(M.split_factors(remap(mask_trace.root, mapping)))
     # Flatten conjunctions everywhere (a peeled where(a & b, ...) included).
     flat = []
@@ -92,7 +98,7 @@ def assemble(score_trace, mask_trace, attn_mask_capture, attn_mask_is_bool, shap
         root = E.select(f, root, ninf)
     # Keep only the captures the region still reads; renumber them.
     used = sorted(used_captures(root))
-    mapping = {old: E.Node("capture", (), captures[old].dtype, new) for new, old in enumerate(used)}
+    mapping = {old: _capture_node(captures[old], new) for new, old in enumerate(used)}
     root = remap(root, mapping)
     region_captures = [captures[i] for i in used]
     slq = captures[lifted.seq_len_q] if lifted.seq_len_q is not None else None

@@ -6,9 +6,11 @@
 comparisons, torch functions (torch.tanh, torch.where, ...) through
 `__torch_function__`, and indexing of tensors the callable closes over with
 the indices themselves (`bias[b, h, q_idx, kv_idx]`, `slopes[h]`), which
-become captured operands. Anything else (branching on a traced value, .item(),
-a computed index, an op tg has no equivalent for) raises TraceError naming
-what and where (the user's file:line)."""
+become captured operands, or with computed integer indices (`table[h, q_idx -
+kv_idx + 127]`, `doc[b, q_idx]`), which become tg.gather of a table capture.
+Anything else (branching on a traced value, .item(), a float index, an op tg
+has no equivalent for) raises TraceError naming what and where (the user's
+file:line)."""
 import linecache
 import math
 import operator
@@ -49,18 +51,22 @@ def fail(message):
 
 
 class Capture:
-    """A tensor the callable closed over, read at the score's position: `view`
+    """A tensor the callable closed over. Read at the score's position: `view`
     is the tensor after integer indexing, `axes[i]` the index name ("b", "h",
-    "q_idx", "kv_idx") that indexes view's dim i."""
+    "q_idx", "kv_idx") that indexes view's dim i. A table (`table`, axes None):
+    the whole tensor, read by tg.gather at indices computed in the region."""
 
-    def __init__(self, index, view, axes, name, where):
-        self.index, self.view, self.axes, self.name, self.where = index, view, tuple(axes), name, where
+    def __init__(self, index, view, axes, name, where, table=False):
+        self.index, self.view, self.name, self.where = index, view, name, where
+        self.axes = None if axes is None else tuple(axes)
+        self.table = table
         self.dtype = TORCH_TO_TG[view.dtype]
 
     def describe(self):
         what = "'%s'" % self.name if self.name else "a tensor"
-        return "%s of shape %s indexed [%s]%s" % (what, list(self.view.shape), ", ".join(self.axes),
-                                                  " (at %s)" % self.where if self.where else "")
+        how = "read at computed indices" if self.table else "indexed [%s]" % ", ".join(self.axes)
+        return "%s of shape %s %s%s" % (what, list(self.view.shape), how,
+                                        " (at %s)" % self.where if self.where else "")
 
 
 class Tracer:
@@ -83,6 +89,9 @@ class Tracer:
         if len(indices) != tensor.dim():
             fail("a closed-over tensor of shape %s is indexed with %d indices; index every dimension (with b, h, "
                  "q_idx, kv_idx or integers) so that the result is a scalar" % (list(tensor.shape), len(indices)))
+        if tensor.dtype not in TORCH_TO_TG:
+            fail("a closed-over tensor has dtype %s, which tg cannot capture (expected float32, bfloat16, float16, "
+                 "int64, int32, int8 or bool)" % tensor.dtype)
         plain, axes = [], []
         for i in indices:
             if isinstance(i, Value):
@@ -91,21 +100,16 @@ class Tracer:
                     plain.append(slice(None))
                     axes.append(n.value)
                     continue
-                fail("indexing a closed-over tensor with a computed index (%s) is not supported yet: captured "
-                     "tensors are read at the score's position [b, h, q_idx, kv_idx] (tables indexed by computed "
-                     "indices are tgc issue 19); index it with b, h, q_idx or kv_idx themselves, or precompute "
-                     "the table at those positions" % describe(n))
+                # A computed index: the tensor is a table read by tg.gather.
+                return self.gather(tensor, indices)
             elif isinstance(i, int) or (isinstance(i, torch.Tensor) and i.dim() == 0 and not i.is_floating_point()):
                 plain.append(int(i))
             else:
-                fail("a closed-over tensor is indexed with %s; only b, h, q_idx, kv_idx and Python ints are "
-                     "traceable" % type(i).__name__)
+                fail("a closed-over tensor is indexed with %s; only b, h, q_idx, kv_idx, integer expressions of "
+                     "them and Python ints are traceable" % type(i).__name__)
         if len(set(axes)) != len(axes):
-            fail("a closed-over tensor is indexed twice by the same index (%s); each of b, h, q_idx, kv_idx may "
-                 "index one dimension" % ", ".join(axes))
-        if tensor.dtype not in TORCH_TO_TG:
-            fail("a closed-over tensor has dtype %s, which tg cannot capture (expected float32, bfloat16, float16, "
-                 "int64, int32, int8 or bool)" % tensor.dtype)
+            # e.g. bias[q_idx, q_idx]: not a view at the score's position.
+            return self.gather(tensor, indices)
         view = tensor[tuple(plain)] if plain else tensor
         if not axes:
             view = view.reshape(())
@@ -119,6 +123,39 @@ class Tracer:
             self._capture_keys[key] = cap
         cap = self._capture_keys[key]
         return self.value(E.Node("capture", (), cap.dtype, cap.index))
+
+    def gather(self, tensor, indices):
+        """tensor[indices] with computed indices: a table capture and a gather.
+        Negative indices count from the end as in torch (for values in
+        [-size, -1]); tg.gather clamps values beyond that (torch would fail)."""
+        nodes = []
+        for d, i in enumerate(indices):
+            size = tensor.shape[d]
+            if isinstance(i, Value):
+                n = i.node
+                if E.is_float(n.type):
+                    fail("a closed-over tensor is indexed with a float value (%s); indices must be integers "
+                         "(use .long())" % describe(n))
+                n = E.cast(n, "i64")
+                if n.op != "arg":  # b, h, q_idx and kv_idx are never negative
+                    n = E.select(E.cmp("lt", n, E.const(0, "i64")), E.binary("add", n, E.const(size, "i64")), n)
+            else:
+                v = int(i)
+                if not -size <= v < size:
+                    fail("index %d is out of range for dimension %d (size %d) of a closed-over tensor"
+                         % (v, d, size))
+                n = E.const(v + size if v < 0 else v, "i64")
+            nodes.append(n)
+        key = (id(tensor), "table")
+        if key not in self._capture_keys:
+            where, _ = user_location()
+            cap = Capture(len(self.captures), tensor, None, _name_in(self.fn, tensor), where, table=True)
+            cap._source = tensor
+            self.captures.append(cap)
+            self._capture_keys[key] = cap
+        cap = self._capture_keys[key]
+        table = E.Node("table", (), cap.dtype, cap.index)
+        return self.value(E.Node("gather", (table,) + tuple(nodes), cap.dtype))
 
     def lift(self, x, like=None):
         """A node for a Value, a Python number or a 0-d tensor."""
@@ -174,6 +211,10 @@ def describe(node):
         return repr(node.value)
     if op == "capture":
         return "captured[%d]" % node.value
+    if op == "table":
+        return "table[%d]" % node.value
+    if op == "gather":
+        return "%s[%s]" % (describe(node.args[0]), ", ".join(describe(a) for a in node.args[1:]))
     if op == "cmp":
         return "(%s %s %s)" % (describe(node.args[0]), {"lt": "<", "le": "<=", "gt": ">", "ge": ">=", "eq": "==",
                                                         "ne": "!="}[node.value], describe(node.args[1]))

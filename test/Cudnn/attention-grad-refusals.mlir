@@ -176,3 +176,23 @@ func.func @supported_gqa(%q: tensor<1x8x64x64xbf16>, %k: tensor<1x2x64x64xbf16>,
   }
   return %dq, %dk, %dv : tensor<1x8x64x64xbf16>, tensor<1x2x64x64xbf16>, tensor<1x2x64x64xbf16>
 }
+
+// A table capture (tg.gather) in the backward's score region.
+// CHECK: remark: backend nvrtc: cuDNN cannot run it: capture #0 (tensor<2x127xf32>) is a table read by tg.gather at computed indices; cuDNN's pointwise operation graph cannot gather (its operands are read only at the score's position)
+// PINNED: remark: backend nvrtc: cudnn was requested but capture #0 (tensor<2x127xf32>) is a table read by tg.gather
+func.func @gather_table(%q: tensor<1x2x64x64xbf16>, %o: tensor<1x2x64x64xbf16>, %lse: tensor<1x2x64x1xf32>, %t: tensor<2x127xf32>) -> (tensor<1x2x64x64xbf16>, tensor<1x2x64x64xbf16>, tensor<1x2x64x64xbf16>) {
+  %dq, %dk, %dv = tg.attention_grad %q, %q, %q, %o, %o, %lse captures(%t : tensor<2x127xf32>)
+      : tensor<1x2x64x64xbf16>, tensor<1x2x64x64xbf16>, tensor<1x2x64x64xbf16>, tensor<1x2x64x64xbf16>, tensor<1x2x64x64xbf16>, tensor<1x2x64x1xf32>
+      score {
+  ^bb0(%s: tensor<f32>, %b: tensor<i64>, %h: tensor<i64>, %qi: tensor<i64>, %ki: tensor<i64>, %tt: tensor<2x127xf32>):
+    %d = tg.sub %qi, %ki : tensor<i64>, tensor<i64>
+    %c = tg.constant dense<63> : tensor<i64>
+    %r = tg.add %d, %c : tensor<i64>, tensor<i64>
+    %e = tg.gather %tt[%h, %r] : tensor<2x127xf32>[tensor<i64>, tensor<i64>]
+    %z = tg.add %s, %e : tensor<f32>, tensor<f32>
+    tg.yield %z : tensor<f32>
+  } score_grad {
+  }
+  return %dq, %dk, %dv : tensor<1x2x64x64xbf16>, tensor<1x2x64x64xbf16>, tensor<1x2x64x64xbf16>
+}
+

@@ -175,3 +175,22 @@ func.func @window_sq_gt_skv(%q: tensor<1x2x128x64xbf16>, %k: tensor<1x2x64x64xbf
   }
   return %o : tensor<1x2x128x64xbf16>
 }
+
+// A table capture read by tg.gather (a relative-position table): cuDNN's
+// pointwise graph reads operands only at the score's position.
+// CHECK: remark: backend nvrtc: cuDNN cannot run it: capture #0 (tensor<2x127xf32>) is a table read by tg.gather at computed indices; cuDNN's pointwise operation graph cannot gather (its operands are read only at the score's position)
+// PINNED: remark: backend nvrtc: cudnn was requested but capture #0 (tensor<2x127xf32>) is a table read by tg.gather
+func.func @gather_table(%q: tensor<1x2x64x64xbf16>, %k: tensor<1x2x64x64xbf16>, %v: tensor<1x2x64x64xbf16>, %t: tensor<2x127xf32>) -> tensor<1x2x64x64xbf16> {
+  %o = tg.attention %q, %k, %v captures(%t : tensor<2x127xf32>)
+      : tensor<1x2x64x64xbf16>, tensor<1x2x64x64xbf16>, tensor<1x2x64x64xbf16> -> tensor<1x2x64x64xbf16>
+      score {
+  ^bb0(%s: tensor<f32>, %b: tensor<i64>, %h: tensor<i64>, %qi: tensor<i64>, %ki: tensor<i64>, %tt: tensor<2x127xf32>):
+    %d = tg.sub %qi, %ki : tensor<i64>, tensor<i64>
+    %c = tg.constant dense<63> : tensor<i64>
+    %r = tg.add %d, %c : tensor<i64>, tensor<i64>
+    %e = tg.gather %tt[%h, %r] : tensor<2x127xf32>[tensor<i64>, tensor<i64>]
+    %z = tg.add %s, %e : tensor<f32>, tensor<f32>
+    tg.yield %z : tensor<f32>
+  }
+  return %o : tensor<1x2x64x64xbf16>
+}

@@ -206,10 +206,11 @@ def error_cases():
     q, k, v = qkv()
     checks = []
     try:
-        tt.attention(q, k, v, score_mod=lambda s, b, h, qi, ki: s + torch.randn(64, device=DEV)[ki - qi])
-        checks.append(("computed index", False))
+        # Computed integer indices are gathers now; a float index stays an error.
+        tt.attention(q, k, v, score_mod=lambda s, b, h, qi, ki: s + torch.randn(64, device=DEV)[(ki - qi) * 0.5])
+        checks.append(("float index", False))
     except tgc.TraceError as ex:
-        checks.append(("computed index", "issue 19" in str(ex)))
+        checks.append(("float index", "float value" in str(ex)))
     bias = torch.zeros(8, 256, 256, device=DEV, requires_grad=True)
     try:
         tt.attention(q.requires_grad_(), k, v, score_mod=lambda s, b, h, qi, ki: s + bias[h, qi, ki])

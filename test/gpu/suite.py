@@ -21,7 +21,7 @@ error, not a silent fallback). Each row shows what the compiler planned
 "nvrtc" or "nvrtc (fallback)" there and are still checked.
 
 Usage (on the GPU machine):
-  test/gpu/suite.py --bin BIN --backend cudnn [--cudnn-lib PATH] [--set fwd|bwd|all]
+  test/gpu/suite.py --bin BIN --backend cudnn [--cudnn-lib PATH] [--set fwd|bwd|masks|gather|all]
                     [--quick] [--only SUBSTR] [--graphs] [--force-ptx] [--tag NAME]
   test/gpu/suite.py --bin BIN --backend nvrtc --set fused --expect-fused   # the fused backward
 Here (no GPU): --emit-graphs DIR writes the generated graphs; --compile-only
@@ -33,6 +33,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import attention_graphs as ag  # noqa: E402
+import gather_graphs as gg  # noqa: E402
 import mask_graphs as mg  # noqa: E402
 import tool_output as to  # noqa: E402
 
@@ -59,6 +60,8 @@ def configs(which, quick):
         out += mg.bias_probe_configs()
     if which == "fused":
         out += ag.fused_backward_configs()
+    if which == "gather":
+        out += gg.gather_configs()
     if quick:
         out = [c for c in out if not ag.is_big(c)]
     return out
@@ -173,6 +176,8 @@ def seed_of(name):
 
 
 def graph_text(c):
+    if c["kind"].startswith("gather_"):
+        return gg.graph_text(c)
     return mg.graph_text(c) if c["kind"].startswith("mask_") else ag.graph_text(c)
 
 
@@ -189,6 +194,8 @@ def run_config(c, args, workdir):
     seed = seed_of(c["name"])
     # Inputs with values of their own (additive masks); the rest are random.
     extra = mg.write_inputs(c, workdir) if "mask" in c else []
+    if "gather" in c:
+        extra = gg.write_inputs(c, workdir)
     if c["kind"] == "bwd":
         # Every input of the reference training forward (q, k, v and the
         # options' inputs) and its o and stats; do stays random.
@@ -205,6 +212,9 @@ def run_config(c, args, workdir):
     if det:
         extra += det + ["--repeat=4"]
     cmd = [os.path.join(args.bin, "tg-run"), path, "--check", "--seed=%d" % seed] + backend_flags(args) + extra
+    if args.sanitizer:
+        # compute-sanitizer memcheck: any out-of-bounds access fails the run.
+        cmd = [args.sanitizer, "--tool", "memcheck", "--error-exitcode", "97"] + cmd
     rc, out, seconds = tg_run(cmd, args)
     r = result(c["name"], rc, out, seconds, planned, items, c["kind"], expect_fused=args.expect_fused,
                repeat=bool(det))
@@ -272,10 +282,13 @@ def main():
                     help="TGC_BACKEND when it should differ from --backend (auto: a cuDNN step cuDNN "
                          "rejects at run time falls back to NVRTC instead of failing)")
     ap.add_argument("--cudnn-lib", default="", help="TGC_CUDNN_LIBRARY: the libcudnn.so.9 file to load")
-    ap.add_argument("--set", dest="which", choices=["fwd", "bwd", "fused", "masks", "all", "bias-probe"],
+    ap.add_argument("--set", dest="which", choices=["fwd", "bwd", "fused", "masks", "all", "bias-probe", "gather"],
                     default="all", help="grid mode: forward, backward, additive masks (mask_graphs.py) or all "
                     "of them; fused: the backward configurations plus every option of the fused NVRTC "
-                    "backward; bias-probe: which bias forms cuDNN takes")
+                    "backward; bias-probe: which bias forms cuDNN takes; gather: tables read at computed "
+                    "indices (gather_graphs.py, not part of all)")
+    ap.add_argument("--sanitizer", default="", help="run each tg-run under this compute-sanitizer "
+                    "(memcheck; a reported error fails the configuration)")
     ap.add_argument("--force-ptx", action="store_true")
     ap.add_argument("--quick", action="store_true", help="grid mode: leave out S >= 1000")
     ap.add_argument("--expect-fused", action="store_true",

@@ -101,6 +101,20 @@ class ArgumentChecks(unittest.TestCase):
         # Without autograd (training=False) the same tensor is just an input.
         tt.graphs(q, k, v, score_mod=lambda s, b, h, qi, ki: s + rel_bias[h, qi, ki], training=False)
 
+    def test_learnable_table_is_refused_by_name(self):
+        q, k, v = qkv()
+        table = torch.zeros(4, 31, requires_grad=True)
+        msg = self.err(NotImplementedError, q, k, v, score_mod=lambda s, b, h, qi, ki: s + table[h, qi - ki + 15])
+        self.assertIn("gradient for the captured tensor 'table' of shape [4, 31] read at computed indices", msg)
+        self.assertIn("no kernel computes the gradient of a table", msg)
+        tt.graphs(q, k, v, score_mod=lambda s, b, h, qi, ki: s + table[h, qi - ki + 15], training=False)
+
+    def test_expanded_table_is_refused(self):
+        q, k, v = qkv()
+        table = torch.zeros(1, 31).expand(4, 31)
+        msg = self.err(ValueError, q, k, v, score_mod=lambda s, b, h, qi, ki: s + table[h, qi - ki + 15])
+        self.assertIn("has a zero stride (an expand()ed view)", msg)
+
     def test_table_too_short(self):
         q, k, v = qkv()
         table = torch.zeros(8)

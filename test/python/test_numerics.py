@@ -3,6 +3,7 @@ backward graphs are compiled by libtgc (tgc_compile_string) and run on tgc's
 CPU reference interpreter (tg-run --ref), and their outputs and gradients are
 compared with a float64 torch reference of the same attention (torch autograd
 for the gradients)."""
+import math
 import unittest
 
 from tgc_testing import BIN, max_err, operand_arrays, reference, run_ref, torch  # noqa: F401
@@ -76,6 +77,23 @@ class Numerics(unittest.TestCase):
     def test_relative_bias_table(self):
         bias = torch.randn(4, 16, 24)
         self.check(*make(), score_mod=lambda s, b, h, q, kv: s + bias[h, q, kv])
+
+    def test_gathered_tables(self):
+        # Relative positions (negative values counted from the end, as torch
+        # indexing does), T5's buckets with an embedding, document ids.
+        rel = torch.randn(4, 47)
+        self.check(*make(), score_mod=lambda s, b, h, q, kv: s + rel[h, q - kv + 23])
+        self.check(*make(), score_mod=lambda s, b, h, q, kv: s + rel[h, kv - q])
+
+        def bucket(r):
+            n = torch.abs(r)
+            large = 4 + (torch.log(n.float() / 4) / math.log(24 / 4) * 4).to(torch.int64)
+            large = torch.where(large > 7, 7, large)
+            return (r > 0).to(torch.int64) * 8 + torch.where(n < 4, n, large)
+        emb = torch.randn(16, 4)
+        self.check(*make(), score_mod=lambda s, b, h, q, kv: s + emb[bucket(kv - q), h])
+        doc = torch.tensor([[0] * 5 + [1] * 11 + [2] * 8, [3] * 24])
+        self.check(*make(), mask_mod=lambda b, h, q, kv: doc[b, q] == doc[b, kv + 0], is_causal=True)
 
     def test_batch_head_bias(self):
         bias = torch.randn(2, 4)

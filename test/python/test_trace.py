@@ -63,6 +63,40 @@ class Golden(unittest.TestCase):
         self.assertIn("%e0: tensor<bf16>", body)
         self.assertIn("tg.cast %e0 : tensor<bf16> to tensor<f32>", body)
 
+    def test_computed_index_is_a_gather(self):
+        # A relative-position table read at q - kv + 15: the whole table is a
+        # table capture, the index region math, negative values counted from
+        # the end as torch does.
+        table = torch.randn(4, 31)
+        t = fwd(lambda s, b, h, q, kv: s + table[h, q - kv + 15])
+        self.assertIn("captures(%c0 : tensor<4x31xf32>)", t)
+        body = region(t)
+        self.assertIn("%e0: tensor<4x31xf32>", body)
+        self.assertEqual(body.split("\n")[1:], [
+            "    %v1 = tg.sub %qi, %ki : tensor<i64>, tensor<i64>",
+            "    %v2 = tg.constant dense<15> : tensor<i64>",
+            "    %v3 = tg.add %v1, %v2 : tensor<i64>, tensor<i64>",
+            "    %v4 = tg.constant dense<0> : tensor<i64>",
+            "    %v5 = tg.cmp lt, %v3, %v4 : tensor<i64>, tensor<i64>",
+            "    %v6 = tg.constant dense<31> : tensor<i64>",
+            "    %v7 = tg.add %v3, %v6 : tensor<i64>, tensor<i64>",
+            "    %v8 = tg.select %v5, %v7, %v3 : tensor<i1>, tensor<i64>, tensor<i64>",
+            "    %v9 = tg.gather %e0[%h, %v8] : tensor<4x31xf32>[tensor<i64>, tensor<i64>]",
+            "    %v10 = tg.add %s, %v9 : tensor<f32>, tensor<f32>",
+            "    tg.yield %v10 : tensor<f32>"])
+
+    def test_gather_of_gathered_ids_and_repeated_index(self):
+        # A bucket table read at a looked-up bucket, and a tensor indexed
+        # twice by q_idx (not a view at the score's position): both gathers.
+        buckets = torch.randint(0, 8, (16, 16))
+        emb = torch.randn(8, 4)
+        diag = torch.randn(16, 16)
+        t = fwd(lambda s, b, h, q, kv: s + emb[buckets[q, kv], h] + diag[q, q])
+        self.assertIn("captures(%c0, %c1, %c2 : tensor<1x1x16x16xi64>, tensor<8x4xf32>, tensor<16x16xf32>)", t)
+        body = region(t)
+        self.assertRegex(body, r"tg\.gather %e1\[%v\d+, %h\] : tensor<8x4xf32>\[tensor<i64>, tensor<i64>\]")
+        self.assertIn("tg.gather %e2[%qi, %qi] : tensor<16x16xf32>[tensor<i64>, tensor<i64>]", body)
+
     def test_same_capture_once(self):
         bias = torch.randn(4)
         t = fwd(lambda s, b, h, q, kv: s + bias[h] + bias[h] * 2)
@@ -185,11 +219,16 @@ class Untraceable(unittest.TestCase):
     def test_unsupported_torch_function(self):
         self.assertIn("torch.erf is not traceable", self.error(lambda s, b, h, q, kv: torch.erf(s)))
 
-    def test_computed_index_names_issue_19(self):
+    def test_float_index(self):
         table = torch.randn(64)
-        msg = self.error(lambda s, b, h, q, kv: s + table[kv - q + 32])
-        self.assertIn("computed index (((kv_idx - q_idx) + 32))", msg)
-        self.assertIn("issue 19", msg)
+        msg = self.error(lambda s, b, h, q, kv: s + table[s.long() * 0 + kv * 0.5])
+        self.assertIn("indexed with a float value", msg)
+        self.assertIn("use .long()", msg)
+
+    def test_constant_index_out_of_range(self):
+        table = torch.randn(4, 64)
+        msg = self.error(lambda s, b, h, q, kv: s + table[7, kv - q])
+        self.assertIn("index 7 is out of range for dimension 0 (size 4)", msg)
 
     def test_unindexed_tensor(self):
         bias = torch.randn(4, 16, 16)

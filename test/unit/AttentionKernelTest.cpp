@@ -151,6 +151,14 @@ TEST(AttentionSpec, RejectsBadSpecs) {
   s = baseSpec();
   s.captures = {{"bias", CaptureType::F32}};
   EXPECT_NE(errorOf(s).find("score modifier is empty"), std::string::npos);
+  s.scoreModifier = "s += bias_at(captures, h);";
+  s.captures = {{"bias", CaptureType::F32, 1}};
+  s.documentMask = AttentionForwardSpec::DocumentMask{"bias_at(captures, b)", ""};
+  EXPECT_NE(errorOf(s).find("document mask needs"), std::string::npos);
+  s.documentMask.reset();
+  s.captures = {{"bias", CaptureType::F32, 9}};
+  EXPECT_NE(errorOf(s).find("table rank 9; expected 0 (an element capture) to 8"),
+            std::string::npos);
   s = baseSpec();
   s.tileOverride = AttentionTileConfig{96, 64, 4, true, 1};
   EXPECT_NE(errorOf(s).find("multiple of 16 * warps"), std::string::npos);
@@ -182,9 +190,38 @@ TEST(AttentionSpec, LaunchConfiguration) {
   s.captures = {{"bias", CaptureType::F32}, {"slope", CaptureType::F32}};
   s.scoreModifier = "s += bias * slope;";
   EXPECT_EQ(generateAttentionForward(s)->numParams, 35u);
+  // A rank-2 table: pointer, 2 sizes, 2 strides.
+  s.captures = {{"bias", CaptureType::F32}, {"table", CaptureType::BF16, 2}};
+  s.scoreModifier = "s += bias + table_at(captures, h, q_idx - kv_idx);";
+  EXPECT_EQ(generateAttentionForward(s)->numParams, 35u);
+  s.captures = {{"table", CaptureType::BF16, 3}};
+  EXPECT_EQ(generateAttentionForward(s)->numParams, 32u);
 }
 
 bool contains(const std::string &s, const std::string &what);
+
+TEST(AttentionSource, TableCapturesClampEveryIndex) {
+  AttentionForwardSpec s = baseSpec(64);
+  s.captures = {{"doc", CaptureType::I32, 2}, {"bias", CaptureType::F32}};
+  s.scoreModifier = "if (doc_at(captures, b, q_idx) != doc_at(captures, b, kv_idx)) s = neg_inf();";
+  auto k = generateAttentionForward(s);
+  ASSERT_TRUE(k);
+  const std::string &src = k->source;
+  // Parameters, struct members and readers of the table.
+  EXPECT_TRUE(contains(src, "const int *__restrict__ capture_doc, long long doc_size0, long long "
+                            "doc_size1, long long doc_stride0, long long doc_stride1"));
+  EXPECT_TRUE(contains(src, "long long doc_size[2], doc_stride[2];"));
+  EXPECT_TRUE(contains(src, "capture_doc, {doc_size0, doc_size1}, {doc_stride0, doc_stride1}"));
+  EXPECT_TRUE(contains(src, "offset += (i0 < 0 ? 0 : i0 < captures.doc_size[0] ? i0 : "
+                            "captures.doc_size[0] - 1) * captures.doc_stride[0];"));
+  EXPECT_TRUE(contains(src, "offset += (i1 < 0 ? 0 : i1 < captures.doc_size[1] ? i1 : "
+                            "captures.doc_size[1] - 1) * captures.doc_stride[1];"));
+  EXPECT_TRUE(contains(src, "__device__ __forceinline__ bool doc_in_range(const Captures "
+                            "&captures, long long i0, long long i1)"));
+  // The table is not loaded at the score's position; the element capture is.
+  EXPECT_FALSE(contains(src, "load_capture_doc"));
+  EXPECT_TRUE(contains(src, "const float bias = load_capture_bias(captures, b, h, q_idx, kv_idx);"));
+}
 
 TEST(AttentionSpec, DefaultTilesFitSharedMemory) {
   for (int sm : {80, 86, 89, 90, 100, 120})
@@ -470,6 +507,54 @@ std::vector<Variant> variants() {
     s.numHeadsKV = 2;
     s.scoreModifier = "s = 30.0f * tanhf(s / 30.0f);\ns += bias;";
     s.captures = {{"bias", CaptureType::F16}};
+  });
+  // Table captures (tg.gather): a relative-position table, a T5 bucket
+  // lookup, document ids and prefix lengths, mixed with an element capture.
+  add("d128_bf16_relative_bias_table_causal", 128, 128, T::BF16, [](auto &s) {
+    s.causal = C::TopLeft;
+    s.scoreModifier = "s += rel_at(captures, h, q_idx - kv_idx + 4095);";
+    s.captures = {{"rel", CaptureType::F32, 2}};
+  });
+  add("d64_f16_document_prefix_tables_fill_training", 64, 64, T::F16, [](auto &s) {
+    s.training = true;
+    s.scoreModifier =
+        "const bool same = doc_at(captures, b, q_idx) == doc_at(captures, b, kv_idx);\n"
+        "const bool prefix = kv_idx < prefix_at(captures, b);\n"
+        "if (!same || !(prefix || kv_idx <= q_idx)) s = neg_inf();\n"
+        "s += rel_in_range(captures, kv_idx - q_idx + 8) ? rel_at(captures, kv_idx - q_idx + 8) "
+        ": 0.0f;\n"
+        "s += bias;";
+    s.captures = {{"doc", CaptureType::I32, 2}, {"prefix", CaptureType::I64, 1},
+                  {"rel", CaptureType::BF16, 1}, {"bias", CaptureType::F16}};
+  });
+  add("wgmma_d128_bf16_t5_buckets_table", 128, 128, T::BF16, [](auto &s) {
+    s.targetSm = 90;
+    s.archSpecific = true;
+    s.scoreModifier =
+        "const long long rel = kv_idx - q_idx;\n"
+        "const long long n = rel < 0 ? -rel : rel;\n"
+        "const long long large = 8 + static_cast<long long>(logf(static_cast<float>(n) / 8.0f) / "
+        "2.7725887f * 8.0f);\n"
+        "const long long bucket = (rel > 0 ? 16 : 0) + (n < 8 ? n : (large < 15 ? large : 15));\n"
+        "s += emb_at(captures, bucket, h);";
+    s.captures = {{"emb", CaptureType::BF16, 2}};
+  });
+  // A document mask narrows each CTA's K/V range from the ids (a table
+  // capture read at (b, q_idx) and (b, kv_idx)), with causal masking.
+  add("d128_bf16_document_mask_causal", 128, 128, T::BF16, [](auto &s) {
+    s.causal = C::TopLeft;
+    s.scoreModifier = "if (doc_at(captures, b, q_idx) != doc_at(captures, b, kv_idx)) s = neg_inf();";
+    s.captures = {{"doc", CaptureType::I32, 2}};
+    s.documentMask = AttentionForwardSpec::DocumentMask{"doc_at(captures, b, q_idx)",
+                                                        "doc_at(captures, b, kv_idx)"};
+  });
+  add("wgmma_d64_f16_document_mask_element_captures", 64, 64, T::F16, [](auto &s) {
+    s.targetSm = 90;
+    s.archSpecific = true;
+    s.scoreModifier = "if (dq != dk) s = neg_inf();";
+    s.captures = {{"dq", CaptureType::I64}, {"dk", CaptureType::I64}};
+    s.documentMask = AttentionForwardSpec::DocumentMask{
+        "load_capture_dq(captures, b, h, q_idx, 0)", "load_capture_dk(captures, b, h, 0, kv_idx)"};
   });
   add("d256_f16_single_buffer_override", 256, 256, T::F16, [](auto &s) {
     s.tileOverride = AttentionTileConfig{64, 64, 4, false, 2, 1, 2};

@@ -152,6 +152,11 @@ std::string validateAttentionSpec(const AttentionForwardSpec &spec) {
              "and the generator's own names";
       return err.str();
     }
+    if (spec.captures[i].tableRank < 0 || spec.captures[i].tableRank > kMaxTableRank) {
+      err << "capture '" << name << "' has table rank " << spec.captures[i].tableRank
+          << "; expected 0 (an element capture) to " << kMaxTableRank;
+      return err.str();
+    }
     for (size_t j = 0; j < i; ++j)
       if (spec.captures[j].name == name) {
         err << "capture name '" << name << "' is used twice";
@@ -160,6 +165,10 @@ std::string validateAttentionSpec(const AttentionForwardSpec &spec) {
   }
   if (!spec.captures.empty() && spec.scoreModifier.empty())
     return "captures are given but the score modifier is empty";
+  if (spec.documentMask && (spec.scoreModifier.empty() || spec.documentMask->queryId.empty() ||
+                            spec.documentMask->keyId.empty()))
+    return "a document mask needs a score modifier (which masks the keys of other documents) "
+           "and both id expressions";
   if (spec.tileOverride) {
     const AttentionTileConfig &t = *spec.tileOverride;
     if (t.warps <= 0 || t.blockM <= 0 || t.blockM % (16 * t.warps) != 0) {
@@ -244,6 +253,32 @@ CaptureInfo captureInfo(CaptureType type) {
     return {"unsigned char", "bool", "raw != 0"};
   }
   return {"float", "float", "raw"};
+}
+
+/// The readers of a table capture (tg.gather in the score region): `_at`
+/// clamps every index to its dimension before the load, so it never reads
+/// out of bounds; `_in_range` is tg.gather's fill test.
+std::string tableReaders(const AttentionCapture &c) {
+  CaptureInfo info = captureInfo(c.type);
+  std::ostringstream params, os;
+  for (int d = 0; d < c.tableRank; ++d)
+    params << ", long long i" << d;
+  os << "\n__device__ __forceinline__ " << info.valueType << " " << c.name
+     << "_at(const Captures &captures" << params.str() << ") {\n"
+     << "  long long offset = 0;\n";
+  for (int d = 0; d < c.tableRank; ++d)
+    os << "  offset += (i" << d << " < 0 ? 0 : i" << d << " < captures." << c.name << "_size[" << d
+       << "] ? i" << d << " : captures." << c.name << "_size[" << d << "] - 1) * captures." << c.name
+       << "_stride[" << d << "];\n";
+  os << "  const " << info.pointerType << " raw = captures." << c.name << "[offset];\n"
+     << "  return " << info.convert << ";\n}\n"
+     << "__device__ __forceinline__ bool " << c.name << "_in_range(const Captures &captures"
+     << params.str() << ") {\n  return true";
+  for (int d = 0; d < c.tableRank; ++d)
+    os << " &&\n         i" << d << " >= 0 && i" << d << " < captures." << c.name << "_size[" << d
+       << "]";
+  os << ";\n}\n";
+  return os.str();
 }
 
 /// The wgmma wrappers for this kernel's shapes: S (m64 x blockN, A and B
@@ -519,19 +554,29 @@ std::string AttentionEmitter::captureSupport() const {
 // ---------------------------------------------------------------------------
 // Captured tensors broadcast to [B, Hq, Sq, Skv] through their strides (0 along
 // broadcast dimensions).
+// Table captures (tg.gather) are read at indices the modifier computes, each
+// clamped to its dimension.
 struct Captures {
 )cuda";
   for (const AttentionCapture &c : spec.captures) {
     CaptureInfo info = captureInfo(c.type);
-    os << "  const " << info.pointerType << " *" << c.name << ";  // " << toString(c.type)
-       << "\n  long long " << c.name << "_stride_b, " << c.name << "_stride_h, " << c.name
-       << "_stride_q, " << c.name << "_stride_kv;\n";
+    os << "  const " << info.pointerType << " *" << c.name << ";  // " << toString(c.type);
+    if (c.tableRank > 0)
+      os << " table of rank " << c.tableRank << "\n  long long " << c.name << "_size["
+         << c.tableRank << "], " << c.name << "_stride[" << c.tableRank << "];\n";
+    else
+      os << "\n  long long " << c.name << "_stride_b, " << c.name << "_stride_h, " << c.name
+         << "_stride_q, " << c.name << "_stride_kv;\n";
   }
   if (spec.captures.empty())
     os << "  int unused;  // no captured tensors\n";
   os << "};\n";
   for (const AttentionCapture &c : spec.captures) {
     CaptureInfo info = captureInfo(c.type);
+    if (c.tableRank > 0) {
+      os << tableReaders(c);
+      continue;
+    }
     os << "\n__device__ __forceinline__ " << info.valueType << " load_capture_" << c.name
        << "(const Captures &captures, long long b, long long h, long long q_idx,\n"
        << "                                                long long kv_idx) {\n"
@@ -541,6 +586,17 @@ struct Captures {
        << "_stride_kv];\n"
        << "  return " << info.convert << ";\n}\n";
   }
+  if (spec.documentMask)
+    os << "\n// The document ids of the document mask (the modifier masks keys of another\n"
+       << "// document; these reads are the same as its own).\n"
+       << "__device__ __forceinline__ long long document_of_query(const Captures &captures, "
+          "long long b,\n"
+       << "                                                      long long h, long long q_idx) {\n"
+       << "  return " << spec.documentMask->queryId << ";\n}\n"
+       << "__device__ __forceinline__ long long document_of_key(const Captures &captures, "
+          "long long b,\n"
+       << "                                                    long long h, long long kv_idx) {\n"
+       << "  return " << spec.documentMask->keyId << ";\n}\n";
   os << R"cuda(
 // Rewrites each score s = kScoreScale * (q . k) with the modifier. Rows and keys
 // past the end of the tensors are clamped to the last one: their scores are
@@ -565,8 +621,9 @@ __device__ __forceinline__ void apply_score_modifier(float (&scores)[kMTiles][kN
           float s = scores[m][n][2 * half + j] * kScoreScale;
 )cuda";
   for (const AttentionCapture &c : spec.captures)
-    os << "          const " << captureInfo(c.type).valueType << " " << c.name
-       << " = load_capture_" << c.name << "(captures, b, h, q_idx, kv_idx);\n";
+    if (c.tableRank == 0)
+      os << "          const " << captureInfo(c.type).valueType << " " << c.name
+         << " = load_capture_" << c.name << "(captures, b, h, q_idx, kv_idx);\n";
   os << "          {  // --- score modifier ---\n";
   std::istringstream lines(spec.scoreModifier);
   for (std::string line; std::getline(lines, line);)
@@ -752,11 +809,17 @@ extern "C" __global__ void __launch_bounds__(kThreads, kMinBlocksPerSM)
     long long k_stride_b, long long k_stride_h, long long k_stride_s,
     long long v_stride_b, long long v_stride_h, long long v_stride_s,
     long long o_stride_b, long long o_stride_h, long long o_stride_s)cuda";
-  for (const AttentionCapture &c : spec.captures)
-    os << ",\n    const " << captureInfo(c.type).pointerType << " *__restrict__ capture_"
-       << c.name << ", long long " << c.name << "_stride_b, long long " << c.name
-       << "_stride_h, long long " << c.name << "_stride_q, long long " << c.name
-       << "_stride_kv";
+  for (const AttentionCapture &c : spec.captures) {
+    os << ",\n    const " << captureInfo(c.type).pointerType << " *__restrict__ capture_" << c.name;
+    if (c.tableRank > 0) {
+      for (const char *what : {"size", "stride"})
+        for (int d = 0; d < c.tableRank; ++d)
+          os << ", long long " << c.name << "_" << what << d;
+      continue;
+    }
+    os << ", long long " << c.name << "_stride_b, long long " << c.name << "_stride_h, long long "
+       << c.name << "_stride_q, long long " << c.name << "_stride_kv";
+  }
   os << ") {\n";
   if (tile.wgmma)
     os << R"cuda(  extern __shared__ __align__(1024) unsigned char smem_raw[];
@@ -793,6 +856,26 @@ extern "C" __global__ void __launch_bounds__(kThreads, kMinBlocksPerSM)
   else
     os << "  const int len_kv = static_cast<int>(seq_len_kv);\n";
 
+  if (modifier) {
+    os << "  const Captures captures{";
+    if (spec.captures.empty())
+      os << "0";
+    for (size_t i = 0; i < spec.captures.size(); ++i) {
+      const std::string &n = spec.captures[i].name;
+      os << (i ? ",\n                          " : "") << "capture_" << n << ", ";
+      if (int rank = spec.captures[i].tableRank) {
+        for (const char *what : {"size", "stride"}) {
+          os << (what[1] == 't' ? ", {" : "{");
+          for (int d = 0; d < rank; ++d)
+            os << (d ? ", " : "") << n << "_" << what << d;
+          os << "}";
+        }
+        continue;
+      }
+      os << n << "_stride_b, " << n << "_stride_h, " << n << "_stride_q, " << n << "_stride_kv";
+    }
+    os << "};\n";
+  }
   os << "\n  // --- Visible K/V tiles: whole tiles outside the masks are skipped ---\n";
   if (needsDiagonal) {
     if (spec.causal == AttentionCausalMode::BottomRight)
@@ -809,6 +892,53 @@ extern "C" __global__ void __launch_bounds__(kThreads, kMinBlocksPerSM)
        << "  }\n";
   if (left)
     os << "  kv_begin = imax(0, m0 + diag_shift - kWindowLeft);\n";
+  if (spec.documentMask)
+    os << R"cuda(  {
+    // Document mask: a key is visible only if its document id equals a row's,
+    // so only keys whose id lies in [min, max] of this tile's row ids can be;
+    // the range shrinks to the first and last of them (packed sequences: the
+    // tile's own documents). Keys inside it are still masked by the region.
+    constexpr long long largest = 9223372036854775807LL, smallest = -largest - 1;
+    // id min, id max, first key, last key: in the Q region, not loaded yet.
+    long long *document_bounds = reinterpret_cast<long long *>(smem);
+    if (tid == 0) {
+      document_bounds[0] = largest; document_bounds[1] = smallest;
+      document_bounds[2] = largest; document_bounds[3] = smallest;
+    }
+    __syncthreads();
+    long long id_min = largest, id_max = smallest;
+    for (int r = tid; r < kBlockM && m0 + r < len_q; r += kThreads) {
+      const long long id = document_of_query(captures, b, h, m0 + r);
+      id_min = id < id_min ? id : id_min;
+      id_max = id > id_max ? id : id_max;
+    }
+    atomicMin(&document_bounds[0], id_min);
+    atomicMax(&document_bounds[1], id_max);
+    __syncthreads();
+    id_min = document_bounds[0];
+    id_max = document_bounds[1];
+    long long first = largest, last = smallest;
+    for (int j = kv_begin + tid; j < kv_end; j += kThreads) {
+      const long long id = document_of_key(captures, b, h, j);
+      if (id >= id_min && id <= id_max) {
+        first = j < first ? j : first;
+        last = j;
+      }
+    }
+    atomicMin(&document_bounds[2], first);
+    atomicMax(&document_bounds[3], last);
+    __syncthreads();
+    first = document_bounds[2];
+    last = document_bounds[3];
+    __syncthreads();  // the bounds are read before the Q tile lands there
+    if (last < first) {
+      kv_end = kv_begin;  // no key of these documents: every score is masked
+    } else {
+      kv_begin = static_cast<int>(first);
+      kv_end = static_cast<int>(last) + 1;
+    }
+  }
+)cuda";
   os << R"cuda(  const int tile_begin = kv_begin / kBlockN;
   int tile_end = kv_end > kv_begin ? (kv_end + kBlockN - 1) / kBlockN : tile_begin;
   if (m0 >= len_q) tile_end = tile_begin;  // only padding rows: no keys needed
@@ -822,17 +952,6 @@ extern "C" __global__ void __launch_bounds__(kThreads, kMinBlocksPerSM)
   const unsigned smem_k = smem_q + kQRegionBytes;
   const unsigned smem_v = smem_k + kStages * kKStageBytes;
 )cuda";
-  if (modifier) {
-    os << "  const Captures captures{";
-    if (spec.captures.empty())
-      os << "0";
-    for (size_t i = 0; i < spec.captures.size(); ++i) {
-      const std::string &n = spec.captures[i].name;
-      os << (i ? ",\n                          " : "") << "capture_" << n << ", " << n
-         << "_stride_b, " << n << "_stride_h, " << n << "_stride_q, " << n << "_stride_kv";
-    }
-    os << "};\n";
-  }
   if (dropout)
     os << R"cuda(  const unsigned long long seed = static_cast<unsigned long long>(*dropout_seed);
   const PhiloxKey philox_key{static_cast<unsigned>(seed), static_cast<unsigned>(seed >> 32)};
@@ -1009,7 +1128,9 @@ AttentionKernel AttentionEmitter::emit() {
   k.tile = tile;
   k.threads = unsigned(tile.warps) * 32;
   k.sharedBytes = layout.totalBytes;
-  k.numParams = 25 + 5 * unsigned(spec.captures.size());
+  k.numParams = 25;
+  for (const AttentionCapture &c : spec.captures)
+    k.numParams += c.tableRank > 0 ? 1 + 2 * unsigned(c.tableRank) : 5;
   k.requiredTarget = tile.wgmma ? "sm_90a" : "";
   return k;
 }

@@ -15,6 +15,7 @@
 // GQA: Pᵀ.dO and dSᵀ.Q per query head ([B,Hq,Skv,D], typed like Q), then an
 // add-reduction onto the kv heads.
 #include "Lowerings.h"
+#include "ScoreRegionToCudnn.h"
 #include "ScoreGraph.h"
 
 #include <string>
@@ -236,6 +237,11 @@ std::string headDimReason(StringRef name, int64_t dim) {
 } // namespace
 
 std::string cudnn::attentionGradUnsupportedReason(AttentionGradOp op) {
+  std::string table = tableCaptureReason(op, op.getCaptures());
+  if (!table.empty())
+    return table + (op.getTableGradCaptures().empty()
+                        ? ""
+                        : ", nor scatter-add the table gradients");
   Type elem = elementTypeOf(op.getQ());
   if (!(elem.isBF16() || elem.isF16()))
     return "cuDNN's attention backward takes bf16/f16 q, k, v (not " +

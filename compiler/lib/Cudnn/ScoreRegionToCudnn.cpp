@@ -230,9 +230,27 @@ bool cudnn::isIdentityScoreRegion(AttentionOp op) {
          block.getTerminator()->getOperand(0) == block.getArgument(0);
 }
 
+std::string cudnn::tableCaptureReason(Operation *attention,
+                                      ValueRange captures) {
+  for (auto [i, capture] : llvm::enumerate(captures)) {
+    if (!isTableCapture(attention, i))
+      continue;
+    std::string type;
+    llvm::raw_string_ostream(type) << capture.getType();
+    return "capture #" + std::to_string(i) + " (" + type +
+           ") is a table read by tg.gather at computed indices; cuDNN's "
+           "pointwise operation graph cannot gather (its operands are read "
+           "only at the score's position)";
+  }
+  return "";
+}
+
 std::string cudnn::scoreRegionUnsupportedReason(AttentionOp op) {
   Block &block = op.getScoreBlock();
   SmallVector<int64_t, 4> dims = scoreDims(op);
+  std::string table = tableCaptureReason(op, op.getCaptures());
+  if (!table.empty())
+    return table;
   for (auto [i, capture] : llvm::enumerate(op.getCaptures())) {
     Type t = elementOf(capture);
     if (!t.isF32() && !isFloat16(t))

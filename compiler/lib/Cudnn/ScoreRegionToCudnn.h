@@ -12,6 +12,9 @@ namespace mlir::tg::cudnn {
 /// Why the score region of `op` cannot be written as cuDNN pointwise ops
 /// that compute exactly what tg computes, or "" when it can.
 std::string scoreRegionUnsupportedReason(AttentionOp op);
+/// Why a tg.attention / tg.attention_grad with a table capture (read by
+/// tg.gather) cannot run on cuDNN; empty when it has none.
+std::string tableCaptureReason(Operation *attention, ValueRange captures);
 
 /// Whether the region yields its score argument unchanged.
 bool isIdentityScoreRegion(AttentionOp op);

@@ -7,7 +7,7 @@
 //    inline a literal or the coordinate;
 //  - transpose/broadcast (and reshapes expressible by strides) only change
 //    the view their readers index through; other reshapes are copied;
-//  - pointwise ops (and tg.dropout) are grouped: an op joins the group of
+//  - pointwise ops (and tg.dropout, tg.gather) are grouped: an op joins the group of
 //    its users when all of them are pointwise ops of the same result shape
 //    in one group, so a chain (or a DAG such as x * x) becomes one kernel
 //    that stores only its last op's result;
@@ -30,9 +30,10 @@ using namespace mlir;
 using namespace mlir::tg;
 using namespace mlir::tg::lowering;
 
-/// Ops that fuse into pointwise kernels.
+/// Ops that fuse into pointwise kernels (tg.gather is pointwise in its
+/// indices; its table is read from memory at the computed coordinates).
 static bool isFusible(Operation *op) {
-  if (isa<DropoutOp>(op))
+  if (isa<DropoutOp, GatherOp>(op))
     return true;
   return op->hasTrait<PointwiseTrait>() && !isa<ConstantOp>(op);
 }
@@ -47,7 +48,9 @@ static llvm::DenseMap<Operation *, Operation *> groupPointwise(Block &block) {
     Operation *root = nullptr;
     bool joins = !result.use_empty();
     for (Operation *user : result.getUsers()) {
-      if (!isFusible(user) ||
+      // A gather's table is read at other coordinates: it needs a buffer.
+      auto gather = dyn_cast<GatherOp>(user);
+      if (!isFusible(user) || (gather && gather.getTable() == result) ||
           shapeOf(user->getResult(0)) != shapeOf(result) ||
           (root && rootOf.lookup(user) != root)) {
         joins = false;

@@ -68,6 +68,27 @@ static std::string dropoutExpr(DropoutOp op, ArrayRef<std::string> operands) {
          kept + " : 0.0f";
 }
 
+/// tg.gather of element `i`: the table is loaded at the index values, each
+/// clamped to its dimension, so no load is out of bounds; fill mode tests
+/// the unclamped indices and picks the fill value.
+static std::string gatherExpr(GatherOp op, ArrayRef<std::string> indices,
+                              LoweringState &state, KernelParams &params) {
+  ArrayRef<int64_t> shape = shapeOf(op.getTable());
+  SmallVector<std::string> clamped;
+  std::string inRange;
+  for (auto [index, size] : llvm::zip(indices, shape)) {
+    std::string last = i64Literal(size - 1);
+    clamped.push_back("(" + index + " < 0LL ? 0LL : " + index + " > " + last +
+                      " ? " + last + " : " + index + ")");
+    inRange += (inRange.empty() ? "" : " && ") + index + " >= 0LL && " +
+               index + " <= " + last;
+  }
+  std::string load = emitLoad(state.view(op.getTable()), clamped, params);
+  if (op.getMode() == GatherMode::clamp)
+    return load;
+  return "((" + inRange + ") ? " + load + " : " + cudaFillLiteral(op) + ")";
+}
+
 LogicalResult lowering::emitPointwiseKernel(ArrayRef<Operation *> ops,
                                             LoweringState &state) {
   Operation *root = ops.back();
@@ -106,10 +127,14 @@ LogicalResult lowering::emitPointwiseKernel(ArrayRef<Operation *> ops,
   std::string opNames;
   for (auto [n, op] : llvm::enumerate(ops)) {
     SmallVector<std::string> operands;
+    auto gather = dyn_cast<GatherOp>(op);
     for (Value value : op->getOperands())
-      operands.push_back(operand(value));
+      if (!gather || value != gather.getTable())
+        operands.push_back(operand(value));
     std::string expr;
-    if (auto dropout = dyn_cast<DropoutOp>(op)) {
+    if (gather) {
+      expr = gatherExpr(gather, operands, state, params);
+    } else if (auto dropout = dyn_cast<DropoutOp>(op)) {
       expr = dropoutExpr(dropout, operands);
     } else {
       FailureOr<std::string> scalar = emitScalarOp(op, operands);

@@ -249,9 +249,20 @@ static FailureOr<std::string> splatLiteral(ConstantOp op) {
   return cudaLiteral(elements.getSplatValue<APInt>(), type);
 }
 
+std::string tg::cudaFillLiteral(GatherOp op) {
+  Type type = cast<ShapedType>(op.getTable().getType()).getElementType();
+  double value = op.getFillValue() ? op.getFillValue()->convertToDouble() : 0.0;
+  if (isFloat(type))
+    return cudaLiteral(APFloat(value));
+  // The verifier made it an exact integer of the type.
+  return cudaLiteral(APInt(64, static_cast<int64_t>(value), /*isSigned=*/true),
+                     type);
+}
+
 FailureOr<std::string> tg::emitScalarRegion(Region &region,
                                             ArrayRef<std::string> argNames,
-                                            StringRef resultVar) {
+                                            StringRef resultVar,
+                                            GatherEmitter emitGather) {
   if (region.empty())
     return ("{ " + resultVar + " = " + argNames[0] + "; }").str();
   Block &block = region.front();
@@ -285,7 +296,18 @@ FailureOr<std::string> tg::emitScalarRegion(Region &region,
     SmallVector<std::string> operands;
     for (Value operand : op.getOperands())
       operands.push_back(names.lookup(operand));
-    FailureOr<std::string> expr = emitScalarOp(&op, operands);
+    FailureOr<std::string> expr = failure();
+    if (auto gather = dyn_cast<GatherOp>(op)) {
+      if (!emitGather)
+        return gather.emitOpError(
+            "cannot be translated to CUDA here (tg.gather reads table "
+            "captures of tg.attention only)");
+      expr = emitGather(gather, ArrayRef<std::string>(operands).drop_front());
+      if (failed(expr))
+        return failure();
+    } else {
+      expr = emitScalarOp(&op, operands);
+    }
     if (op.getNumResults() != 1 || failed(expr))
       return op.emitOpError("cannot be translated to CUDA (expected a "
                             "pointwise tg op in a per-element region)");

@@ -1,6 +1,7 @@
 // tg.attention -> one launch of the generated FlashAttention-style kernel
 // (compiler/include/tg/Codegen/AttentionKernel.h documents its parameters).
 #include "AttentionStep.h"
+#include "DocumentMask.h"
 
 #include "tg/Codegen/AttentionKernel.h"
 #include "tg/Dialect/TG/IR/TGOps.h"
@@ -88,27 +89,55 @@ mlir::tg::emitAttentionStep(AttentionOp op, int targetSm,
 
   // The score region becomes C++ statements that rewrite `s`.
   SmallVector<std::string> argNames{"s", "b", "h", "q_idx", "kv_idx"};
+  SmallVector<bool> tables;
   for (auto [i, capture] : llvm::enumerate(op.getCaptures())) {
-    Type captureElem =
-        cast<RankedTensorType>(capture.getType()).getElementType();
+    auto captureType = cast<RankedTensorType>(capture.getType());
+    Type captureElem = captureType.getElementType();
     std::optional<cg::CaptureType> type = captureTypeOf(captureElem);
     if (!type)
       return op.emitOpError("the NVRTC attention kernel cannot capture ")
              << captureElem << " tensors";
+    bool table = isTableCapture(op, i);
+    if (table && captureType.getRank() > cg::kMaxTableRank)
+      return op.emitOpError("the NVRTC attention kernel reads tables of rank "
+                            "at most ")
+             << cg::kMaxTableRank << ", got " << capture.getType();
     std::string name = "capture" + std::to_string(i);
-    spec.captures.push_back({name, *type});
+    spec.captures.push_back(
+        {name, *type, table ? static_cast<int>(captureType.getRank()) : 0});
+    tables.push_back(table);
     argNames.push_back(name);
   }
+  // tg.gather reads a table capture through the kernel's clamping reader;
+  // fill mode tests the indices first.
+  auto emitGather = [&](GatherOp gather,
+                        ArrayRef<std::string> indices) -> FailureOr<std::string> {
+    unsigned arg = cast<BlockArgument>(gather.getTable()).getArgNumber();
+    std::string table = argNames[arg];
+    std::string list = "captures";
+    for (const std::string &index : indices)
+      list += ", " + index;
+    std::string read = table + "_at(" + list + ")";
+    if (gather.getMode() == GatherMode::clamp)
+      return read;
+    return "(" + table + "_in_range(" + list + ") ? " + read + " : " +
+           cudaFillLiteral(gather) + ")";
+  };
   Block &block = op.getScoreBlock();
   auto yield = cast<YieldOp>(block.getTerminator());
   bool identity = yield.getValues().size() == 1 &&
                   yield.getValues()[0] == block.getArgument(0);
   if (!identity) {
     FailureOr<std::string> body =
-        emitScalarRegion(op.getScore(), argNames, "s");
+        emitScalarRegion(op.getScore(), argNames, "s", emitGather);
     if (failed(body))
       return failure();
     spec.scoreModifier = *body;
+    // A document mask lets each CTA skip the key tiles of other documents.
+    if (std::optional<DocumentIds> ids =
+            findDocumentMask(op, argNames, emitGather))
+      spec.documentMask =
+          cg::AttentionForwardSpec::DocumentMask{ids->query, ids->key};
   }
 
   // The layout strides (b, h, s) of q, k, v and o; the head dim must be
@@ -208,10 +237,18 @@ mlir::tg::emitAttentionStep(AttentionOp op, int targetSm,
   for (const SmallVector<int64_t> &strides : layouts)
     for (int d = 0; d < 3; ++d)
       step.args.push_back(KernelArg::int64(strides[d]));
-  for (Value capture : op.getCaptures()) {
+  for (auto [capture, table] : llvm::zip(op.getCaptures(), tables)) {
     auto type = cast<RankedTensorType>(capture.getType());
     SmallVector<int64_t> strides = stridesOf(capture);
     step.args.push_back(KernelArg::buffer(capture));
+    if (table) {
+      // A table: its sizes (for the clamp), then its strides.
+      for (int64_t size : type.getShape())
+        step.args.push_back(KernelArg::int64(size));
+      for (int64_t stride : strides)
+        step.args.push_back(KernelArg::int64(stride));
+      continue;
+    }
     for (int d = 0; d < 4; ++d)
       step.args.push_back(
           KernelArg::int64(type.getDimSize(d) == 1 ? 0 : strides[d]));

@@ -318,27 +318,36 @@ Results mlir::tg::ref::evalSdpa(SdpaOp op, ValueLookup lookup) {
 namespace {
 /// Evaluates a per-score region (tg.attention's `score`, tg.attention_grad's
 /// `score` and `score_grad`) with arguments score, b, h, q_idx, kv_idx, the
-/// captured elements and any `extra` trailing values.
+/// captured elements (table captures are bound to the program instead) and
+/// any `extra` trailing values.
 struct ScoreRegionEvaluator {
   std::shared_ptr<ScalarProgram> program;
-  SmallVector<const HostTensor *> captures;
+  SmallVector<const HostTensor *> captures; // null for table captures
   SmallVector<SmallVector<int64_t>> captureStrides;
   std::shared_ptr<SmallVector<double>> args;
 
   static FailureOr<ScoreRegionEvaluator>
-  create(Block &block, ValueRange captureValues, const AttentionProblem &p,
-         ValueLookup lookup, unsigned extra) {
-    FailureOr<ScalarProgram> program = ScalarProgram::compile(block);
+  create(Operation *attention, Block &block, ValueRange captureValues,
+         const AttentionProblem &p, ValueLookup lookup, unsigned extra,
+         unsigned numYields = 1) {
+    FailureOr<ScalarProgram> program =
+        ScalarProgram::compile(block, numYields);
     if (failed(program))
       return failure();
     ScoreRegionEvaluator e;
-    e.program = std::make_shared<ScalarProgram>(std::move(*program));
     SmallVector<int64_t> scores{p.batch, p.heads, p.seqQ, p.seqKv};
-    for (Value capture : captureValues) {
-      e.captures.push_back(&lookup(capture));
-      e.captureStrides.push_back(
-          broadcastStrides(e.captures.back()->shape, scores));
+    for (auto [i, capture] : llvm::enumerate(captureValues)) {
+      const HostTensor *tensor = &lookup(capture);
+      if (isTableCapture(attention, i)) {
+        program->bindTable(AttentionOp::kNumIndexArgs + i, tensor);
+        e.captures.push_back(nullptr);
+        e.captureStrides.emplace_back();
+        continue;
+      }
+      e.captures.push_back(tensor);
+      e.captureStrides.push_back(broadcastStrides(tensor->shape, scores));
     }
+    e.program = std::make_shared<ScalarProgram>(std::move(*program));
     e.args = std::make_shared<SmallVector<double>>(
         AttentionOp::kNumIndexArgs + e.captures.size() + extra);
     return e;
@@ -353,6 +362,8 @@ struct ScoreRegionEvaluator {
     a[3] = static_cast<double>(i);
     a[4] = static_cast<double>(j);
     for (unsigned c = 0; c < captures.size(); ++c) {
+      if (!captures[c])
+        continue; // a table: read by the region's gathers
       ArrayRef<int64_t> st = captureStrides[c];
       a[AttentionOp::kNumIndexArgs + c] =
           captures[c]->values[b * st[0] + h * st[1] + i * st[2] + j * st[3]];
@@ -370,7 +381,7 @@ Results mlir::tg::ref::evalAttention(AttentionOp op, ValueLookup lookup) {
   // Region arguments: score, b, h, q_idx, kv_idx, then one element of each
   // capture, broadcast over [B, Hq, Sq, Skv].
   FailureOr<ScoreRegionEvaluator> region = ScoreRegionEvaluator::create(
-      op.getScoreBlock(), op.getCaptures(), p, lookup, /*extra=*/0);
+      op, op.getScoreBlock(), op.getCaptures(), p, lookup, /*extra=*/0);
   if (failed(region))
     return failure();
   p.modify = [region = *region](int64_t b, int64_t h, int64_t i, int64_t j,
@@ -398,6 +409,11 @@ struct CaptureGrad {
   SmallVector<int64_t> strides; // into the capture's elements, 0 where broadcast
   Value like;                   // the result it becomes
   std::vector<double> sum;
+  /// A table capture's instead: adds (b, h, i, j, raw, dZ)'s contributions
+  /// into `sharedSum` at the positions its gathers read.
+  std::function<void(int64_t, int64_t, int64_t, int64_t, double, double)>
+      scatter;
+  std::shared_ptr<std::vector<double>> sharedSum;
 };
 
 /// The analytic backward shared by tg.sdpa_grad and tg.attention_grad.
@@ -446,9 +462,14 @@ SmallVector<HostTensor> backward(const AttentionProblem &p, const HostTensor &o,
             dvRow[d] += weight * dORow[d];
           }
           double dZ = prob * (factor * dPd - rowDot);
-          for (CaptureGrad &g : captureGrads)
+          for (CaptureGrad &g : captureGrads) {
+            if (g.scatter) {
+              g.scatter(b, h, i, j, row.raw[j], dZ);
+              continue;
+            }
             g.sum[b * g.strides[0] + h * g.strides[1] + i * g.strides[2] +
                   j * g.strides[3]] += g.through(b, h, i, j, row.raw[j], dZ);
+          }
           double dS = through ? through(b, h, i, j, row.raw[j], dZ) : dZ;
           double dRaw = dS * p.scale;
           double *dkRow = dk.data() + kvOffset * p.dim;
@@ -472,7 +493,7 @@ SmallVector<HostTensor> backward(const AttentionProblem &p, const HostTensor &o,
   results.push_back(finish(dk, dkLike));
   results.push_back(finish(dv, dvLike));
   for (CaptureGrad &g : captureGrads)
-    results.push_back(finish(g.sum, g.like));
+    results.push_back(finish(g.sharedSum ? *g.sharedSum : g.sum, g.like));
   return results;
 }
 } // namespace
@@ -517,7 +538,7 @@ Results mlir::tg::ref::evalAttentionGrad(AttentionGradOp op,
   AttentionProblem p = makeProblem(op, lookup);
   p.scale = op.getScale().convertToDouble();
   FailureOr<ScoreRegionEvaluator> region = ScoreRegionEvaluator::create(
-      op.getScoreBlock(), op.getCaptures(), p, lookup, /*extra=*/0);
+      op, op.getScoreBlock(), op.getCaptures(), p, lookup, /*extra=*/0);
   if (failed(region))
     return failure();
   p.modify = [region = *region](int64_t b, int64_t h, int64_t i, int64_t j,
@@ -533,7 +554,7 @@ Results mlir::tg::ref::evalAttentionGrad(AttentionGradOp op,
     return failure();
   }
   FailureOr<ScoreRegionEvaluator> grad = ScoreRegionEvaluator::create(
-      **gradBlock, op.getCaptures(), p, lookup, /*extra=*/1);
+      op, **gradBlock, op.getCaptures(), p, lookup, /*extra=*/1);
   if (failed(grad))
     return failure();
   // The evaluator compiled the block: the derived one may go.
@@ -542,36 +563,83 @@ Results mlir::tg::ref::evalAttentionGrad(AttentionGradOp op,
                                              int64_t j, double raw, double dS) {
     return grad(b, h, i, j, raw, {dS});
   };
-  // Gradients of listed captures: the region's derivative with respect to
-  // the captured element (ScoreGradient.h), summed over broadcast dims.
+  // The derivative of the region's result with respect to `wrt` (a capture
+  // argument or a gather's result), as (b, h, i, j, raw, dZ) -> value.
+  auto derive = [&](Value wrt,
+                    StringRef what) -> FailureOr<GradThrough> {
+    FailureOr<std::unique_ptr<Block>> block =
+        deriveScoreGradient(op.getScoreBlock(), wrt, &whyNot);
+    if (failed(block)) {
+      op.emitOpError("cannot derive the gradient of ") << what << ": " << whyNot;
+      return failure();
+    }
+    FailureOr<ScoreRegionEvaluator> eval = ScoreRegionEvaluator::create(
+        op, **block, op.getCaptures(), p, lookup, /*extra=*/1);
+    if (failed(eval))
+      return failure();
+    auto owner = std::shared_ptr<Block>(std::move(*block));
+    return GradThrough([eval = *eval, owner](int64_t b, int64_t h, int64_t i,
+                                             int64_t j, double raw, double dZ) {
+      return eval(b, h, i, j, raw, {dZ});
+    });
+  };
+  // Gradients of listed captures: an element capture's is the region's
+  // derivative with respect to the captured element, summed over broadcast
+  // dims; a table's is scatter-added where each of its gathers read.
   SmallVector<CaptureGrad> captureGrads;
   ArrayRef<int64_t> listed;
   if (auto indices = op.getGradCaptures())
     listed = *indices;
+  Block &score = op.getScoreBlock();
   for (auto [n, index] : llvm::enumerate(listed)) {
-    FailureOr<std::unique_ptr<Block>> block = deriveScoreGradient(
-        op.getScoreBlock(), AttentionOp::kNumIndexArgs + index, &whyNot);
-    if (failed(block)) {
-      op.emitOpError("cannot derive the gradient of capture ")
-          << index << ": " << whyNot;
-      return failure();
-    }
-    FailureOr<ScoreRegionEvaluator> eval = ScoreRegionEvaluator::create(
-        **block, op.getCaptures(), p, lookup, /*extra=*/1);
-    if (failed(eval))
-      return failure();
-    auto owner = std::shared_ptr<Block>(std::move(*block));
-    CaptureGrad g;
-    g.through = [eval = *eval, owner](int64_t b, int64_t h, int64_t i,
-                                      int64_t j, double raw, double dZ) {
-      return eval(b, h, i, j, raw, {dZ});
-    };
     const HostTensor &capture = lookup(op.getCaptures()[index]);
-    SmallVector<int64_t> dense = rowMajorStrides(capture.shape);
-    for (int d = 0; d < 4; ++d)
-      g.strides.push_back(capture.shape[d] == 1 ? 0 : dense[d]);
+    CaptureGrad g;
     g.like = op.getCaptureGrads()[n];
     g.sum.assign(capture.values.size(), 0.0);
+    unsigned arg = AttentionOp::kNumIndexArgs + index;
+    if (!isTableCapture(op, index)) {
+      FailureOr<GradThrough> through =
+          derive(score.getArgument(arg), "capture " + std::to_string(index));
+      if (failed(through))
+        return failure();
+      g.through = *through;
+      SmallVector<int64_t> dense = rowMajorStrides(capture.shape);
+      for (int d = 0; d < 4; ++d)
+        g.strides.push_back(capture.shape[d] == 1 ? 0 : dense[d]);
+      captureGrads.push_back(std::move(g));
+      continue;
+    }
+    // A table: one derivative per tg.gather of it (the program numbers the
+    // gathers in block order).
+    SmallVector<std::pair<unsigned, GradThrough>> gathers;
+    unsigned ordinal = 0;
+    for (Operation &inner : score.without_terminator()) {
+      auto gather = dyn_cast<GatherOp>(inner);
+      if (!gather)
+        continue;
+      if (gather.getTable() == score.getArgument(arg)) {
+        FailureOr<GradThrough> through = derive(
+            gather.getResult(), "table capture " + std::to_string(index));
+        if (failed(through))
+          return failure();
+        gathers.emplace_back(ordinal, *through);
+      }
+      ++ordinal;
+    }
+    auto sum = std::make_shared<std::vector<double>>(capture.values.size());
+    g.sharedSum = sum;
+    g.scatter = [forward = *region, gathers, sum](int64_t b, int64_t h,
+                                                  int64_t i, int64_t j,
+                                                  double raw, double dZ) {
+      // Where did the score region read? Evaluate it again for this score.
+      forward(b, h, i, j, raw);
+      SmallVector<int64_t> offsets;
+      for (auto &[ordinal, through] : gathers)
+        offsets.push_back(forward.program->gatherOffset(ordinal));
+      for (auto [k, entry] : llvm::enumerate(gathers))
+        if (offsets[k] >= 0)
+          (*sum)[offsets[k]] += entry.second(b, h, i, j, raw, dZ);
+    };
     captureGrads.push_back(std::move(g));
   }
   return backward(p, lookup(op.getO()), lookup(op.getDO()),

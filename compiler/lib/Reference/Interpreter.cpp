@@ -93,7 +93,7 @@ bool mlir::tg::ref::canInterpret(StringRef name) {
       "tg.sqrt", "tg.rsqrt", "tg.recip", "tg.sigmoid", "tg.cmp", "tg.select",
       "tg.cast",
       // Everything else; tg.yield is evaluated as part of its region.
-      "tg.reduce", "tg.gen_index", "tg.transpose", "tg.reshape",
+      "tg.reduce", "tg.gen_index", "tg.gather", "tg.transpose", "tg.reshape",
       "tg.broadcast", "tg.matmul", "tg.fused_matmul", "tg.softmax",
       "tg.dropout", "tg.sdpa", "tg.sdpa_grad", "tg.attention",
       "tg.attention_grad", "tg.yield",
@@ -113,6 +113,7 @@ static Results evalOp(Operation *op, ValueLookup lookup) {
       })
       .Case([&](ReduceOp o) { return evalReduce(o, lookup); })
       .Case([&](GenIndexOp o) { return evalGenIndex(o, lookup); })
+      .Case([&](GatherOp o) { return evalGather(o, lookup); })
       .Case([&](TransposeOp o) { return evalTranspose(o, lookup); })
       .Case([&](ReshapeOp o) { return evalReshape(o, lookup); })
       .Case([&](BroadcastOp o) { return evalBroadcast(o, lookup); })

@@ -16,6 +16,7 @@ using Results = FailureOr<SmallVector<HostTensor>>;
 
 Results evalReduce(ReduceOp op, ValueLookup lookup);
 Results evalGenIndex(GenIndexOp op, ValueLookup lookup);
+Results evalGather(GatherOp op, ValueLookup lookup);
 Results evalTranspose(TransposeOp op, ValueLookup lookup);
 Results evalReshape(ReshapeOp op, ValueLookup lookup);
 Results evalBroadcast(BroadcastOp op, ValueLookup lookup);

@@ -1,4 +1,5 @@
 #include "Pointwise.h"
+#include "Gather.h"
 #include "Walker.h"
 
 #include "llvm/ADT/DenseMap.h"
@@ -235,7 +236,8 @@ HostTensor mlir::tg::ref::evalPointwise(const PointwiseFn &fn,
 // Regions
 //===----------------------------------------------------------------------===//
 
-FailureOr<ScalarProgram> ScalarProgram::compile(Block &block) {
+FailureOr<ScalarProgram> ScalarProgram::compile(Block &block,
+                                                unsigned numYields) {
   ScalarProgram program;
   llvm::DenseMap<Value, unsigned> slotOf;
   std::vector<double> initial;
@@ -244,15 +246,30 @@ FailureOr<ScalarProgram> ScalarProgram::compile(Block &block) {
     initial.push_back(0.0);
   }
   program.numArgs = block.getNumArguments();
+  program.tables.assign(program.numArgs, nullptr);
+  auto slotsOf = [&](Operation &op,
+                     ValueRange values) -> FailureOr<SmallVector<unsigned, 3>> {
+    SmallVector<unsigned, 3> found;
+    for (Value value : values) {
+      auto it = slotOf.find(value);
+      if (it == slotOf.end())
+        return op.emitOpError("uses a value defined outside its region");
+      found.push_back(it->second);
+    }
+    return found;
+  };
   for (Operation &op : block) {
     if (auto yield = dyn_cast<YieldOp>(op)) {
-      if (yield.getValues().size() != 1)
-        return yield.emitOpError("must yield exactly one value");
-      auto it = slotOf.find(yield.getValues()[0]);
-      if (it == slotOf.end())
-        return yield.emitOpError("yields a value defined outside its region");
-      program.yielded = it->second;
+      if (yield.getValues().size() != numYields)
+        return yield.emitOpError("must yield exactly ")
+               << numYields << (numYields == 1 ? " value" : " values");
+      FailureOr<SmallVector<unsigned, 3>> yielded =
+          slotsOf(op, yield.getValues());
+      if (failed(yielded))
+        return failure();
+      program.yields.assign(yielded->begin(), yielded->end());
       program.slots = std::move(initial);
+      program.gatherOffsets.assign(program.gatherTables.size(), 0);
       return program;
     }
     if (auto constant = dyn_cast<ConstantOp>(op)) {
@@ -266,16 +283,33 @@ FailureOr<ScalarProgram> ScalarProgram::compile(Block &block) {
       initial.push_back(value->values[0]);
       continue;
     }
-    FailureOr<PointwiseFn> fn = decodePointwise(&op);
-    if (failed(fn))
-      return failure();
-    Step step{*fn, {}, static_cast<unsigned>(initial.size())};
-    for (Value operand : op.getOperands()) {
-      auto it = slotOf.find(operand);
-      if (it == slotOf.end())
-        return op.emitOpError("uses a value defined outside its region");
-      step.operands.push_back(it->second);
+    Step step;
+    if (auto gather = dyn_cast<GatherOp>(op)) {
+      auto table = dyn_cast<BlockArgument>(gather.getTable());
+      if (!table || table.getOwner() != &block)
+        return op.emitOpError("must read a table argument of its region");
+      FailureOr<SmallVector<unsigned, 3>> indices =
+          slotsOf(op, gather.getIndices());
+      if (failed(indices))
+        return failure();
+      step.operands = *indices;
+      step.gather = program.gatherTables.size();
+      step.mode = gather.getMode();
+      if (auto fill = gather.getFillValue())
+        step.fill = fill->convertToDouble();
+      program.gatherTables.push_back(table.getArgNumber());
+    } else {
+      FailureOr<PointwiseFn> fn = decodePointwise(&op);
+      if (failed(fn))
+        return failure();
+      FailureOr<SmallVector<unsigned, 3>> operands =
+          slotsOf(op, op.getOperands());
+      if (failed(operands))
+        return failure();
+      step.fn = *fn;
+      step.operands = *operands;
     }
+    step.result = initial.size();
     slotOf[op.getResult(0)] = step.result;
     initial.push_back(0.0);
     program.steps.push_back(std::move(step));
@@ -284,16 +318,32 @@ FailureOr<ScalarProgram> ScalarProgram::compile(Block &block) {
                    "per-element region does not end in tg.yield");
 }
 
+void ScalarProgram::bindTable(unsigned arg, const HostTensor *table) {
+  tables[arg] = table;
+}
+
 double ScalarProgram::run(ArrayRef<double> args) const {
   for (unsigned i = 0; i < numArgs; ++i)
     slots[i] = args[i];
-  double operands[3];
+  double operands[8];
+  SmallVector<double, 8> indices;
   for (const Step &step : steps) {
+    if (step.gather >= 0) {
+      indices.clear();
+      for (unsigned slot : step.operands)
+        indices.push_back(slots[slot]);
+      const HostTensor *table = tables[gatherTables[step.gather]];
+      int64_t offset = ref::gatherOffset(table->shape, indices.data(),
+                                         step.mode);
+      gatherOffsets[step.gather] = offset;
+      slots[step.result] = offset < 0 ? step.fill : table->values[offset];
+      continue;
+    }
     for (unsigned i = 0; i < step.operands.size(); ++i)
       operands[i] = slots[step.operands[i]];
     slots[step.result] = step.fn.apply(operands);
   }
-  return slots[yielded];
+  return slots[yields[0]];
 }
 
 //===----------------------------------------------------------------------===//

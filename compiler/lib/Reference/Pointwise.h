@@ -42,26 +42,49 @@ HostTensor evalPointwise(const PointwiseFn &fn,
 
 /// A per-element region compiled to a flat list of steps over value slots:
 /// block arguments first, then constants, then one slot per op result.
+/// tg.gather steps read tables bound to table-typed block arguments.
 class ScalarProgram {
 public:
-  /// Compiles `block` (pointwise ops and rank-0 constants, ending in a
-  /// tg.yield of one value). Emits located errors and fails otherwise.
-  static FailureOr<ScalarProgram> compile(Block &block);
+  /// Compiles `block` (pointwise ops, tg.gather of table arguments and
+  /// rank-0 constants, ending in a tg.yield of `numYields` values). Emits
+  /// located errors and fails otherwise.
+  static FailureOr<ScalarProgram> compile(Block &block,
+                                          unsigned numYields = 1);
+
+  /// Binds the tensor that block argument `arg` (a table) stands for.
+  void bindTable(unsigned arg, const HostTensor *table);
 
   /// Evaluates the region for one element; `args` has one value per block
-  /// argument. Not reentrant (reuses its slots).
+  /// argument (table arguments are ignored). Returns the first yielded
+  /// value. Not reentrant (reuses its slots).
   double run(ArrayRef<double> args) const;
+  /// The value of yield operand `i` after the last run.
+  double yielded(unsigned i) const { return slots[yields[i]]; }
+
+  /// The number of tg.gather steps, in block order, and the block argument
+  /// each reads.
+  unsigned numGathers() const { return gatherTables.size(); }
+  unsigned gatherTable(unsigned g) const { return gatherTables[g]; }
+  /// The table offset gather `g` read in the last run (-1: a fill value).
+  int64_t gatherOffset(unsigned g) const { return gatherOffsets[g]; }
 
 private:
   struct Step {
     PointwiseFn fn;
     SmallVector<unsigned, 3> operands;
     unsigned result;
+    /// >= 0 for a tg.gather: its index in gatherTables.
+    int gather = -1;
+    GatherMode mode = GatherMode::clamp;
+    double fill = 0.0;
   };
   unsigned numArgs = 0;
   SmallVector<Step> steps;
-  unsigned yielded = 0;
+  SmallVector<unsigned> yields;
+  SmallVector<unsigned> gatherTables;
+  SmallVector<const HostTensor *> tables; // per block argument
   mutable std::vector<double> slots;
+  mutable SmallVector<int64_t> gatherOffsets;
 };
 
 /// The value of a tg.constant (or any elements attribute) as a host tensor;

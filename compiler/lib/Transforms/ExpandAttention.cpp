@@ -28,8 +28,10 @@ static Type elementTypeOf(Value value) {
 /// and `score_grad`) applied to whole [B, Hq, Sq, Skv] tensors: each
 /// pointwise op of the region is rebuilt on the tensors its operands map
 /// to, with the broadcast shape of those operands. The region's score
-/// argument maps to `scores`, its captured elements to `captures`, and the
-/// arguments after those (score_grad's dz) to `trailing`.
+/// argument maps to `scores`, its captured elements to `captures` (a table
+/// capture's argument is the table itself, so its gathers become
+/// graph-level tg.gather ops over index tensors), and the arguments after
+/// those (score_grad's dz) to `trailing`.
 static Value applyRegion(OpBuilder &b, Location loc, Block &block,
                          Value scores, ValueRange captures,
                          ValueRange trailing) {
@@ -60,9 +62,13 @@ static Value applyRegion(OpBuilder &b, Location loc, Block &block,
       shapes.push_back(
           cast<RankedTensorType>(operands.back().getType()).getShape());
     }
+    // A gather's table is read whole: only its indices broadcast.
+    ArrayRef<ArrayRef<int64_t>> broadcastOperands = shapes;
+    if (isa<GatherOp>(inner))
+      broadcastOperands = broadcastOperands.drop_front();
     SmallVector<int64_t> resultShape =
-        operands.empty() ? SmallVector<int64_t>{}
-                         : *broadcastShapes(shapes);
+        broadcastOperands.empty() ? SmallVector<int64_t>{}
+                                  : *broadcastShapes(broadcastOperands);
     OperationState state(inner.getLoc(), inner.getName());
     state.addOperands(operands);
     state.addAttributes(inner.getAttrs());
@@ -235,9 +241,20 @@ struct ExpandAttentionPass
     });
     for (AttentionOp op : ops)
       expand(op);
-    for (AttentionGradOp op : grads)
+    for (AttentionGradOp op : grads) {
+      // The expansion has no scatter-add for the table gradients.
+      if (SmallVector<int64_t> tables = op.getTableGradCaptures();
+          !tables.empty()) {
+        op.emitOpError("returns the gradient of table capture ")
+            << tables.front()
+            << " (grad_captures), which no backend computes yet: the "
+               "expansion into tg ops has no scatter-add and cuDNN cannot "
+               "gather; the CPU reference (tg-run --ref) computes it";
+        return signalPassFailure();
+      }
       if (failed(expand(op)))
         return signalPassFailure();
+    }
     for (AttentionGradOp op : onCudnn)
       addFullLengthsForCudnn(op);
   }

@@ -1,6 +1,7 @@
 // The rules of what the generated attention kernels run (NvrtcSupport.h).
 #include "tg/Transforms/NvrtcSupport.h"
 #include "tg/Transforms/NvrtcKernelSpecs.h"
+#include "tg/Dialect/TG/IR/TGOps.h"
 
 #include "llvm/Support/raw_ostream.h"
 
@@ -112,6 +113,11 @@ mlir::tg::nvrtcAttentionGradSpec(AttentionGradOp op, int targetSm,
   spec.scale = op.getScale().convertToDouble();
   spec.targetSm = targetSm;
   for (auto [i, capture] : llvm::enumerate(op.getCaptures())) {
+    if (isTableCapture(op, i)) {
+      reason = "the fused backward does not read table captures (tg.gather) "
+               "yet";
+      return std::nullopt;
+    }
     std::optional<cg::CaptureType> type =
         nvrtcCaptureType(elementTypeOf(capture));
     if (!type) {

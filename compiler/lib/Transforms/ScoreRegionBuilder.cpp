@@ -12,6 +12,8 @@
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
 
+#include <map>
+
 using namespace mlir;
 using namespace mlir::tg;
 using namespace mlir::tg::fusion;
@@ -26,8 +28,13 @@ public:
       : inside(ctx), loc(loc), chain(chain), region(region),
         trailingArgs(trailingArgs) {
     inside.setInsertionPointToEnd(region.block.get());
-    for (auto [i, capture] : llvm::enumerate(region.captures))
-      captureArgs[capture] = kFirstCaptureArg + i;
+    for (auto [i, capture] : llvm::enumerate(region.captures)) {
+      unsigned arg = kFirstCaptureArg + i;
+      bool table = region.block->getArgument(arg).getType() ==
+                       capture.getType() &&
+                   rankOf(capture) > 0;
+      (table ? tableArgs : captureArgs)[capture] = arg;
+    }
   }
 
   /// Makes `value` (a chain value) stand for `regionValue` in the region.
@@ -44,10 +51,18 @@ private:
   }
   Value toF32(Value value);
   Value constant(Type element, Attribute splat);
+  Value indexConstant(int64_t value);
   Value leaf(Value value);
-  Value capture(Value value);
+  Value leafAt(Value value, ArrayRef<Value> coords);
+  Value capture(Value value, bool table = false);
   Value operandOf(Value value);
   void emitChainOp(Operation *op);
+  bool atScorePosition(Value value, ArrayRef<Value> coords);
+  bool reachesGather(Value value);
+  SmallVector<Value> broadcastCoords(Value operand, ArrayRef<Value> coords);
+  SmallVector<Value> reshapeCoords(ArrayRef<int64_t> from,
+                                   ArrayRef<int64_t> to,
+                                   ArrayRef<Value> coords);
 
   OpBuilder inside;
   Location loc;
@@ -55,7 +70,15 @@ private:
   ScoreRegion &region;
   IRMapping derived; // chain values -> region values
   llvm::DenseMap<Value, Value> leaves;
-  llvm::DenseMap<Value, unsigned> captureArgs;
+  // Leaves read at computed coordinates (the indices of a gather).
+  std::map<std::pair<void *, SmallVector<void *>>, Value> leavesAt;
+  llvm::DenseMap<Value, bool> gatherBehind;
+  llvm::DenseMap<int64_t, Value> indexConstants;
+  // Linear indices built by reshapeCoords: the sizes and coordinates merged.
+  llvm::DenseMap<Value, std::pair<SmallVector<int64_t>, SmallVector<Value>>>
+      linearParts;
+  llvm::DenseMap<Value, unsigned> captureArgs; // element captures
+  llvm::DenseMap<Value, unsigned> tableArgs;   // table captures
   unsigned trailingArgs;
 };
 } // namespace
@@ -72,57 +95,245 @@ Value RegionBuilder::constant(Type element, Attribute splat) {
   return ConstantOp::create(inside, loc, cast<ElementsAttr>(attr));
 }
 
-Value RegionBuilder::capture(Value value) {
-  auto it = captureArgs.find(value);
-  if (it != captureArgs.end())
+Value RegionBuilder::indexConstant(int64_t value) {
+  // One constant per value, so that equal coordinates are equal values
+  // (leavesAt is keyed by them).
+  if (Value known = indexConstants.lookup(value))
+    return known;
+  Type i64 = inside.getI64Type();
+  OpBuilder::InsertionGuard guard(inside);
+  inside.setInsertionPointToStart(region.block.get());
+  Value c = constant(i64, inside.getIntegerAttr(i64, value));
+  indexConstants[value] = c;
+  return c;
+}
+
+Value RegionBuilder::capture(Value value, bool table) {
+  // A value read both ways gets two captures (an element and a table).
+  llvm::DenseMap<Value, unsigned> &args = table ? tableArgs : captureArgs;
+  auto it = args.find(value);
+  if (it != args.end())
     return region.block->getArgument(it->second);
   region.captures.push_back(value);
+  Type type = table ? value.getType() : scalarType(elementTypeOf(value));
   BlockArgument arg = region.block->insertArgument(
-      region.block->getNumArguments() - trailingArgs,
-      scalarType(elementTypeOf(value)), loc);
-  captureArgs[value] = arg.getArgNumber();
+      region.block->getNumArguments() - trailingArgs, type, loc);
+  args[value] = arg.getArgNumber();
   return arg;
+}
+
+/// True when `coords` are the score's own indices for `value` (rank 4,
+/// index arguments along every dimension that is not size 1): the value can
+/// be an element capture, broadcast to the scores.
+bool RegionBuilder::atScorePosition(Value value, ArrayRef<Value> coords) {
+  ArrayRef<int64_t> shape = shapeOf(value);
+  if (shape.size() != 4 || coords.size() != 4)
+    return false;
+  for (unsigned d = 0; d < 4; ++d) {
+    if (shape[d] == 1)
+      continue;
+    auto arg = dyn_cast<BlockArgument>(coords[d]);
+    if (!arg || arg.getOwner() != region.block.get() ||
+        arg.getArgNumber() != kBatchArg + d)
+      return false;
+  }
+  return true;
+}
+
+/// Whether a tg.gather is reached from `value` through layout and pointwise
+/// ops: only then are layout ops looked through (a plain tensor behind a
+/// view stays an element capture, which cuDNN can still read).
+bool RegionBuilder::reachesGather(Value value) {
+  auto it = gatherBehind.find(value);
+  if (it != gatherBehind.end())
+    return it->second;
+  bool found = false;
+  Operation *def = value.getDefiningOp();
+  if (isa_and_nonnull<GatherOp>(def))
+    found = true;
+  else if (def && (isa<TransposeOp, ReshapeOp, BroadcastOp>(def) ||
+                   (def->hasTrait<PointwiseTrait>() && !isa<ConstantOp>(def))))
+    found = llvm::any_of(def->getOperands(),
+                         [&](Value v) { return reachesGather(v); });
+  gatherBehind[value] = found;
+  return found;
+}
+
+/// The coordinates of `operand` (broadcast against a result read at
+/// `coords`): 0 along its size-1 dimensions, nothing for a rank-0 operand.
+SmallVector<Value> RegionBuilder::broadcastCoords(Value operand,
+                                                  ArrayRef<Value> coords) {
+  ArrayRef<int64_t> shape = shapeOf(operand);
+  SmallVector<Value> result;
+  if (shape.empty())
+    return result;
+  for (auto [size, coord] : llvm::zip(shape, coords))
+    result.push_back(size == 1 ? indexConstant(0) : coord);
+  return result;
+}
+
+/// The coordinates in a row-major tensor of shape `from` of the element at
+/// `coords` of its reshape to `to`. Size-1 dimensions drop out; the others
+/// pair up in groups of equal size (a split, a merge or one dimension), and
+/// each group's coordinates are merged into one linear index and split
+/// again. A linear index this builder made is split back into the very
+/// coordinates it came from (a view and its inverse cost nothing).
+SmallVector<Value> RegionBuilder::reshapeCoords(ArrayRef<int64_t> from,
+                                                ArrayRef<int64_t> to,
+                                                ArrayRef<Value> coords) {
+  SmallVector<int64_t> fromDims, toDims;
+  SmallVector<Value> toCoords;
+  for (int64_t d : from)
+    if (d != 1)
+      fromDims.push_back(d);
+  for (auto [d, c] : llvm::zip(to, coords))
+    if (d != 1) {
+      toDims.push_back(d);
+      toCoords.push_back(c);
+    }
+  SmallVector<Value> nonUnit;
+  size_t i = 0, j = 0;
+  while (i < fromDims.size() && j < toDims.size()) {
+    // The smallest groups fromDims[i, i2) and toDims[j, j2) of equal size.
+    size_t i2 = i + 1, j2 = j + 1;
+    int64_t a = fromDims[i], b = toDims[j];
+    while (a != b) {
+      if (a < b)
+        a *= fromDims[i2++];
+      else
+        b *= toDims[j2++];
+    }
+    ArrayRef<int64_t> fromGroup = ArrayRef<int64_t>(fromDims).slice(i, i2 - i);
+    ArrayRef<int64_t> toGroup = ArrayRef<int64_t>(toDims).slice(j, j2 - j);
+    ArrayRef<Value> groupCoords = ArrayRef<Value>(toCoords).slice(j, j2 - j);
+    if (fromGroup.size() == 1 && toGroup.size() == 1) {
+      nonUnit.push_back(groupCoords[0]);
+    } else {
+      Value linear = groupCoords[0];
+      if (toGroup.size() > 1) {
+        for (size_t k = 1; k < toGroup.size(); ++k)
+          linear = AddOp::create(
+              inside, loc,
+              MulOp::create(inside, loc, linear, indexConstant(toGroup[k])),
+              groupCoords[k]);
+        linearParts[linear] = {SmallVector<int64_t>(toGroup),
+                               SmallVector<Value>(groupCoords)};
+      }
+      auto known = linearParts.find(linear);
+      if (known != linearParts.end() &&
+          ArrayRef<int64_t>(known->second.first) == fromGroup) {
+        nonUnit.append(known->second.second.begin(),
+                       known->second.second.end());
+      } else {
+        // Split from the last dimension: c = linear % d, linear /= d; the
+        // first coordinate is the final quotient.
+        SmallVector<Value> reversed;
+        for (int64_t d : llvm::reverse(fromGroup.drop_front())) {
+          Value size = indexConstant(d);
+          Value quotient = DivOp::create(inside, loc, linear, size);
+          reversed.push_back(SubOp::create(
+              inside, loc, linear, MulOp::create(inside, loc, quotient, size)));
+          linear = quotient;
+        }
+        reversed.push_back(linear);
+        nonUnit.append(reversed.rbegin(), reversed.rend());
+      }
+    }
+    i = i2;
+    j = j2;
+  }
+  SmallVector<Value> result;
+  unsigned next = 0;
+  for (int64_t d : from)
+    result.push_back(d == 1 ? indexConstant(0) : nonUnit[next++]);
+  return result;
 }
 
 Value RegionBuilder::leaf(Value value) {
   if (Value known = leaves.lookup(value))
     return known;
+  SmallVector<Value> coords;
+  if (rankOf(value) == 4) {
+    for (unsigned d = 0; d < 4; ++d)
+      coords.push_back(shapeOf(value)[d] == 1
+                           ? indexConstant(0)
+                           : region.block->getArgument(kBatchArg + d));
+  }
+  Value result = leafAt(value, coords);
+  leaves[value] = result;
+  return result;
+}
+
+/// `value[coords]` as region math: constants, indices and pointwise ops are
+/// rebuilt; a graph-level tg.gather becomes a region gather of a table
+/// capture (its indices rebuilt at the same coordinates), with layout ops
+/// on the way looked through; anything else is an element capture when read
+/// at the score's position, else a table capture gathered at `coords`.
+Value RegionBuilder::leafAt(Value value, ArrayRef<Value> coords) {
+  std::pair<void *, SmallVector<void *>> key{value.getAsOpaquePointer(), {}};
+  for (Value c : coords)
+    key.second.push_back(c.getAsOpaquePointer());
+  if (auto it = leavesAt.find(key); it != leavesAt.end())
+    return it->second;
   Operation *def = value.getDefiningOp();
   Type element = elementTypeOf(value);
-  int64_t rank = rankOf(value);
+  ArrayRef<int64_t> shape = shapeOf(value);
+  bool atScore = atScorePosition(value, coords);
   Value result;
   ElementsAttr elements;
   if (def && matchPattern(value, m_Constant(&elements)) &&
       elements.isSplat()) {
     result = constant(element, elements.getSplatValue<Attribute>());
-  } else if (auto index = dyn_cast_or_null<GenIndexOp>(def);
-             index && rank == 4) {
+  } else if (auto index = dyn_cast_or_null<GenIndexOp>(def)) {
     int64_t axis = index.getAxis();
-    if (shapeOf(value)[axis] == 1) {
+    if (shape[axis] == 1) {
       // One position along the axis: the index is always 0.
       result = constant(element, inside.getIntegerAttr(element, 0));
     } else {
-      result = region.block->getArgument(kBatchArg + axis);
+      result = coords[axis];
       if (element != inside.getI64Type())
         result = CastOp::create(inside, loc, scalarType(element), result);
     }
-  } else if (auto broadcast = dyn_cast_or_null<BroadcastOp>(def);
-             broadcast && (rankOf(broadcast.getInput()) == 0 ||
-                           rankOf(broadcast.getInput()) == rank)) {
-    result = leaf(broadcast.getInput());
+  } else if (auto broadcast = dyn_cast_or_null<BroadcastOp>(def)) {
+    result = leafAt(broadcast.getInput(),
+                    broadcastCoords(broadcast.getInput(), coords));
+  } else if (auto gather = dyn_cast_or_null<GatherOp>(def)) {
+    SmallVector<Value> indices;
+    for (Value index : gather.getIndices())
+      indices.push_back(leafAt(index, broadcastCoords(index, coords)));
+    Value table = capture(gather.getTable(), /*table=*/true);
+    result = GatherOp::create(inside, loc, table, indices, gather.getMode(),
+                              gather.getFillValueAttr())
+                 .getResult();
+  } else if (auto transpose = dyn_cast_or_null<TransposeOp>(def);
+             transpose && (!atScore || reachesGather(value))) {
+    // result[i] = input[perm[i]]: the input's coordinate perm[i] is ours i.
+    SmallVector<Value> inputCoords(coords.size());
+    for (auto [i, p] : llvm::enumerate(transpose.getPerm()))
+      inputCoords[p] = coords[i];
+    result = leafAt(transpose.getInput(), inputCoords);
+  } else if (auto reshape = dyn_cast_or_null<ReshapeOp>(def);
+             reshape && (!atScore || reachesGather(value))) {
+    result = leafAt(reshape.getInput(),
+                    reshapeCoords(shapeOf(reshape.getInput()), shape, coords));
   } else if (def && def->hasTrait<PointwiseTrait>() && !isa<ConstantOp>(def) &&
-             def->getNumResults() == 1 && (rank == 4 || rank == 0) &&
-             def->getNumRegions() == 0) {
+             def->getNumResults() == 1 && def->getNumRegions() == 0) {
     IRMapping mapping;
     for (Value operand : def->getOperands())
-      mapping.map(operand, leaf(operand));
+      mapping.map(operand, leafAt(operand, broadcastCoords(operand, coords)));
     Operation *clone = inside.clone(*def, mapping);
     clone->getResult(0).setType(scalarType(element));
     result = clone->getResult(0);
-  } else {
+  } else if (atScore || shape.empty()) {
     result = capture(value);
+  } else {
+    // Read at computed coordinates: the whole tensor becomes a table. The
+    // coordinates are in range by construction, so the clamp never acts.
+    result = GatherOp::create(inside, loc, capture(value, /*table=*/true),
+                              coords, GatherMode::clamp, FloatAttr())
+                 .getResult();
   }
-  leaves[value] = result;
+  leavesAt[key] = result;
   return result;
 }
 
@@ -230,11 +441,13 @@ std::unique_ptr<Block> mlir::tg::fusion::buildScoreGradRegion(
   RegionBuilder builder(ctx, loc, gradChain, grad, /*trailingArgs=*/1);
   builder.mapDerived(dz, dzArg);
   builder.build(gradient, factor);
-  // Captures only the gradient needed become arguments of score too.
-  for (Value capture :
-       ArrayRef<Value>(grad.captures).drop_front(score.captures.size())) {
-    score.block->addArgument(
-        RankedTensorType::get({}, elementTypeOf(capture)), loc);
+  // Captures only the gradient needed become arguments of score too (with
+  // the same type: an element or a whole table).
+  for (auto [n, capture] : llvm::enumerate(
+           ArrayRef<Value>(grad.captures).drop_front(score.captures.size()))) {
+    unsigned arg = kFirstCaptureArg + score.captures.size();
+    (void)n;
+    score.block->addArgument(grad.block->getArgument(arg).getType(), loc);
     score.captures.push_back(capture);
   }
   return std::move(grad.block);

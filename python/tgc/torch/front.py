@@ -84,8 +84,15 @@ def _capture_spec(cap, target, device, need_grad):
     if need_grad and view.requires_grad:
         raise NotImplementedError(
             "gradient for the captured tensor %s: tg.attention_grad returns dq, dk and dv only (no gradient for "
-            "captured tensors such as a learnable bias); detach it (e.g. %s.detach()) if it needs no gradient"
-            % (cap.describe(), cap.name or "tensor"))
+            "captured tensors such as a learnable bias%s); detach it (e.g. %s.detach()) if it needs no gradient"
+            % (cap.describe(), " or table: no kernel computes the gradient of a table read by tg.gather yet" if cap.table
+               else "", cap.name or "tensor"))
+    if cap.table:
+        # Read whole by tg.gather, in place: any layout with positive strides.
+        if any(st <= 0 and sz > 1 for sz, st in zip(view.shape, view.stride())):
+            raise ValueError("%s has a zero stride (an expand()ed view); pass a materialised tensor "
+                             "(.contiguous())" % cap.describe())
+        return G.TensorSpec(view.shape, cap.dtype, view.stride(), table=True)
     shape, strides = [1, 1, 1, 1], [1, 1, 1, 1]
     names = ("b", "h", "q_idx", "kv_idx")
     for dim, axis in enumerate(cap.axes):

@@ -47,7 +47,7 @@ func.func @dropout_without_seed(%q: tensor<1x4x8x16xf16>) {
 // -----
 
 func.func @capture_rank(%q: tensor<1x4x8x16xf16>, %c: tensor<8x8xf32>) {
-  // expected-error @below {{'tg.attention' op capture of shape [8, 8] does not broadcast to the scores [1, 4, 8, 8] (expected rank 4 with each dimension equal or 1)}}
+  // expected-error @below {{'tg.attention' op capture of shape [8, 8] does not broadcast to the scores [1, 4, 8, 8] (expected rank 4 with each dimension equal or 1, or a table capture read by tg.gather)}}
   %0 = tg.attention %q, %q, %q captures(%c : tensor<8x8xf32>) : tensor<1x4x8x16xf16>, tensor<1x4x8x16xf16>, tensor<1x4x8x16xf16> -> tensor<1x4x8x16xf16> score {
   ^bb0(%s: tensor<f32>, %b: tensor<i64>, %h: tensor<i64>, %qi: tensor<i64>, %ki: tensor<i64>, %ce: tensor<f32>):
     tg.yield %s : tensor<f32>
@@ -150,7 +150,7 @@ func.func @region_yield_nothing(%q: tensor<1x4x8x16xf16>) {
 func.func @region_not_pointwise(%q: tensor<1x4x8x16xf16>) {
   %0 = tg.attention %q, %q, %q : tensor<1x4x8x16xf16>, tensor<1x4x8x16xf16>, tensor<1x4x8x16xf16> -> tensor<1x4x8x16xf16> score {
   ^bb0(%s: tensor<f32>, %b: tensor<i64>, %h: tensor<i64>, %qi: tensor<i64>, %ki: tensor<i64>):
-    // expected-error @below {{'tg.gen_index' op is not allowed in region 'score' of tg.attention (expected pointwise tg ops only)}}
+    // expected-error @below {{'tg.gen_index' op is not allowed in region 'score' of tg.attention (expected pointwise tg ops and tg.gather)}}
     %i = tg.gen_index axis = 0 : tensor<4xi64>
     tg.yield %s : tensor<f32>
   }

@@ -289,6 +289,31 @@ func.func @f32_prologue(%x: tensor<3x17x9xbf16>, %w: tensor<3x9x5xbf16>, %s: ten
   return %y : tensor<3x17x5xf32>
 }
 )mlir"});
+  // Graph-level tg.gather: a relative bias from a table (clamp), document
+  // ids through a transposed view (fill), and an integer table produced by
+  // a kernel (it must be a buffer, not fused into the gather).
+  graphs.push_back({"gathers", R"mlir(
+func.func @relative_bias(%t: tensor<8x31xbf16>, %h: tensor<1x8x1x1xi64>, %r: tensor<1x1x16x16xi64>,
+                         %s: tensor<2x8x16x16xf32>) -> tensor<2x8x16x16xf32> {
+  %b = tg.gather %t[%h, %r] : tensor<8x31xbf16>[tensor<1x8x1x1xi64>, tensor<1x1x16x16xi64>]
+  %bf = tg.cast %b : tensor<1x8x16x16xbf16> to tensor<1x8x16x16xf32>
+  %z = tg.add %s, %bf : tensor<2x8x16x16xf32>, tensor<1x8x16x16xf32>
+  return %z : tensor<2x8x16x16xf32>
+}
+func.func @document_ids(%doc: tensor<64x2xi32>, %pos: tensor<1x64xi64>) -> tensor<2x64xi1> {
+  %dt = tg.transpose %doc perm = [1, 0] : tensor<64x2xi32> -> tensor<2x64xi32>
+  %b = tg.gen_index axis = 0 : tensor<2x1xi64>
+  %g = tg.gather %dt[%b, %pos] fill(-1) : tensor<2x64xi32>[tensor<2x1xi64>, tensor<1x64xi64>]
+  %c = tg.constant dense<3> : tensor<i32>
+  %e = tg.cmp eq, %g, %c : tensor<2x64xi32>, tensor<i32>
+  return %e : tensor<2x64xi1>
+}
+func.func @computed_table(%x: tensor<4x4xi64>, %i: tensor<4x4xi64>) -> tensor<4x4xi64> {
+  %t = tg.add %x, %x : tensor<4x4xi64>, tensor<4x4xi64>
+  %g = tg.gather %t[%i, %i] : tensor<4x4xi64>[tensor<4x4xi64>, tensor<4x4xi64>]
+  return %g : tensor<4x4xi64>
+}
+)mlir"});
   graphs.push_back({"decomposed_softmax", R"mlir(
 func.func @decomposed(%s: tensor<2x4x17x33xf32>) -> tensor<2x4x17x33xbf16> {
   %m = tg.reduce max %s dims = [3] keepdim : tensor<2x4x17x33xf32> -> tensor<2x4x17x1xf32>

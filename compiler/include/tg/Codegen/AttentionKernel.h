@@ -36,9 +36,13 @@
 //  16  k_stride_b, 17 k_stride_h, 18 k_stride_s        long long
 //  19  v_stride_b, 20 v_stride_h, 21 v_stride_s        long long
 //  22  o_stride_b, 23 o_stride_h, 24 o_stride_s        long long
-//  then, for each capture i in spec order (5 parameters each):
+//  then, for each capture i in spec order:
+//    an element capture (tableRank 0; 5 parameters):
 //      const C* capture, long long stride_b, stride_h, stride_q, stride_kv
 //      (rank-4 strides in elements, 0 along broadcast dimensions)
+//    a table capture of rank r (1 + 2r parameters):
+//      const C* capture, long long size_0 .. size_{r-1},
+//      long long stride_0 .. stride_{r-1}   (elements)
 //
 // T is the 16-bit element type (bf16 or f16, passed as raw 16-bit words).
 // The head-dim stride is 1 for q, k, v and o. Pointers must be 16-byte
@@ -64,13 +68,21 @@ enum class AttentionCausalMode { None, TopLeft, BottomRight };
 /// Element type of a captured tensor read by the score modifier.
 enum class CaptureType { F32, F16, BF16, I32, I64, I8, Bool };
 
-/// One captured tensor: the score modifier sees its element at the score's
-/// position as a local constant named `name` (float for float types,
-/// long long for integers, bool for Bool).
+/// One captured tensor. An element capture (tableRank 0): the score modifier
+/// sees its element at the score's position as a local constant named
+/// `name` (float for float types, long long for integers, bool for Bool).
+/// A table capture (tableRank r >= 1, tg.gather): the modifier reads it with
+/// `name_at(captures, i0, ..., i{r-1})`, which clamps each index to
+/// [0, size - 1] (so no read is ever out of bounds), and tests indices with
+/// `name_in_range(captures, i0, ..., i{r-1})` (for tg.gather's fill mode).
 struct AttentionCapture {
   std::string name;
   CaptureType type = CaptureType::F32;
+  int tableRank = 0; // 0 to kMaxTableRank
 };
+
+/// The largest rank of a table capture.
+constexpr int kMaxTableRank = 8;
 
 /// Tile shape of one CTA. Chosen from a table keyed by head dim and arch
 /// unless the spec overrides it (benchmarks and autotuning).
@@ -117,6 +129,16 @@ struct AttentionForwardSpec {
   std::string scoreModifier;
   std::vector<AttentionCapture> captures;
 
+  /// A document mask in the score modifier: it masks (q_idx, kv_idx) whenever
+  /// `queryId != keyId`, expressions of `captures, b, h` and `q_idx` /
+  /// `kv_idx` (C++, long long). Each CTA then narrows its K/V range to the
+  /// keys whose id lies within its rows' ids (whole tiles of other documents
+  /// are skipped; the modifier still masks inside the range).
+  struct DocumentMask {
+    std::string queryId, keyId;
+  };
+  std::optional<DocumentMask> documentMask;
+
   /// Target compute capability (80, 86, 89, 90, ...): selects the tile table.
   int targetSm = 80;
   /// Allow a kernel that compiles for the exact target only: with targetSm 90
@@ -136,7 +158,7 @@ struct AttentionKernel {
   AttentionTileConfig tile;
   unsigned threads = 0;     // block = (threads, 1, 1)
   unsigned sharedBytes = 0; // dynamic shared memory per CTA
-  unsigned numParams = 0;   // 25 + 5 per capture
+  unsigned numParams = 0;   // 25 + 5 per element capture, 1 + 2r per table
   /// "sm_90a" when the kernel uses wgmma (compile it for exactly that
   /// target); empty when any target from sm_80 / compute_80 on will do.
   std::string requiredTarget;

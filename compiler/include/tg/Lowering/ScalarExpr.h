@@ -20,6 +20,7 @@
 #include <string>
 
 namespace mlir::tg {
+class GatherOp;
 
 /// `float`, `long long` or `bool` (see above).
 StringRef cudaComputeType(Type elementType);
@@ -55,16 +56,27 @@ std::string cudaRoundFromDouble(StringRef expr, Type type);
 FailureOr<std::string> emitScalarOp(Operation *op,
                                     ArrayRef<std::string> operands);
 
+/// The expression of a tg.gather in a region, given its index expressions
+/// (compute type long long); supplied by the code that knows how the table
+/// argument is read (the attention kernel's table captures).
+using GatherEmitter = function_ref<FailureOr<std::string>(
+    GatherOp, ArrayRef<std::string> indices)>;
+
 /// Translates a per-element region (rank-0 block arguments, pointwise tg ops,
 /// tg.yield of one value) into a C++ block `{ ... }` that assigns the yielded
 /// value to `resultVar`. `argNames[i]` names a variable holding block
 /// argument i in its compute type; the caller declares `resultVar` with the
 /// compute type of the yielded element type. Temporaries are named
-/// `<resultVar>_<n>`. An empty region is the identity on argument 0. Emits a
-/// located diagnostic and fails on an op it cannot translate.
+/// `<resultVar>_<n>`. An empty region is the identity on argument 0. A
+/// tg.gather is translated by `emitGather` (without one it is an error).
+/// Emits a located diagnostic and fails on an op it cannot translate.
 FailureOr<std::string> emitScalarRegion(Region &region,
                                         ArrayRef<std::string> argNames,
-                                        StringRef resultVar);
+                                        StringRef resultVar,
+                                        GatherEmitter emitGather = {});
+
+/// The compute-type literal of tg.gather's fill value.
+std::string cudaFillLiteral(GatherOp op);
 
 } // namespace mlir::tg
 

@@ -35,13 +35,15 @@ static bool isFloatValue(Value v) {
   return isa<FloatType>(cast<RankedTensorType>(v.getType()).getElementType());
 }
 
-/// The float values of `score` that depend on argument `wrt`.
-static llvm::DenseSet<Value> activeValues(Block &score, unsigned wrt) {
+/// The float values of `score` that depend on `wrt` (an argument of the
+/// block or the result of one of its ops).
+static llvm::DenseSet<Value> activeValues(Block &score, Value wrt) {
   llvm::DenseSet<Value> active;
-  Value arg = score.getArgument(wrt);
-  if (isFloatValue(arg))
-    active.insert(arg);
+  if (isFloatValue(wrt))
+    active.insert(wrt);
   for (Operation &op : score.without_terminator()) {
+    if (llvm::is_contained(op.getResults(), wrt))
+      continue; // the seed itself
     // A condition (select) or a comparison carries no gradient.
     auto operands = op.getOperands();
     bool depends = isa<SelectOp>(op)
@@ -60,7 +62,7 @@ static llvm::DenseSet<Value> activeValues(Block &score, unsigned wrt) {
 }
 
 bool mlir::tg::scoreDependsOn(Block &score, unsigned wrt) {
-  llvm::DenseSet<Value> active = activeValues(score, wrt);
+  llvm::DenseSet<Value> active = activeValues(score, score.getArgument(wrt));
   return active.contains(score.getTerminator()->getOperand(0));
 }
 
@@ -286,6 +288,11 @@ LogicalResult Differentiator::backward(Operation &op, std::string *whyNot) {
 
 FailureOr<std::unique_ptr<Block>>
 mlir::tg::deriveScoreGradient(Block &score, unsigned wrt, std::string *whyNot) {
+  return deriveScoreGradient(score, score.getArgument(wrt), whyNot);
+}
+
+FailureOr<std::unique_ptr<Block>>
+mlir::tg::deriveScoreGradient(Block &score, Value wrt, std::string *whyNot) {
   auto out = std::make_unique<Block>();
   for (BlockArgument arg : score.getArguments())
     out->addArgument(arg.getType(), arg.getLoc());
@@ -301,11 +308,14 @@ mlir::tg::deriveScoreGradient(Block &score, unsigned wrt, std::string *whyNot) {
   Value result = score.getTerminator()->getOperand(0);
   if (d.active.contains(result))
     d.adjoints[result] = dz;
-  for (Operation &op : llvm::reverse(score.without_terminator()))
+  for (Operation &op : llvm::reverse(score.without_terminator())) {
+    if (llvm::is_contained(op.getResults(), wrt))
+      break; // nothing before the seed depends on it
     if (failed(d.backward(op, whyNot)))
       return failure();
+  }
   Location loc = score.getTerminator()->getLoc();
-  Value gradient = d.adjoints.lookup(score.getArgument(wrt));
+  Value gradient = d.adjoints.lookup(wrt);
   if (!gradient)
     gradient = d.constant(loc, 0.0); // the result does not depend on it
   else if (cast<RankedTensorType>(gradient.getType()).getElementType() !=

@@ -8,6 +8,8 @@
 //===----------------------------------------------------------------------===//
 #include "tg/Dialect/TG/IR/TGOps.h"
 
+#include "AttentionCaptures.h"
+
 using namespace mlir;
 using namespace mlir::tg;
 
@@ -98,18 +100,23 @@ LogicalResult AttentionGradOp::verify() {
              << "; expected its capture's type " << capture.getType();
   }
   SmallVector<int64_t> scores{q[0], q[1], q[2], k[2]};
-  for (Value capture : getCaptures())
-    if (shapeOf(capture).size() != 4 ||
-        !isBroadcastableTo(shapeOf(capture), scores))
-      return emitOpError("capture of shape ")
-             << formatShape(shapeOf(capture))
-             << " does not broadcast to the scores " << formatShape(scores)
-             << " (expected rank 4 with each dimension equal or 1)";
+  if (failed(detail::verifyAttentionCaptures(*this, getCaptures(), scores)))
+    return failure();
   return success();
 }
 
+SmallVector<int64_t> AttentionGradOp::getTableGradCaptures() {
+  SmallVector<int64_t> tables;
+  if (auto listed = getGradCaptures())
+    for (int64_t index : *listed)
+      if (index >= 0 && index < int64_t(getCaptures().size()) &&
+          isTableCapture(*this, static_cast<unsigned>(index)))
+        tables.push_back(index);
+  return tables;
+}
+
 /// Checks one per-element region: its argument types, rank-0 pointwise ops
-/// only, and a tg.yield of one rank-0 f32.
+/// and gathers only, and a tg.yield of one rank-0 f32.
 static LogicalResult verifyRegion(AttentionGradOp op, Region &region,
                                   StringRef name, ArrayRef<Type> argTypes) {
   Block &block = region.front();
@@ -124,10 +131,10 @@ static LogicalResult verifyRegion(AttentionGradOp op, Region &region,
              << name << "' argument " << i << " has type " << arg.getType()
              << "; expected " << expected;
   for (Operation &inner : block.without_terminator()) {
-    if (!inner.hasTrait<PointwiseTrait>())
+    if (!inner.hasTrait<PointwiseTrait>() && !isa<GatherOp>(inner))
       return inner.emitOpError("is not allowed in region '")
              << name << "' of tg.attention_grad (expected pointwise tg ops "
-                        "only)";
+                        "and tg.gather)";
     for (Type type : inner.getResultTypes())
       if (cast<RankedTensorType>(type).getRank() != 0)
         return inner.emitOpError("in region '")
@@ -147,14 +154,21 @@ static LogicalResult verifyRegion(AttentionGradOp op, Region &region,
 LogicalResult AttentionGradOp::verifyRegions() {
   Builder builder(getContext());
   Type f32 = RankedTensorType::get({}, builder.getF32Type());
-  Type i64 = RankedTensorType::get({}, builder.getI64Type());
-  SmallVector<Type> argTypes{f32, i64, i64, i64, i64};
-  for (Value capture : getCaptures())
-    argTypes.push_back(RankedTensorType::get({}, elementOf(capture)));
+  SmallVector<Type> argTypes =
+      detail::scoreRegionArgTypes(*this, getCaptures());
+  if (getScoreBlock().getNumArguments() == argTypes.size() &&
+      failed(detail::verifyTableUses(*this, getScoreBlock(), "score",
+                                     getCaptures())))
+    return failure();
   if (failed(verifyRegion(*this, getScore(), "score", argTypes)))
     return failure();
   if (getScoreGrad().empty())
     return success();
   argTypes.push_back(f32);
+  Block &grad = getScoreGrad().front();
+  if (grad.getNumArguments() == argTypes.size() &&
+      failed(detail::verifyTableUses(*this, grad, "score_grad",
+                                     getCaptures())))
+    return failure();
   return verifyRegion(*this, getScoreGrad(), "score_grad", argTypes);
 }

@@ -1,5 +1,7 @@
 #include "tg/Dialect/TG/IR/TGOps.h"
 
+#include "AttentionCaptures.h"
+
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Matchers.h"
@@ -8,7 +10,10 @@
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallSet.h"
 
+#include "llvm/Support/Format.h"
+
 #include <cmath>
+#include <limits>
 
 using namespace mlir;
 using namespace mlir::tg;
@@ -73,6 +78,59 @@ static ParseResult parseEnumKeyword(OpAsmParser &parser, AttrT &attr) {
 template <typename AttrT>
 static void printEnumKeyword(OpAsmPrinter &printer, Operation *, AttrT attr) {
   printer << stringifyEnum(attr.getValue());
+}
+
+//===----------------------------------------------------------------------===//
+// custom<GatherMode>: nothing for clamp, `fill(value)` for fill, then the `:`
+//===----------------------------------------------------------------------===//
+
+// The directive also prints the `:` that follows it: printing nothing for
+// the default mode would otherwise leave two spaces before the types.
+static ParseResult parseGatherMode(OpAsmParser &parser, GatherModeAttr &mode,
+                                   FloatAttr &fill) {
+  if (succeeded(parser.parseOptionalKeyword("fill"))) {
+    if (parser.parseLParen())
+      return failure();
+    // -inf and inf are keywords; other values are numbers (an integer
+    // literal such as `0` is accepted too).
+    bool negative = succeeded(parser.parseOptionalMinus());
+    double value = 0.0;
+    int64_t integer = 0;
+    if (succeeded(parser.parseOptionalKeyword("inf")))
+      value = std::numeric_limits<double>::infinity();
+    else if (OptionalParseResult result = parser.parseOptionalInteger(integer);
+             result.has_value()) {
+      if (failed(*result))
+        return failure();
+      value = static_cast<double>(integer);
+    } else if (parser.parseFloat(value)) {
+      return failure();
+    }
+    if (parser.parseRParen())
+      return failure();
+    mode = GatherModeAttr::get(parser.getContext(), GatherMode::fill);
+    fill = parser.getBuilder().getF64FloatAttr(negative ? -value : value);
+  } else {
+    (void)parser.parseOptionalKeyword("clamp");
+  }
+  return parser.parseColon();
+}
+
+static void printGatherMode(OpAsmPrinter &printer, Operation *,
+                            GatherModeAttr mode, FloatAttr fill) {
+  if (mode && mode.getValue() == GatherMode::fill && fill) {
+    double value = fill.getValueAsDouble();
+    std::string text;
+    if (std::isinf(value)) {
+      text = value < 0 ? "-inf" : "inf";
+    } else {
+      llvm::raw_string_ostream(text) << llvm::format("%.17g", value);
+      if (text.find_first_of(".en") == std::string::npos)
+        text += ".0";
+    }
+    printer << "fill(" << text << ") ";
+  }
+  printer << ":";
 }
 
 //===----------------------------------------------------------------------===//
@@ -552,7 +610,8 @@ static YieldOp terminatingYield(Block &block) {
 static LogicalResult verifyElementRegion(Operation *op, Region &region,
                                          StringRef name,
                                          ArrayRef<Type> argTypes,
-                                         Type yieldType) {
+                                         Type yieldType,
+                                         bool allowGather = false) {
   Block &block = region.front();
   if (block.getNumArguments() != argTypes.size())
     return op->emitOpError("region '")
@@ -568,10 +627,12 @@ static LogicalResult verifyElementRegion(Operation *op, Region &region,
   if (!yield)
     return op->emitOpError("region '") << name << "' must end in tg.yield";
   for (Operation &inner : block.without_terminator()) {
-    if (!inner.hasTrait<PointwiseTrait>())
+    if (!inner.hasTrait<PointwiseTrait>() &&
+        !(allowGather && isa<GatherOp>(inner)))
       return inner.emitOpError("is not allowed in region '")
              << name << "' of " << op->getName()
-             << " (expected pointwise tg ops only)";
+             << (allowGather ? " (expected pointwise tg ops and tg.gather)"
+                             : " (expected pointwise tg ops only)");
     for (Type type : inner.getResultTypes())
       if (cast<RankedTensorType>(type).getRank() != 0)
         return inner.emitOpError("in region '")
@@ -987,27 +1048,23 @@ LogicalResult AttentionOp::verify() {
       failed(verifyFp8(*this, getQ(), getFp8Scales(), getType(0), getAmaxS(),
                        getAmaxO())))
     return failure();
-  SmallVector<int64_t> scores = scoreShape(getQ(), getK());
-  for (Value capture : getCaptures())
-    if (shapeOf(capture).size() != 4 ||
-        !isBroadcastableTo(shapeOf(capture), scores))
-      return emitOpError("capture of shape ")
-             << formatShape(shapeOf(capture))
-             << " does not broadcast to the scores " << formatShape(scores)
-             << " (expected rank 4 with each dimension equal or 1)";
+  if (failed(detail::verifyAttentionCaptures(*this, getCaptures(),
+                                             scoreShape(getQ(), getK()))))
+    return failure();
   return verifyOutputAndStats(*this, getQ(), getK(), getV(), getType(0),
                               getStats(), getTraining());
 }
 
 LogicalResult AttentionOp::verifyRegions() {
   Builder builder(getContext());
-  Type i64 = RankedTensorType::get({}, builder.getI64Type());
-  SmallVector<Type> argTypes{RankedTensorType::get({}, builder.getF32Type()),
-                             i64, i64, i64, i64};
-  for (Value capture : getCaptures())
-    argTypes.push_back(RankedTensorType::get({}, elementTypeOf(capture)));
+  SmallVector<Type> argTypes =
+      detail::scoreRegionArgTypes(*this, getCaptures());
+  if (getScoreBlock().getNumArguments() == argTypes.size() &&
+      failed(detail::verifyTableUses(*this, getScoreBlock(), "score",
+                                     getCaptures())))
+    return failure();
   return verifyElementRegion(*this, getScore(), "score", argTypes,
-                             builder.getF32Type());
+                             builder.getF32Type(), /*allowGather=*/true);
 }
 
 #define GET_OP_CLASSES

@@ -28,6 +28,11 @@ class AttentionGradOp;
 /// and sets `whyNot`, on an op it has no derivative for.
 FailureOr<std::unique_ptr<Block>> deriveScoreGradient(Block &score, unsigned wrt,
                                                       std::string *whyNot = nullptr);
+/// The same with respect to `wrt`, an argument of `score` or the result of
+/// one of its ops (a tg.gather of a table capture: the gradient of the
+/// region's result with respect to the element that gather read).
+FailureOr<std::unique_ptr<Block>> deriveScoreGradient(Block &score, Value wrt,
+                                                      std::string *whyNot = nullptr);
 
 /// Whether the result of `score` depends on argument `wrt` through float
 /// values (otherwise its gradient is zero).

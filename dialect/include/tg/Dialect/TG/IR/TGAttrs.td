@@ -49,4 +49,19 @@ def TG_CausalModeAttr : EnumAttr<TG_Dialect, TG_CausalMode, "causal"> {
   }];
 }
 
+def TG_GatherMode : I32EnumAttr<"GatherMode", "out-of-range rule of tg.gather", [
+    I32EnumAttrCase<"clamp", 0>, I32EnumAttrCase<"fill", 1>]> {
+  let cppNamespace = "::mlir::tg";
+  let genSpecializedAttr = 0;
+}
+def TG_GatherModeAttr : EnumAttr<TG_Dialect, TG_GatherMode, "gather_mode"> {
+  let description = [{
+    What `tg.gather` reads at an index outside its table: `clamp` (the
+    default) clamps each index to `[0, size - 1]` of its dimension; `fill`
+    gives the op's `fill_value` when any index is out of range. Written in
+    the op as nothing (clamp) or `fill(value)`; in the generic form
+    `#tg<gather_mode fill>`.
+  }];
+}
+
 #endif // TG_ATTRS_TD

@@ -30,4 +30,20 @@ class PointwiseTrait : public OpTrait::TraitBase<ConcreteType, PointwiseTrait> {
 #define GET_OP_CLASSES
 #include "tg/Dialect/TG/IR/TGOps.h.inc"
 
+namespace mlir::tg {
+/// Whether capture `index` of tg.attention / tg.attention_grad is a *table
+/// capture*: its argument in the score block has the capture's own type
+/// (rank >= 1), so the region reads it only through tg.gather, instead of a
+/// rank-0 element taken at the score's position.
+bool isTableCapture(Operation *attention, unsigned index);
+
+/// The type a region argument of capture `capture` has: the capture's own
+/// type for a table capture, else its rank-0 element type.
+Type captureArgType(Value capture, bool table);
+
+/// The tg.gather ops of `block` that read the table argument `tableArg`,
+/// in block order.
+SmallVector<GatherOp> gathersOfArgument(Block &block, unsigned tableArg);
+} // namespace mlir::tg
+
 #endif // TG_DIALECT_TG_IR_TGOPS_H

@@ -430,6 +430,58 @@ def TG_GenIndexOp : TG_Op<"gen_index", [Pure]> {
   let hasVerifier = 1;
 }
 
+def TG_GatherOp : TG_Op<"gather", [Pure, InferTypeOpAdaptor]> {
+  let summary = "elements of a table at computed indices";
+  let description = [{
+    `result[p] = table[indices[0][p], ..., indices[r-1][p]]`: one `i64`
+    index tensor per dimension of the rank-r table (r >= 1, every dimension
+    non-empty). The index tensors broadcast together like the operands of a
+    pointwise op; the result has their broadcast shape and the table's
+    element type. No read is ever out of bounds. An index outside
+    `[0, size - 1]` of its dimension is, by `mode`:
+
+    - `clamp` (the default, written as nothing): clamped to that range,
+      per dimension (`-3` reads element 0, `size + 5` the last one);
+    - `fill(v)`: the whole element is `v` when any index is out of range.
+      `v` must be exactly representable in the table's element type
+      (`-inf` is allowed for floats).
+
+    Negative indices do not count from the end (unlike Python's indexing):
+    they are out of range.
+
+    Inside the `score` region of tg.attention (and the regions of
+    tg.attention_grad) the indices are rank-0 values computed in the region
+    and the table is a region argument of a *table capture*: a captured
+    tensor whose region argument has the capture's own type instead of a
+    rank-0 element (such a capture may have any rank and shape, and is used
+    only as the table of tg.gather). This is how relative-position tables,
+    T5's bucketed bias, document ids and DeBERTa's disentangled terms reach
+    the fused kernels without a materialised `[B, H, Sq, Skv]` bias.
+    At graph level it is numpy-style advanced indexing with one index array
+    per dimension. Mirrors
+    [`torch.gather`](https://pytorch.org/docs/stable/generated/torch.gather.html)
+    and tensor indexing by index tensors (`table[idx0, idx1]`), and the
+    lookups of FlexAttention `score_mod`s.
+
+    ```mlir
+    // graph level: bias[h, q, kv] = table[h, q - kv + 15]
+    %bias = tg.gather %table[%h, %rel] : tensor<8x31xf32>[tensor<1x8x1x1xi64>, tensor<1x1x16x16xi64>]
+    // in a score region, reading 0 outside the table
+    %e = tg.gather %t[%h, %r] fill(0.0) : tensor<8x31xf32>[tensor<i64>, tensor<i64>]
+    ```
+  }];
+  let arguments = (ins TG_Tensor:$table, Variadic<TG_TensorOf<[I64]>>:$indices,
+      DefaultValuedAttr<TG_GatherModeAttr,
+                        "::mlir::tg::GatherMode::clamp">:$mode,
+      OptionalAttr<F64Attr>:$fill_value);
+  let results = (outs TG_Tensor:$result);
+  let assemblyFormat = [{
+    $table `[` $indices `]` attr-dict custom<GatherMode>($mode, $fill_value)
+    type($table) `[` type($indices) `]`
+  }];
+  let hasVerifier = 1;
+}
+
 def TG_TransposeOp : TG_Op<"transpose", [Pure]> {
   let summary = "permutation of dimensions";
   let description = [{
@@ -774,13 +826,18 @@ def TG_AttentionOp : TG_Op<"attention", [Pure, AttrSizedOperandSegments,
     does FP8: `fp8_scales` and `amax` with tg.sdpa's FP8 semantics, the
     descales applied to the scaled score before the `score` region.
 
-    The region's arguments are rank-0 tensors: the score (`f32`), its
-    indices `b, h, q_idx, kv_idx` (`i64`), and one element of each captured
-    tensor, taken at the score's position (captures have rank 4 and
-    broadcast to `[B,Hq,Sq,Skv]`). It yields the new score as a rank-0 `f32`
-    tensor (`-inf` masks). Only pointwise tg ops on rank-0 tensors may appear
-    inside. Fusion produces this op; it may also be written by hand. Mirrors
-    the `score_mod` function of
+    The region's arguments are the score (`f32`), its indices
+    `b, h, q_idx, kv_idx` (`i64`), all rank 0, and one argument per captured
+    tensor. An *element capture* has a rank-0 argument: the capture's element
+    at the score's position (such captures have rank 4 and broadcast to
+    `[B,Hq,Sq,Skv]`). A *table capture* has an argument of the capture's own
+    type (any rank >= 1, any shape), read only by tg.gather at indices
+    computed in the region (relative-position tables, T5 buckets, document
+    ids; out-of-range indices are clamped or filled, never read). The region
+    yields the new score as a rank-0 `f32` tensor (`-inf` masks). Only
+    pointwise tg ops and tg.gather on rank-0 tensors may appear inside.
+    Fusion produces this op; it may also be written by hand. Mirrors the
+    `score_mod` function of
     [FlexAttention](https://pytorch.org/docs/stable/nn.attention.flex_attention.html).
 
     ```mlir
@@ -878,6 +935,15 @@ def TG_AttentionGradOp : TG_Op<"attention_grad", [Pure,
     times dZ, summed over the capture's broadcast dimensions and rounded
     once. That is dBias for a learnable additive bias (`dz`, summed).
 
+    A table capture (read by tg.gather) may be listed too: its gradient
+    is the gradient of the region's result with respect to each tg.gather
+    of the table (derived from `score`), times dZ, scatter-added at the
+    position that gather read (after clamping; a `fill` read out of range
+    adds nothing), summed over every score with P > 0 in f32 or better and
+    rounded once. The reference sums in a fixed order; the backends refuse
+    table gradients at compile time with the reason (no kernel computes
+    them yet).
+
     ```mlir
     %dq, %dk, %dv = tg.attention_grad %q, %k, %v, %o, %do, %lse
         {causal = #tg<causal top_left>, scale = 1.250000e-01 : f64}
@@ -919,6 +985,9 @@ def TG_AttentionGradOp : TG_Op<"attention_grad", [Pure,
     /// Region arguments before the captured elements (as tg.attention).
     static constexpr unsigned kNumIndexArgs = 5;
     ::mlir::Block &getScoreBlock() { return getScore().front(); }
+    /// The entries of grad_captures that are table captures (read by
+    /// tg.gather): their gradients are scatter-adds.
+    ::llvm::SmallVector<int64_t> getTableGradCaptures();
   }];
 }
 

@@ -1,0 +1,8 @@
+// The deberta_disentangled attention in examples/models fuses to exactly one tg.attention
+// (CHECK lines live in the example). The interpreter-equivalence test runs it
+// unfused and fused.
+// RUN: tg-opt %tgc_src/examples/models/deberta_disentangled.mlir --tg-fuse-attention=report=true -verify-diagnostics | FileCheck %tgc_src/examples/models/deberta_disentangled.mlir
+// RUN: tg-opt %tgc_src/examples/models/deberta_disentangled.mlir --tg-fuse-attention | FileCheck %s
+// CHECK-COUNT-1: tg.attention
+// CHECK-NOT: tg.attention
+// CHECK-NOT: tg.softmax
