@@ -16,6 +16,9 @@
 #   masks       suite --set masks (additive finfo.min/-inf/-1e9 masks, test/gpu/mask_graphs.py), nvrtc
 #   masks919    the same on cuDNN 9.19 (runtime auto: a cuDNN step that falls back fails with its reason)
 #   probe919/914 suite --set bias-probe: which bias dtypes/broadcasts cuDNN's engines take
+#   gather      suite --set gather (tables read by tg.gather: relative bias, T5 buckets, documents), nvrtc
+#   gathersan   the same under compute-sanitizer memcheck (an out-of-bounds access fails the row)
+#   benchgather bench/bench_gather.py (table gathers vs FlexAttention; bench_gather.{json,md})
 #   sanitizer   compute-sanitizer memcheck/racecheck/synccheck/initcheck over tg-run --check of a few
 #               graphs on both backends (test/gpu/sanitizer_check.sh); writes sanitizer.md
 # Each stage has a timeout; the bench gets what is left. Files in $OUT (6, +1 with
@@ -68,7 +71,7 @@ stage() {
   rc=$?
   cat "$f" >>"$LOG"
   if [[ $name == env ]]; then cat "$f"; fi
-  if [[ $name == bench || $name == benchbwd ]]; then grep -E "^\|" "$f" | cut -c1-220 | head -50; fi
+  if [[ $name == bench || $name == benchbwd || $name == benchgather ]]; then grep -E "^\|" "$f" | cut -c1-220 | head -50; fi
   grep -E "^(summary|kind |fwd |bwd |train |graph |mask_|cuDNN loaded|note:|bench_cudnn:|Ratios|tgc GPU suite|sanitizer:)|FAIL|Traceback|Error|error:" "$f" \
     | grep -v "^\s*$" | head -60
   local dt=$(( $(date +%s) - t ))
@@ -106,6 +109,15 @@ for s in $STAGES; do
     cudnn914) stage cudnn914 70 "/usr/lib/x86_64-linux-gnu:$CUDA_LIB:$BASE_LD" \
       $SUITE --backend cudnn --runtime-backend auto --allow-fallback --cudnn-lib "$SYS_CUDNN" --quick \
       --tag cudnn914_quick ;;
+    gather) stage gather 90 "$CUDA_LIB:$BASE_LD" \
+      $SUITE --set gather --backend nvrtc --tag gather_nvrtc ;;
+    gathersan) stage gathersan 150 "$CUDA_LIB:$BASE_LD" \
+      $SUITE --set gather --backend nvrtc --sanitizer /usr/local/cuda/bin/compute-sanitizer --tag gather_memcheck ;;
+    benchgather)
+      left=$(( LIMIT - $(elapsed) - 10 ))
+      (( left > 200 )) && left=200
+      stage benchgather "$left" "$VENV_CUDNN:$CUDA_LIB:$BASE_LD" \
+        python3 bench/bench_gather.py --lib "$LIB" --out "$OUT" ${BENCH_ARGS:-} ;;
     masks) stage masks 70 "$CUDA_LIB:$BASE_LD" \
       $SUITE --set masks --backend nvrtc --tag masks_nvrtc ;;
     masks919) stage masks919 90 "$VENV_CUDNN:$CUDA_LIB:$BASE_LD" \
