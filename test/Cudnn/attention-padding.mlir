@@ -56,11 +56,13 @@ func.func @padding(%q: tensor<2x4x64x64xbf16> {tg.name = "q"}, %k: tensor<2x4x12
 
 // Only kv lengths, with a causal window: a row keeps a kv position iff
 // Lkv > 0, q_idx >= 0 and q_idx - 8 < Lkv (operands ordered so that the
-// broadcast one is `b`).
+// broadcast one is `b`). tg-expand-attention adds a full-length seq_len_q
+// constant (attention-padding-one-length.mlir says why).
+// KV: tensor [[LQ:[0-9]+]] i32 [2,1,1,1] [1,1,1,1] buffer "t0"
 // KV: tensor [[LKV:[0-9]+]] i32 [2,1,1,1] [1,1,1,1] buffer "arg3"
-// KV: op matmul compute f32 a {{[0-9]+}} b {{[0-9]+}} c {{[0-9]+}} n_override [[LKV]]
+// KV: op matmul compute f32 a {{[0-9]+}} b {{[0-9]+}} c {{[0-9]+}} m_override [[LQ]] n_override [[LKV]]
 // KV: op pointwise div
-// KV-NEXT: op matmul compute f32 a {{[0-9]+}} b {{[0-9]+}} c {{[0-9]+}} k_override [[LKV]]
+// KV-NEXT: op matmul compute f32 a {{[0-9]+}} b {{[0-9]+}} c {{[0-9]+}} m_override [[LQ]] k_override [[LKV]]
 // KV-NEXT: end
 func.func @kv_only(%q: tensor<2x4x64x64xbf16>, %k: tensor<2x4x128x64xbf16>, %v: tensor<2x4x128x64xbf16>, %lkv: tensor<2xi32>) -> tensor<2x4x64x64xbf16> {
   %o = tg.attention %q, %k, %v seq_len_kv(%lkv : tensor<2xi32>) {causal = #tg<causal top_left>, window_left = 8 : i64}

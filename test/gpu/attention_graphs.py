@@ -7,7 +7,7 @@ A config has B, Hq, Hkv, Sq, Skv, D, dtype and optional Dv (v's head dim,
 default D), causal ("top_left"/"bottom_right"), window (left, right),
 softcap, alibi, bias (True: a random f32 [1,Hq,Sq,Skv]; a dict gives its
 shape and dtype, as mask_graphs.py feeds additive masks; bias_grad: the
-backward also returns dbias), padding, dropout, training, layout ("bshd":
+backward also returns dbias), padding (True, or "kv": seq_len_kv alone), dropout, training, layout ("bshd":
 logical [B,H,S,D] over a [B,S,H,D] buffer), deterministic (the suite compiles
 and runs it with --deterministic and checks repeated runs bit for bit)."""
 
@@ -64,9 +64,11 @@ def _options(c, sig, training):
         sig.arg("bias", bias_shape(c), bias_dtype(c))
         operands.append("bias(%%bias : %s)" % ttype(bias_shape(c), bias_dtype(c)))
     if c.get("padding"):
-        sig.arg("seq_len_q", [B], "i32")
+        # padding="kv": key lengths alone (what a mask_mod `kv < len[b]` lifts to).
+        if c["padding"] != "kv":
+            sig.arg("seq_len_q", [B], "i32")
+            operands.append("seq_len_q(%%seq_len_q : %s)" % ttype([B], "i32"))
         sig.arg("seq_len_kv", [B], "i32")
-        operands.append("seq_len_q(%%seq_len_q : %s)" % ttype([B], "i32"))
         operands.append("seq_len_kv(%%seq_len_kv : %s)" % ttype([B], "i32"))
     if c.get("dropout"):
         sig.args.append('%seed: tensor<i64> {tg.name = "seed"}')
@@ -289,6 +291,7 @@ def forward_configs():
     add("dropout", dropout=0.1, **opt)
     add("padding", padding=True, B=3, **opt)
     add("padding_causal_br", padding=True, causal="bottom_right", B=3, **opt)
+    add("padding_kv_only_training", padding="kv", training=True, B=3, **opt)
     add("training", training=True, **opt)
     add("training_causal", training=True, causal="top_left", **opt)
     add("layout_bshd", layout="bshd", Hq=4, Hkv=2, **opt)
@@ -340,6 +343,7 @@ def backward_configs():
     train("train_s1000_causal", Sq=1000, Skv=1000, B=1, Hq=2, Hkv=1, causal="top_left")
     train("train_gqa4", Hq=8, Hkv=2, Sq=257, Skv=300, D=64)
     train("train_padding_causal_br", padding=True, causal="bottom_right", B=3, Sq=200, Skv=333)
+    train("train_padding_kv_only", padding="kv", B=3, Sq=200, Skv=333)
     train("train_layout_bshd", layout="bshd", Hq=4, Hkv=2, Sq=200, Skv=333)
     return out
 

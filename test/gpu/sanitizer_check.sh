@@ -23,7 +23,9 @@ GRAPHS=(
   "examples/attention.mlir|"
   "examples/mixed_attention_matmul.mlir|"
   "test/Lowering/softmax.mlir|--entry=middle_axis_stats"
-  "test/gpu/attention_bias_masked_rows.mlir|"
+  "test/gpu/attention_bias_masked_rows.mlir|--entry=bias_rows"
+  "test/gpu/attention_bias_masked_rows.mlir|--entry=bias_rows_training"
+  "test/gpu/sanitizer_train_everything.mlir|"
 )
 if [ ! -x "$SANITIZER" ]; then
   echo "sanitizer: compute-sanitizer not found ($SANITIZER)"

@@ -300,7 +300,9 @@ std::string cudnn::attentionUnsupportedReason(AttentionOp op) {
   if (n.sq == 1 && n.skv == 1 && !fusedOpApplies(op))
     return "Sq = Skv = 1 with masks or score math: cuDNN found no engine "
            "config for the composite graph (measured on H200, cuDNN 9.19)";
-  if (op.getStats() && op.getSeqLenQ())
+  // (A full-length seq_len_q, which tg-expand-attention adds beside a
+  // seq_len_kv, pads nothing.)
+  if (op.getStats() && op.getSeqLenQ() && !isFullLength(op.getSeqLenQ(), n.sq))
     return "training stats with seq_len_q: cuDNN leaves the rows past "
            "seq_len_q unwritten, and tg's stats there are -inf";
   if (op.getWindowLeft() && !hasPadding(op) && n.sq > n.skv)
@@ -327,7 +329,8 @@ FailureOr<Lowering> cudnn::lowerAttention(AttentionOp op, StridesFn stridesOf) {
   lowering.graphs.push_back(CompositeBuilder(op, stridesOf).build());
   // The composite graph does not compute the rows past seq_len_q, whose
   // output tg defines as zero.
-  if (op.getSeqLenQ())
+  if (op.getSeqLenQ() &&
+      !isFullLength(op.getSeqLenQ(), shapeOf(op.getQ())[2]))
     lowering.zeroFirst.push_back(op.getOutput());
   return lowering;
 }

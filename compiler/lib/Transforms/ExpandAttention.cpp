@@ -217,6 +217,26 @@ static void addFullLengthsForCudnn(AttentionGradOp op) {
   segments[7] = 1;
 }
 
+/// cuDNN's forward with one padding length and not the other computes
+/// rows as if everything were masked (measured on the H200, cuDNN 9.19: a
+/// graph with seq_len_kv alone gave -inf stats on 4080 of 4096 rows and zero
+/// outputs). A tg.attention on cuDNN with one length gets the other as an
+/// explicit full-length constant, which masks nothing.
+static void completeLengthsForCudnn(AttentionOp op) {
+  if (static_cast<bool>(op.getSeqLenQ()) == static_cast<bool>(op.getSeqLenKv()))
+    return;
+  ArrayRef<int64_t> q = cast<RankedTensorType>(op.getQ().getType()).getShape();
+  int64_t skv = cast<RankedTensorType>(op.getK().getType()).getDimSize(2);
+  OpBuilder b(op);
+  auto type = RankedTensorType::get({q[0]}, b.getI32Type());
+  bool addQ = !op.getSeqLenQ();
+  Value full = ConstantOp::createSplat(b, op.getLoc(), type,
+                                       double(addQ ? q[2] : skv));
+  // Operand segments: q k v | seq_len_q seq_len_kv | ...
+  op->insertOperands(addQ ? 3 : 4, {full});
+  op.getProperties().operandSegmentSizes[addQ ? 3 : 4] = 1;
+}
+
 namespace {
 struct ExpandAttentionPass
     : tg::impl::ExpandAttentionBase<ExpandAttentionPass> {
@@ -225,10 +245,13 @@ struct ExpandAttentionPass
     SmallVector<AttentionOp> ops;
     SmallVector<AttentionGradOp> grads;
     SmallVector<AttentionGradOp> onCudnn;
+    SmallVector<AttentionOp> forwardsOnCudnn;
     getOperation().walk([&](Operation *op) {
       if (cudnn::isAssignedToCudnn(op)) {
         if (auto grad = dyn_cast<AttentionGradOp>(op))
           onCudnn.push_back(grad);
+        if (auto attention = dyn_cast<AttentionOp>(op))
+          forwardsOnCudnn.push_back(attention);
         return;
       }
       if (auto attention = dyn_cast<AttentionOp>(op)) {
@@ -257,6 +280,8 @@ struct ExpandAttentionPass
     }
     for (AttentionGradOp op : onCudnn)
       addFullLengthsForCudnn(op);
+    for (AttentionOp op : forwardsOnCudnn)
+      completeLengthsForCudnn(op);
   }
 };
 } // namespace

@@ -99,6 +99,16 @@ inline std::vector<Case> cases() {
     v.push_back(c);
   }
   {
+    // Key padding alone (a mask_mod `kv < lengths[b]` lifts to it).
+    Case c{"padding_kv_only_d64", spec(64, 64, 2, 2)};
+    c.spec.hasSeqLenKv = true;
+    c.batch = 2;
+    c.seqQ = 96;
+    c.seqKv = 160;
+    c.lenKv = {160, 37};
+    v.push_back(c);
+  }
+  {
     Case c{"d256_padding_q", spec(256, 256, 1, 1)};
     c.spec.hasSeqLenQ = true;
     c.lenQ = {50};
