@@ -10,6 +10,13 @@ score_mod / mask_mod, forward, bf16, on an H200:
                                                             uneven lengths)
   causal / dense: tgc without a score region, for the document mask's
             "dense time x visible fraction" yardstick
+  train_relbias / train_relbias_dtable: a training step (forward + backward)
+            with the relative-bias table and causal; tgc runs tg.attention
+            {training} + tg.attention_grad in one plan (the fused backward
+            reads the table), FlexAttention runs flex_attention and
+            autograd's backward; _dtable also returns the table's gradient
+            (tgc: f32 atomics where each score read; flex: its captured
+            buffer's gradient). Flops: 3.5x the causal forward's.
 
 Each tgc output is compared with FlexAttention's (max abs error; the output is
 poisoned with NaN first) so that a fast wrong kernel cannot pass unnoticed.
@@ -59,6 +66,31 @@ def attention_graph(B, H, S, D, captures, region, causal=False):
     else:
         lines += ["    tg.yield %s : tensor<f32>"]
     lines += ["  }", "  return %%o : %s" % t, "}"]
+    return "\n".join(lines) + "\n"
+
+
+def train_graph(B, H, S, D, table_grad):
+    """tg.attention {training} + tg.attention_grad of the causal relative-bias
+    score (score_grad empty: derived), returning o, dq, dk, dv (and the
+    table's gradient dtable)."""
+    t = ttype([B, H, S, D], "bf16")
+    tab = ttype([H, 2 * S - 1], "f32")
+    stats = ttype([B, H, S, 1], "f32")
+    attrs = "scale = %r : f64, causal = #tg<causal top_left>" % (1.0 / math.sqrt(D))
+    region = ["  ^bb0(%%s: tensor<f32>, %%b: tensor<i64>, %%h: tensor<i64>, %%qi: tensor<i64>, %%ki: tensor<i64>, "
+              "%%t_table: %s):" % tab] + ["    " + l for l in relbias_region(H, S)] + ["    tg.yield %z : tensor<f32>"]
+    res = [("o", t), ("dq", t), ("dk", t), ("dv", t)] + ([("dtable", tab)] if table_grad else [])
+    lines = ['func.func @train(%%q: %s {tg.name = "q"}, %%k: %s {tg.name = "k"}, %%v: %s {tg.name = "v"}, '
+             '%%do: %s {tg.name = "do"}, %%table: %s {tg.name = "table"}) -> (%s) {'
+             % (t, t, t, t, tab, ", ".join('%s {tg.name = "%s"}' % (ty, n) for n, ty in res)),
+             "  %%o, %%stats = tg.attention %%q, %%k, %%v captures(%%table : %s) {%s, training} : %s, %s, %s -> %s, %s "
+             "score {" % (tab, attrs, t, t, t, t, stats)] + region + ["  }"]
+    lines += ["  %%dq, %%dk, %%dv%s = tg.attention_grad %%q, %%k, %%v, %%o, %%do, %%stats captures(%%table : %s) {%s%s} "
+              ": %s, %s, %s, %s, %s, %s score {"
+              % (", %dtable" if table_grad else "", tab, attrs,
+                 ", grad_captures = array<i64: 0>" if table_grad else "", t, t, t, t, t, stats)]
+    lines += region + ["  } score_grad {", "  }" + (" capture_grads(%s)" % tab if table_grad else "")]
+    lines += ["  return %s : %s" % (", ".join("%" + n for n, _ in res), ", ".join(ty for _, ty in res)), "}"]
     return "\n".join(lines) + "\n"
 
 
@@ -153,6 +185,60 @@ def peak_extra(fn, baseline_tensors_bytes):
     return max(0, torch.cuda.max_memory_allocated() - before - baseline_tensors_bytes)
 
 
+def train_row(lib, flex, create_block_mask, name, q, k, v, table, args, stream):
+    """One training step (forward + backward) of the causal relative bias:
+    tgc's plan against flex_attention + autograd; every gradient compared."""
+    B, H, S, D = args.B, args.H, args.S, args.D
+    table_grad = name.endswith("_dtable")
+    row = dict(case=name)
+    do = torch.randn_like(q)
+    t0 = time.time()
+    exe = lib.compile(train_graph(B, H, S, D, table_grad), "--arch=" + args.arch)
+    outs = {n: torch.full_like(q, float("nan")) for n in ("o", "dq", "dk", "dv")}
+    if table_grad:
+        outs["dtable"] = torch.full_like(table, float("nan"))
+    arr = tgc.BindingArray.from_dict(dict(q=q, k=k, v=v, do=do, table=table, **outs))
+    exe.run(arr, stream); torch.cuda.synchronize()
+    row["tgc_compile_s"] = round(time.time() - t0, 2)
+    row["tgc_ms"] = round(bench(lambda: exe.run(arr, stream)), 3)
+    row["tgc_extra_mib"] = round((table.numel() * 4 * (2 if table_grad else 1) + exe.workspace_size) / 2 ** 20, 2)
+    # FlexAttention: the same score_mod, causal BlockMask, autograd.
+    t0 = time.time()
+    block_mask = create_block_mask(lambda b, h, q_idx, kv_idx: q_idx >= kv_idx, None, None, S, S, device="cuda")
+    qg, kg, vg = (x.detach().requires_grad_() for x in (q, k, v))
+    tg_ = table.detach().requires_grad_(table_grad)
+
+    def step():
+        for x in (qg, kg, vg, tg_):
+            x.grad = None
+        out = flex(qg, kg, vg, score_mod=lambda s, b, h, q_idx, kv_idx: s + tg_[h, q_idx - kv_idx + S - 1],
+                   block_mask=block_mask, scale=1.0 / math.sqrt(D))
+        out.backward(do)
+        return out
+    ref_o = step(); torch.cuda.synchronize()
+    row["flex_compile_s"] = round(time.time() - t0, 2)
+    row["flex_ms"] = round(bench(step), 3)
+    mask_bytes = sum(t.numel() * t.element_size() for t in block_mask.as_tuple() if torch.is_tensor(t))
+    row["flex_extra_mib"] = round((peak_extra(step, 4 * q.numel() * q.element_size()) + mask_bytes
+                                   + table.numel() * 4) / 2 ** 20, 2)
+    refs = dict(o=ref_o.detach(), dq=qg.grad, dk=kg.grad, dv=vg.grad)
+    if table_grad:
+        refs["dtable"] = tg_.grad
+    errs = {}
+    for n, ref in refs.items():
+        scale = ref.float().abs().max().item()
+        errs[n] = (outs[n].float() - ref.float()).abs().max().item() / max(scale, 1e-6)
+    row["max_rel_err_vs_flex"] = {n: float("%.3g" % e) for n, e in errs.items()}
+    row["max_abs_err_vs_flex"] = max(errs.values())
+    row["ok"] = all(e == e and e < 3e-2 for e in errs.values())  # NaN fails
+    flops = 3.5 * 0.5 * 4.0 * B * H * S * S * D
+    row["tgc_tflops"] = round(flops / row["tgc_ms"] / 1e9, 1)
+    row["flex_tflops"] = round(flops / row["flex_ms"] / 1e9, 1)
+    row["tgc_vs_flex"] = round(row["flex_ms"] / row["tgc_ms"], 3)
+    exe.destroy()
+    return row
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--lib", default="build/lib/libtgc.so")
@@ -162,7 +248,7 @@ def main():
     ap.add_argument("--S", type=int, default=8192)
     ap.add_argument("--D", type=int, default=128)
     ap.add_argument("--docs", type=int, default=8)
-    ap.add_argument("--cases", default="dense,causal,relbias,t5,document")
+    ap.add_argument("--cases", default="dense,causal,relbias,t5,document,train_relbias,train_relbias_dtable")
     ap.add_argument("--arch", default="sm_90a")
     args = ap.parse_args()
     B, H, S, D = args.B, args.H, args.S, args.D
@@ -203,6 +289,11 @@ def main():
     rows = []
     qkvo_bytes = 4 * q.numel() * q.element_size()
     for name in args.cases.split(","):
+        if name.startswith("train_"):
+            row = train_row(lib, flex, create_block_mask, name, q, k, v, table, args, stream)
+            rows.append(row)
+            print(row, flush=True)
+            continue
         c = cases[name]
         row = dict(case=name)
         mlir = attention_graph(B, H, S, D, c["captures"], c["region"], causal=c["causal"])
@@ -252,8 +343,10 @@ def main():
     with open(os.path.join(args.out, "bench_gather.json"), "w") as f:
         json.dump({"env": env, "rows": rows, "summary": summary}, f, indent=1)
     lines = ["# tgc gathers vs FlexAttention (%s, %s, commit %s)" % (env["gpu"], env["date"], env["commit"]), "",
-             "Forward, bf16, B=%d H=%d S=%d D=%d; times are medians of 20 runs; extra memory is what a call needs "
-             "beyond q, k, v, o (tables, workspace, FlexAttention's BlockMask and temporaries)." % (B, H, S, D), "",
+             "bf16, B=%d H=%d S=%d D=%d; forward except the train_ rows (forward + backward, goal flex/tgc >= 1.5; "
+             "their error column is the largest max |err| / max |ref| over o, dq, dk, dv (, dtable)); times are "
+             "medians of 20 runs; extra memory is what a call needs beyond q, k, v, o (tables, workspace, "
+             "FlexAttention's BlockMask and temporaries)." % (B, H, S, D), "",
              "| case | tgc ms | flex ms | tgc TFLOP/s | flex TFLOP/s | flex/tgc | tgc extra MiB | flex extra MiB | max abs err | ok |",
              "|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:

@@ -2,7 +2,7 @@
 // kernel as clamping table readers (pointer, sizes, strides); cuDNN refuses
 // them with the reason; an attention the kernel cannot take (f32) expands
 // into graph-level tg.gather kernels. (Table gradients:
-// tg-compile-gather-refusals.mlir.)
+// tg-compile-gather-grad.mlir.)
 // RUN: tg-compile %s --entry=relative_bias --emit=cuda | FileCheck %s --check-prefix=CUDA
 // RUN: tg-compile %s --entry=relative_bias --emit=plan | FileCheck %s --check-prefix=PLAN
 // RUN: tg-compile %s --entry=relative_bias --emit=ptx --arch=sm_80 | FileCheck %s --check-prefix=PTX
@@ -12,9 +12,11 @@
 // CUDA: // ===== kernel {{.*}}: tg_attention_fwd_bf16_d64
 // CUDA: const unsigned short *capture0;  // bf16 table of rank 2
 // CUDA-NEXT: long long capture0_size[2], capture0_stride[2];
-// CUDA: __device__ __forceinline__ float capture0_at(const Captures &captures, long long i0, long long i1) {
-// CUDA: offset += (i0 < 0 ? 0 : i0 < captures.capture0_size[0] ? i0 : captures.capture0_size[0] - 1) * captures.capture0_stride[0];
 // CUDA: const long long *capture1;  // i64 table of rank 2
+// CUDA: __device__ __forceinline__ long long capture0_offset(const Captures &captures, const long long (&stride)[2], long long i0, long long i1) {
+// CUDA: offset += (i0 < 0 ? 0 : i0 < captures.capture0_size[0] ? i0 : captures.capture0_size[0] - 1) * stride[0];
+// CUDA: __device__ __forceinline__ float capture0_at(const Captures &captures, long long i0, long long i1) {
+// CUDA-NEXT: const unsigned short raw = captures.capture0[capture0_offset(captures, captures.capture0_stride, i0, i1)];
 // CUDA: const float capture2 = load_capture_capture2(captures, b, h, q_idx, kv_idx);
 // CUDA: --- score modifier ---
 // CUDA: = capture0_at(captures, h, [[REL:s_[0-9]+]]); // tg.gather

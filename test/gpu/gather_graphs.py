@@ -15,9 +15,11 @@ the CPU reference by `tg-run --check`:
   gather_prefix   prefix-LM: kv < prefix[b] or kv <= q
   gather_index    an index tensor given as input with out-of-range values
                   (negative, past the end): the clamp on the GPU
-  gather_train    a training step: tg.attention {training} + tg.attention_grad
-                  of a relative bias (the backward is expanded into generic
-                  kernels with graph-level gathers)
+  gather_train    training steps: tg.attention {training} + tg.attention_grad
+                  of a relative bias on the fused backward, which reads the
+                  table; the _grad rows also return the table's gradient
+                  (scatter-added where each score read, clamped; nothing
+                  for a fill read), one with a document mask
   gather_t5graph  T5's compute_bias written as graph ops (as HF writes it),
                   fused by tg-fuse-attention into region gathers
 
@@ -149,20 +151,39 @@ def _fix_zero(region):
 
 def _train_graph(c):
     """tg.attention {training} and its tg.attention_grad on a relative bias
-    table (score_grad empty: the bias is additive)."""
+    table (score_grad empty: the bias is additive); with `table_grad` the
+    step also returns the table's gradient (grad_captures), with `docs` a
+    document mask from an i32 id table is applied after the bias."""
     B, Hq, Hkv, Sq, Skv, D, dt = _dims(c)
     g = c["gather"]
     q, kv, o = ttype([B, Hq, Sq, D], dt), ttype([B, Hkv, Skv, D], dt), ttype([B, Hq, Sq, D], dt)
     stats = ttype([B, Hq, Sq, 1], "f32")
-    table = ttype(g["table"], "f32")
-    region = ["^bb0(%%s: tensor<f32>, %%b: tensor<i64>, %%h: tensor<i64>, %%qi: tensor<i64>, %%ki: tensor<i64>, "
-              "%%t: %s):" % table,
+    elem = g.get("elem", "f32")
+    table = ttype(g["table"], elem)
+    docs = "docs" in g
+    doc = ttype([B, Skv], "i32")
+    fill = " fill(%s)" % g["fill"] if g.get("fill") else ""
+    block_args = "%%s: tensor<f32>, %%b: tensor<i64>, %%h: tensor<i64>, %%qi: tensor<i64>, %%ki: tensor<i64>, %%t: %s" % table
+    if docs:
+        block_args += ", %%ids: %s" % doc
+    region = ["^bb0(%s):" % block_args,
               "  %d = tg.sub %qi, %ki : tensor<i64>, tensor<i64>",
               "  %%off = tg.constant dense<%d> : tensor<i64>" % g["offset"],
               "  %r = tg.add %d, %off : tensor<i64>, tensor<i64>",
-              "  %%e = tg.gather %%t[%%h, %%r] : %s[tensor<i64>, tensor<i64>]" % table,
-              "  %z = tg.add %s, %e : tensor<f32>, tensor<f32>",
-              "  tg.yield %z : tensor<f32>"]
+              "  %%e = tg.gather %%t[%%h, %%r]%s : %s[tensor<i64>, tensor<i64>]" % (fill, table)]
+    biased = "%z0" if docs else "%z"
+    if elem != "f32":
+        region += ["  %%e32 = tg.cast %%e : tensor<%s> to tensor<f32>" % elem,
+                   "  %s = tg.add %%s, %%e32 : tensor<f32>, tensor<f32>" % biased]
+    else:
+        region += ["  %s = tg.add %%s, %%e : tensor<f32>, tensor<f32>" % biased]
+    if docs:
+        region += ["  %%dq = tg.gather %%ids[%%b, %%qi] : %s[tensor<i64>, tensor<i64>]" % doc,
+                   "  %%dk = tg.gather %%ids[%%b, %%ki] : %s[tensor<i64>, tensor<i64>]" % doc,
+                   "  %same = tg.cmp eq, %dq, %dk : tensor<i32>, tensor<i32>",
+                   "  %ninf = tg.constant dense<0xFF800000> : tensor<f32>",
+                   "  %z = tg.select %same, %z0, %ninf : tensor<i1>, tensor<f32>, tensor<f32>"]
+    region += ["  tg.yield %z : tensor<f32>"]
     # The usual 1/sqrt(D) scale. At scale 1 the scores of random inputs are
     # so large that dq and dk reach |24|: the forward's o (bf16) is one bf16
     # step off the reference's in places, delta = rowsum(dO * o) carries that
@@ -172,17 +193,26 @@ def _train_graph(c):
     # interpreter). The same holds for any backward fed a bf16 o.
     scale = "scale = %s : f64" % repr(float(D) ** -0.5)
     attrs = ", ".join(a for a in ["causal = #tg<causal top_left>" if c.get("causal") else "", scale] if a)
-    lines = ['func.func @attention_train(%%q: %s {tg.name = "q"}, %%k: %s {tg.name = "k"}, %%v: %s {tg.name = "v"}, '
-             '%%do: %s {tg.name = "do"}, %%table: %s {tg.name = "table"}) -> (%s {tg.name = "o"}, '
-             '%s {tg.name = "stats"}, %s {tg.name = "dq"}, %s {tg.name = "dk"}, %s {tg.name = "dv"}) {'
-             % (q, kv, kv, o, table, o, stats, q, kv, kv),
-             "  %%o, %%stats = tg.attention %%q, %%k, %%v captures(%%table : %s) {%s} : %s, %s, %s -> %s, %s score {"
-             % (table, ", ".join(a for a in [attrs, "training"] if a), q, kv, kv, o, stats)]
+    grad = bool(c.get("table_grad"))
+    cap_names = "%table" + (", %doc" if docs else "")
+    cap_types = table + (", " + doc if docs else "")
+    args = ('%%q: %s {tg.name = "q"}, %%k: %s {tg.name = "k"}, %%v: %s {tg.name = "v"}, %%do: %s {tg.name = "do"}, '
+            '%%table: %s {tg.name = "table"}' % (q, kv, kv, o, table))
+    if docs:
+        args += ', %%doc: %s {tg.name = "doc"}' % doc
+    res = [("o", o), ("stats", stats), ("dq", q), ("dk", kv), ("dv", kv)] + ([("dtable", table)] if grad else [])
+    lines = ["func.func @attention_train(%s) -> (%s) {"
+             % (args, ", ".join('%s {tg.name = "%s"}' % (t, n) for n, t in res)),
+             "  %%o, %%stats = tg.attention %%q, %%k, %%v captures(%s : %s) {%s} : %s, %s, %s -> %s, %s score {"
+             % (cap_names, cap_types, ", ".join(a for a in [attrs, "training"] if a), q, kv, kv, o, stats)]
     lines += ["  " + l for l in region] + ["  }"]
-    lines += ["  %%dq, %%dk, %%dv = tg.attention_grad %%q, %%k, %%v, %%o, %%do, %%stats captures(%%table : %s)%s "
-              ": %s, %s, %s, %s, %s, %s score {" % (table, " {%s}" % attrs if attrs else "", q, kv, kv, o, o, stats)]
-    lines += ["  " + l for l in region] + ["  } score_grad {", "  }"]
-    lines += ["  return %%o, %%stats, %%dq, %%dk, %%dv : %s, %s, %s, %s, %s" % (o, stats, q, kv, kv), "}"]
+    grad_attrs = [a for a in [attrs, "grad_captures = array<i64: 0>" if grad else ""] if a]
+    lines += ["  %%dq, %%dk, %%dv%s = tg.attention_grad %%q, %%k, %%v, %%o, %%do, %%stats captures(%s : %s)%s "
+              ": %s, %s, %s, %s, %s, %s score {"
+              % (", %dtable" if grad else "", cap_names, cap_types,
+                 " {%s}" % ", ".join(grad_attrs) if grad_attrs else "", q, kv, kv, o, o, stats)]
+    lines += ["  " + l for l in region] + ["  } score_grad {", "  }" + (" capture_grads(%s)" % table if grad else "")]
+    lines += ["  return %s : %s" % (", ".join("%" + n for n, _ in res), ", ".join(t for _, t in res)), "}"]
     return "\n".join(lines) + "\n"
 
 
@@ -274,7 +304,7 @@ def document_ids(c):
     (sorted), or interleaved blocks (unsorted)."""
     import numpy as np
     g = c["gather"]
-    B, S = g["table"]
+    B, S = (c["B"], c["Skv"]) if c["kind"] == "gather_train" else g["table"]
     rng = np.random.default_rng(7)
     ids = np.zeros((B, S), np.int32)
     for b in range(B):
@@ -291,7 +321,7 @@ def write_inputs(c, workdir):
     import numpy as np
     g = c["gather"]
     out = []
-    if c["kind"] == "gather_doc":
+    if c["kind"] == "gather_doc" or (c["kind"] == "gather_train" and "docs" in g):
         path = os.path.join(workdir, c["name"] + "_doc.npy")
         np.save(path, document_ids(c))
         out.append("--input=doc=" + path)
@@ -351,6 +381,17 @@ def gather_configs():
     # A training step through the expanded backward.
     add("gather_train", "relbias_causal", dict(table=[8, 2 * 128 - 1], offset=127), causal=True,
         Sq=128, Skv=128, Hq=4, Hkv=4)
+    # Training steps on the fused backward that return the table's gradient
+    # (scatter-added with f32 atomics, rounded to the table's type): a bf16
+    # table, GQA, with a document mask; a short f32 table whose reads clamp
+    # past both ends (the end columns collect every clamped score); a fill
+    # read (out of range adds nothing).
+    add("gather_train", "relbias_grad_bf16_docs_gqa", dict(table=[8, 2 * S - 1], elem="bf16", offset=S - 1,
+                                                           docs=4), causal=True, table_grad=True)
+    add("gather_train", "relbias_grad_clamped_f32", dict(table=[8, 101], offset=50), table_grad=True,
+        Sq=200, Skv=200, D=128)
+    add("gather_train", "relbias_grad_fill_f16", dict(table=[4, 129], elem="f16", offset=64, fill="0.0"),
+        table_grad=True, dtype="f16", Hq=4, Hkv=2, Sq=160, Skv=240)
     # T5's compute_bias in graph form, fused.
     add("gather_t5graph", "fused", dict(num_buckets=32, max_distance=100), Hq=8, Hkv=8, Sq=257, Skv=257)
     return out

@@ -165,6 +165,12 @@ TEST(AttentionBackwardSpec, LaunchConfiguration) {
   EXPECT_EQ(generateAttentionBackward(s)->main.numParams, 41u);
   s.captureGradients = {{"bias", "dcap = dz;"}};
   EXPECT_EQ(generateAttentionBackward(s)->main.numParams, 46u);
+  // A table of rank 2: pointer, 2 sizes, 2 strides; its gradient: pointer, 2 strides.
+  s.captures.push_back({"rel", CaptureType::F32, 2});
+  s.scoreModifier = "s += bias + rel_at(captures, h, q_idx - kv_idx + 127);";
+  EXPECT_EQ(generateAttentionBackward(s)->main.numParams, 51u);
+  s.captureGradients.push_back({"rel", "rel_grad_add(dz, h, q_idx - kv_idx + 127);"});
+  EXPECT_EQ(generateAttentionBackward(s)->main.numParams, 54u);
   AttentionBackwardLaunch convert = attentionBackwardCaptureGradConvert(AttentionElementType::F16);
   EXPECT_EQ(convert.numParams, 10u);
   EXPECT_EQ(convert.threads, 256u);
@@ -223,6 +229,44 @@ TEST(AttentionBackwardSource, OptionsGenerateTheirConfiguration) {
   // Different variants get different entry names.
   s.scoreGradient.clear();
   EXPECT_NE(generateAttentionBackward(s)->main.entry, k->main.entry);
+}
+
+TEST(AttentionBackwardSource, TablesAreReadLikeTheForwardAndGetGradients) {
+  AttentionBackwardSpec s = baseSpec(64);
+  s.scoreModifier = "s += rel_at(captures, h, q_idx - kv_idx + 127) + bias;";
+  s.captures = {{"bias", CaptureType::F32}, {"rel", CaptureType::BF16, 2}};
+  s.captureGradients = {{"rel", "rel_grad_add(dz, h, q_idx - kv_idx + 127);"}};
+  auto k = generateAttentionBackward(s);
+  ASSERT_TRUE(k);
+  const std::string &src = k->main.source;
+  // The forward's Captures struct and readers (TableCaptures.cpp).
+  EXPECT_TRUE(contains(src, "struct Captures {\n  const unsigned short *rel;  // bf16 table of rank 2\n"
+                            "  long long rel_size[2], rel_stride[2];\n};"));
+  EXPECT_TRUE(contains(src, "__device__ __forceinline__ float rel_at(const Captures &captures, long long i0, "
+                            "long long i1) {"));
+  EXPECT_TRUE(contains(src, "offset += (i1 < 0 ? 0 : i1 < captures.rel_size[1] ? i1 : captures.rel_size[1] - "
+                            "1) * stride[1];"));
+  EXPECT_TRUE(contains(src, "__device__ __forceinline__ bool rel_in_range(const Captures &captures"));
+  // Element captures keep their broadcast reads; the table is a member.
+  EXPECT_TRUE(contains(src, "const float bias = bias_at(b, h, q_idx, kv_idx);"));
+  EXPECT_FALSE(contains(src, "const float rel = "));
+  EXPECT_TRUE(contains(src, "  Captures captures;  // the tables\n"));
+  // Parameters: the table's pointer, sizes, strides; the gradient's pointer and strides.
+  EXPECT_TRUE(contains(src, "const unsigned short *__restrict__ capture_rel, long long rel_size0, long long "
+                            "rel_size1, long long rel_stride0, long long rel_stride1"));
+  EXPECT_TRUE(contains(src, "float *__restrict__ grad_rel, long long rel_grad_stride0, long long rel_grad_stride1"));
+  EXPECT_TRUE(contains(src, "grad_rel, {rel_grad_stride0, rel_grad_stride1},\n"
+                            "                           Captures{capture_rel, {rel_size0, rel_size1}, "
+                            "{rel_stride0, rel_stride1}}};"));
+  // The gradient is added at the clamped offset of the accumulator's strides.
+  EXPECT_TRUE(contains(src, "atomicAdd(grad_rel + rel_offset(captures, rel_grad_stride, i0, i1), value);"));
+  EXPECT_TRUE(contains(src, "rel_grad_add(dz, h, q_idx - kv_idx + 127);"));
+  EXPECT_EQ(k->main.numParams, 36u + 5 + 5 + 3);
+  // A table's rank is checked; its name may not shadow the struct.
+  s.captures[1].tableRank = kMaxTableRank + 1;
+  EXPECT_TRUE(contains(errorOf(s), "capture 'rel' has table rank 9; expected 0"));
+  s.captures[1] = {"captures", CaptureType::BF16, 2};
+  EXPECT_TRUE(contains(errorOf(s), "capture #1 is named 'captures'"));
 }
 
 //===----------------------------------------------------------------------===//
@@ -346,6 +390,23 @@ std::vector<Variant> variants() {
     s.scoreGradient = "ds = dz * scale16;";
     s.captures = {{"bias", CaptureType::BF16}, {"scale16", CaptureType::F32}};
     s.captureGradients = {{"bias", "dcap = dz;"}, {"scale16", "dcap = dz * s;"}};
+  });
+  // Table captures (tg.gather): a relative-position bias with its gradient,
+  // a document mask from an i64 id table, a fill-mode rank-3 table.
+  add("d64_bf16_relbias_docmask_table_gradient_sm90", 64, 64, T::BF16, [](auto &s) {
+    s.targetSm = 90;
+    s.causal = C::TopLeft;
+    s.scoreModifier = "s += rel_at(captures, h, q_idx - kv_idx + 1023);\n"
+                      "if (doc_at(captures, b, q_idx) != doc_at(captures, b, kv_idx)) s = -__int_as_float(0x7f800000);";
+    s.captures = {{"rel", CaptureType::BF16, 2}, {"doc", CaptureType::I64, 2}};
+    s.captureGradients = {{"rel", "rel_grad_add(dz, h, q_idx - kv_idx + 1023);"}};
+  });
+  add("d128_f16_fill_table_rank3_gradient", 128, 128, T::F16, [](auto &s) {
+    s.scoreModifier = "const bool in = t3_in_range(captures, b, h, kv_idx - q_idx);\n"
+                      "s = s * (in ? t3_at(captures, b, h, kv_idx - q_idx) : 1.0f);";
+    s.scoreGradient = "ds = dz * (t3_in_range(captures, b, h, kv_idx - q_idx) ? t3_at(captures, b, h, kv_idx - q_idx) : 1.0f);";
+    s.captures = {{"t3", CaptureType::F32, 3}};
+    s.captureGradients = {{"t3", "if (t3_in_range(captures, b, h, kv_idx - q_idx)) t3_grad_add(dz * s, b, h, kv_idx - q_idx);"}};
   });
   add("dqk64_dv256_bf16_window_sm86", 64, 256, T::BF16, [](auto &s) {
     s.windowLeft = 100;

@@ -212,10 +212,12 @@ TEST(AttentionSource, TableCapturesClampEveryIndex) {
                             "doc_size1, long long doc_stride0, long long doc_stride1"));
   EXPECT_TRUE(contains(src, "long long doc_size[2], doc_stride[2];"));
   EXPECT_TRUE(contains(src, "capture_doc, {doc_size0, doc_size1}, {doc_stride0, doc_stride1}"));
+  // The offset clamps every index; the read uses it at the table's strides.
   EXPECT_TRUE(contains(src, "offset += (i0 < 0 ? 0 : i0 < captures.doc_size[0] ? i0 : "
-                            "captures.doc_size[0] - 1) * captures.doc_stride[0];"));
+                            "captures.doc_size[0] - 1) * stride[0];"));
   EXPECT_TRUE(contains(src, "offset += (i1 < 0 ? 0 : i1 < captures.doc_size[1] ? i1 : "
-                            "captures.doc_size[1] - 1) * captures.doc_stride[1];"));
+                            "captures.doc_size[1] - 1) * stride[1];"));
+  EXPECT_TRUE(contains(src, "const int raw = captures.doc[doc_offset(captures, captures.doc_stride, i0, i1)];"));
   EXPECT_TRUE(contains(src, "__device__ __forceinline__ bool doc_in_range(const Captures "
                             "&captures, long long i0, long long i1)"));
   // The table is not loaded at the score's position; the element capture is.

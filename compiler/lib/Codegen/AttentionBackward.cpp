@@ -7,6 +7,7 @@
 
 #include "DeviceLibrary.h"
 #include "SourceTemplate.h"
+#include "TableCaptures.h"
 
 #include <algorithm>
 #include <cctype>
@@ -56,18 +57,12 @@ bool isIdentifier(const std::string &name) {
 
 /// Names the score modifier's and gradient's scope already defines.
 bool isReservedName(const std::string &name) {
-  for (const char *r : {"s", "b", "h", "q_idx", "kv_idx", "dz", "ds", "tg", "raw"})
+  for (const char *r : {"s", "b", "h", "q_idx", "kv_idx", "dz", "ds", "tg", "raw", "captures"})
     if (name == r)
       return true;
   return name.rfind("__", 0) == 0 || name.rfind("ptr_", 0) == 0 || name.rfind("grad_", 0) == 0 ||
          (name.size() > 1 && name[0] == 'k' && std::isupper((unsigned char)name[1]));
 }
-
-struct CaptureAccess {
-  const char *pointerType; // element in global memory
-  const char *valueType;   // what the score modifier sees
-  const char *convert;     // expression of `raw` giving valueType
-};
 
 CaptureAccess captureAccess(CaptureType type) {
   switch (type) {
@@ -221,25 +216,56 @@ struct BackwardConfig {
 )cuda");
 }
 
+bool hasTables(const AttentionBackwardSpec &spec) {
+  return std::any_of(spec.captures.begin(), spec.captures.end(),
+                     [](const AttentionCapture &c) { return c.tableRank > 0; });
+}
+
+const AttentionCapture &captureNamed(const AttentionBackwardSpec &spec, const std::string &name) {
+  return *std::find_if(spec.captures.begin(), spec.captures.end(),
+                       [&](const AttentionCapture &c) { return c.name == name; });
+}
+
 std::string BackwardEmitter::scoreMod() const {
   std::ostringstream os;
   os << R"cuda(
 // ---------------------------------------------------------------------------
 // Score modifier (tg.attention_grad's score region) and its gradient
 // (score_grad). Captured tensors broadcast to [B, Hq, Sq, Skv] through
-// their strides (0 along broadcast dimensions).
+// their strides (0 along broadcast dimensions); table captures (tg.gather)
+// are read at indices the region computes, each clamped to its dimension.
 // ---------------------------------------------------------------------------
-struct ScoreMod {
 )cuda";
+  if (hasTables(spec)) {
+    os << "struct Captures {\n";
+    for (const AttentionCapture &c : spec.captures)
+      if (c.tableRank > 0)
+        os << tableCaptureFields(c, captureAccess(c.type));
+    os << "};\n";
+    for (const AttentionCapture &c : spec.captures)
+      if (c.tableRank > 0)
+        os << tableCaptureReaders(c, captureAccess(c.type));
+    os << "\n";
+  }
+  os << "struct ScoreMod {\n";
   for (const AttentionCapture &c : spec.captures)
-    os << "  const " << captureAccess(c.type).pointerType << " *ptr_" << c.name << ";  // "
-       << toString(c.type) << "\n  long long " << c.name << "_stride_b, " << c.name << "_stride_h, "
-       << c.name << "_stride_q, " << c.name << "_stride_kv;\n";
-  for (const AttentionCaptureGradient &g : spec.captureGradients)
-    os << "  float *grad_" << g.capture << ";  // f32 accumulator of " << g.capture
-       << "'s gradient\n  long long " << g.capture << "_grad_stride_b, " << g.capture
-       << "_grad_stride_h, " << g.capture << "_grad_stride_q, " << g.capture << "_grad_stride_kv;\n";
+    if (c.tableRank == 0)
+      os << "  const " << captureAccess(c.type).pointerType << " *ptr_" << c.name << ";  // "
+         << toString(c.type) << "\n  long long " << c.name << "_stride_b, " << c.name
+         << "_stride_h, " << c.name << "_stride_q, " << c.name << "_stride_kv;\n";
+  for (const AttentionCaptureGradient &g : spec.captureGradients) {
+    os << "  float *grad_" << g.capture << ";  // f32 accumulator of " << g.capture << "'s gradient\n";
+    if (int rank = captureNamed(spec, g.capture).tableRank)
+      os << "  long long " << g.capture << "_grad_stride[" << rank << "];\n";
+    else
+      os << "  long long " << g.capture << "_grad_stride_b, " << g.capture << "_grad_stride_h, "
+         << g.capture << "_grad_stride_q, " << g.capture << "_grad_stride_kv;\n";
+  }
+  if (hasTables(spec))
+    os << "  Captures captures;  // the tables\n";
   for (const AttentionCapture &c : spec.captures) {
+    if (c.tableRank > 0)
+      continue;
     CaptureAccess a = captureAccess(c.type);
     os << "  __device__ __forceinline__ " << a.valueType << " " << c.name
        << "_at(long long b, long long h, long long q_idx, long long kv_idx) const {\n"
@@ -248,10 +274,18 @@ struct ScoreMod {
        << c.name << "_stride_kv];\n"
        << "    return " << a.convert << ";\n  }\n";
   }
+  // A table's gradient is added where a gather read, at the clamped indices.
+  for (const AttentionCaptureGradient &g : spec.captureGradients)
+    if (int rank = captureNamed(spec, g.capture).tableRank)
+      os << "  __device__ __forceinline__ void " << g.capture << "_grad_add(float value"
+         << tableIndexParams(rank) << ") const {\n"
+         << "    atomicAdd(grad_" << g.capture << " + " << g.capture << "_offset(captures, "
+         << g.capture << "_grad_stride, " << tableIndexArgs(rank) << "), value);\n  }\n";
   std::string loads;
   for (const AttentionCapture &c : spec.captures)
-    loads += "    [[maybe_unused]] const " + std::string(captureAccess(c.type).valueType) + " " +
-             c.name + " = " + c.name + "_at(b, h, q_idx, kv_idx);\n";
+    if (c.tableRank == 0)
+      loads += "    [[maybe_unused]] const " + std::string(captureAccess(c.type).valueType) + " " +
+               c.name + " = " + c.name + "_at(b, h, q_idx, kv_idx);\n";
   os << "  __device__ __forceinline__ float apply(float s, long long b, long long h, long long q_idx,\n"
      << "                                        long long kv_idx) const {\n"
      << loads << "    {  // --- score modifier ---\n"
@@ -264,11 +298,18 @@ struct ScoreMod {
      << "                                                      long long q_idx, long long kv_idx,\n"
      << "                                                      float dz) const {\n"
      << loads;
-  for (const AttentionCaptureGradient &g : spec.captureGradients)
+  for (const AttentionCaptureGradient &g : spec.captureGradients) {
+    if (captureNamed(spec, g.capture).tableRank > 0) {
+      os << "    {  // --- gradient of table " << g.capture << " (through " << g.capture
+         << "_grad_add) ---\n"
+         << indent(g.statements, "      ") << "    }\n";
+      continue;
+    }
     os << "    {  // --- gradient of " << g.capture << " ---\n      float dcap = dz;\n"
        << indent(g.statements, "      ") << "      atomicAdd(grad_" << g.capture << " + b * " << g.capture
        << "_grad_stride_b + h * " << g.capture << "_grad_stride_h + q_idx * " << g.capture
        << "_grad_stride_q + kv_idx * " << g.capture << "_grad_stride_kv, dcap);\n    }\n";
+  }
   os << "  }\n};\n";
   return os.str();
 }
@@ -329,7 +370,7 @@ AttentionBackwardLaunch BackwardEmitter::convert() const {
 AttentionBackwardLaunch BackwardEmitter::main() const {
   std::string variant = summary() + spec.scoreModifier + "\n" + spec.scoreGradient;
   for (const AttentionCapture &c : spec.captures)
-    variant += c.name + toString(c.type);
+    variant += c.name + toString(c.type) + std::to_string(c.tableRank);
   for (const AttentionCaptureGradient &g : spec.captureGradients)
     variant += "grad " + g.capture + "\n" + g.statements;
   char entry[96];
@@ -362,14 +403,26 @@ extern "C" __global__ void __launch_bounds__(BackwardConfig::kWarps * 32, Backwa
     long long do_stride_b, long long do_stride_h, long long do_stride_s,
     long long dk_stride_b, long long dk_stride_h, long long dk_stride_s,
     long long dv_stride_b, long long dv_stride_h, long long dv_stride_s)cuda";
-  for (const AttentionCapture &c : spec.captures)
+  for (const AttentionCapture &c : spec.captures) {
+    if (c.tableRank > 0) {
+      os << tableCaptureParams(c, captureAccess(c.type));
+      continue;
+    }
     os << ",\n    const " << captureAccess(c.type).pointerType << " *__restrict__ capture_" << c.name
        << ", long long " << c.name << "_stride_b, long long " << c.name << "_stride_h, long long "
        << c.name << "_stride_q, long long " << c.name << "_stride_kv";
-  for (const AttentionCaptureGradient &g : spec.captureGradients)
-    os << ",\n    float *__restrict__ grad_" << g.capture << ", long long " << g.capture
-       << "_grad_stride_b, long long " << g.capture << "_grad_stride_h, long long " << g.capture
-       << "_grad_stride_q, long long " << g.capture << "_grad_stride_kv";
+  }
+  for (const AttentionCaptureGradient &g : spec.captureGradients) {
+    os << ",\n    float *__restrict__ grad_" << g.capture;
+    if (int rank = captureNamed(spec, g.capture).tableRank) {
+      for (int d = 0; d < rank; ++d)
+        os << ", long long " << g.capture << "_grad_stride" << d;
+      continue;
+    }
+    os << ", long long " << g.capture << "_grad_stride_b, long long " << g.capture
+       << "_grad_stride_h, long long " << g.capture << "_grad_stride_q, long long " << g.capture
+       << "_grad_stride_kv";
+  }
   os << R"cuda() {
   const tg::device::BackwardParams params{
       q, k, v, d_o, lse, delta, dq_accum, dq_semaphore, dk, dv, seq_lens_q, seq_lens_kv, dropout_seed,
@@ -379,16 +432,38 @@ extern "C" __global__ void __launch_bounds__(BackwardConfig::kWarps * 32, Backwa
       v_stride_b, v_stride_h, v_stride_s, do_stride_b, do_stride_h, do_stride_s,
       dk_stride_b, dk_stride_h, dk_stride_s, dv_stride_b, dv_stride_h, dv_stride_s};
   const ScoreMod score_mod{)cuda";
-  for (size_t i = 0; i < spec.captures.size(); ++i) {
-    const std::string &n = spec.captures[i].name;
-    os << (i ? ",\n                           " : "") << "capture_" << n << ", " << n << "_stride_b, "
-       << n << "_stride_h, " << n << "_stride_q, " << n << "_stride_kv";
+  // Fields in ScoreMod's order: element captures, gradients, the tables.
+  const char *separator = "";
+  auto next = [&]() -> std::ostringstream & {
+    os << separator;
+    separator = ",\n                           ";
+    return os;
+  };
+  for (const AttentionCapture &c : spec.captures)
+    if (c.tableRank == 0)
+      next() << "capture_" << c.name << ", " << c.name << "_stride_b, " << c.name << "_stride_h, "
+             << c.name << "_stride_q, " << c.name << "_stride_kv";
+  for (const AttentionCaptureGradient &g : spec.captureGradients) {
+    const std::string &n = g.capture;
+    if (int rank = captureNamed(spec, n).tableRank) {
+      next() << "grad_" << n << ", {";
+      for (int d = 0; d < rank; ++d)
+        os << (d ? ", " : "") << n << "_grad_stride" << d;
+      os << "}";
+      continue;
+    }
+    next() << "grad_" << n << ", " << n << "_grad_stride_b, " << n << "_grad_stride_h, " << n
+           << "_grad_stride_q, " << n << "_grad_stride_kv";
   }
-  for (size_t i = 0; i < spec.captureGradients.size(); ++i) {
-    const std::string &n = spec.captureGradients[i].capture;
-    os << (i || !spec.captures.empty() ? ",\n                           " : "") << "grad_" << n << ", " << n
-       << "_grad_stride_b, " << n << "_grad_stride_h, " << n << "_grad_stride_q, " << n
-       << "_grad_stride_kv";
+  if (hasTables(spec)) {
+    next() << "Captures{";
+    const char *inner = "";
+    for (const AttentionCapture &c : spec.captures)
+      if (c.tableRank > 0) {
+        os << inner << tableCaptureInitializer(c);
+        inner = ", ";
+      }
+    os << "}";
   }
   os << "};\n  tg::device::attention_backward<BackwardConfig>(params, score_mod);\n}\n";
 
@@ -397,7 +472,13 @@ extern "C" __global__ void __launch_bounds__(BackwardConfig::kWarps * 32, Backwa
   l.entry = entry;
   l.threads = unsigned(tile.warps) * 32;
   l.sharedBytes = attentionBackwardSharedBytes(spec, tile);
-  l.numParams = 36 + 5 * unsigned(spec.captures.size() + spec.captureGradients.size());
+  l.numParams = 36;
+  for (const AttentionCapture &c : spec.captures)
+    l.numParams += c.tableRank > 0 ? tableCaptureParamCount(c) : 5;
+  for (const AttentionCaptureGradient &g : spec.captureGradients) {
+    int rank = captureNamed(spec, g.capture).tableRank;
+    l.numParams += rank > 0 ? 1 + unsigned(rank) : 5;
+  }
   l.rowsPerBlockX = tile.blockN;
   l.overKvHeads = true;
   return l;
@@ -446,6 +527,11 @@ std::string validateAttentionBackwardSpec(const AttentionBackwardSpec &spec) {
       err << "capture #" << i << " is named '" << name
           << "'; expected a C identifier other than s, b, h, q_idx, kv_idx, dz, ds and the "
              "generator's own names";
+      return err.str();
+    }
+    if (spec.captures[i].tableRank < 0 || spec.captures[i].tableRank > kMaxTableRank) {
+      err << "capture '" << name << "' has table rank " << spec.captures[i].tableRank
+          << "; expected 0 (an element capture) to " << kMaxTableRank;
       return err.str();
     }
     for (size_t j = 0; j < i; ++j)

@@ -13,6 +13,7 @@
 #include "AttentionLayout.h"
 #include "CudaPrelude.h"
 #include "SourceTemplate.h"
+#include "TableCaptures.h"
 
 #include <algorithm>
 #include <cctype>
@@ -229,11 +230,7 @@ namespace {
 // Emitter
 //===----------------------------------------------------------------------===//
 
-struct CaptureInfo {
-  const char *pointerType; // element type in global memory
-  const char *valueType;   // what the score modifier sees
-  const char *convert;     // expression of `raw` giving valueType
-};
+using CaptureInfo = CaptureAccess;
 
 CaptureInfo captureInfo(CaptureType type) {
   switch (type) {
@@ -253,32 +250,6 @@ CaptureInfo captureInfo(CaptureType type) {
     return {"unsigned char", "bool", "raw != 0"};
   }
   return {"float", "float", "raw"};
-}
-
-/// The readers of a table capture (tg.gather in the score region): `_at`
-/// clamps every index to its dimension before the load, so it never reads
-/// out of bounds; `_in_range` is tg.gather's fill test.
-std::string tableReaders(const AttentionCapture &c) {
-  CaptureInfo info = captureInfo(c.type);
-  std::ostringstream params, os;
-  for (int d = 0; d < c.tableRank; ++d)
-    params << ", long long i" << d;
-  os << "\n__device__ __forceinline__ " << info.valueType << " " << c.name
-     << "_at(const Captures &captures" << params.str() << ") {\n"
-     << "  long long offset = 0;\n";
-  for (int d = 0; d < c.tableRank; ++d)
-    os << "  offset += (i" << d << " < 0 ? 0 : i" << d << " < captures." << c.name << "_size[" << d
-       << "] ? i" << d << " : captures." << c.name << "_size[" << d << "] - 1) * captures." << c.name
-       << "_stride[" << d << "];\n";
-  os << "  const " << info.pointerType << " raw = captures." << c.name << "[offset];\n"
-     << "  return " << info.convert << ";\n}\n"
-     << "__device__ __forceinline__ bool " << c.name << "_in_range(const Captures &captures"
-     << params.str() << ") {\n  return true";
-  for (int d = 0; d < c.tableRank; ++d)
-    os << " &&\n         i" << d << " >= 0 && i" << d << " < captures." << c.name << "_size[" << d
-       << "]";
-  os << ";\n}\n";
-  return os.str();
 }
 
 /// The wgmma wrappers for this kernel's shapes: S (m64 x blockN, A and B
@@ -560,13 +531,13 @@ struct Captures {
 )cuda";
   for (const AttentionCapture &c : spec.captures) {
     CaptureInfo info = captureInfo(c.type);
-    os << "  const " << info.pointerType << " *" << c.name << ";  // " << toString(c.type);
-    if (c.tableRank > 0)
-      os << " table of rank " << c.tableRank << "\n  long long " << c.name << "_size["
-         << c.tableRank << "], " << c.name << "_stride[" << c.tableRank << "];\n";
-    else
-      os << "\n  long long " << c.name << "_stride_b, " << c.name << "_stride_h, " << c.name
-         << "_stride_q, " << c.name << "_stride_kv;\n";
+    if (c.tableRank > 0) {
+      os << tableCaptureFields(c, info);
+      continue;
+    }
+    os << "  const " << info.pointerType << " *" << c.name << ";  // " << toString(c.type)
+       << "\n  long long " << c.name << "_stride_b, " << c.name << "_stride_h, " << c.name
+       << "_stride_q, " << c.name << "_stride_kv;\n";
   }
   if (spec.captures.empty())
     os << "  int unused;  // no captured tensors\n";
@@ -574,7 +545,7 @@ struct Captures {
   for (const AttentionCapture &c : spec.captures) {
     CaptureInfo info = captureInfo(c.type);
     if (c.tableRank > 0) {
-      os << tableReaders(c);
+      os << tableCaptureReaders(c, info);
       continue;
     }
     os << "\n__device__ __forceinline__ " << info.valueType << " load_capture_" << c.name
@@ -810,14 +781,12 @@ extern "C" __global__ void __launch_bounds__(kThreads, kMinBlocksPerSM)
     long long v_stride_b, long long v_stride_h, long long v_stride_s,
     long long o_stride_b, long long o_stride_h, long long o_stride_s)cuda";
   for (const AttentionCapture &c : spec.captures) {
-    os << ",\n    const " << captureInfo(c.type).pointerType << " *__restrict__ capture_" << c.name;
     if (c.tableRank > 0) {
-      for (const char *what : {"size", "stride"})
-        for (int d = 0; d < c.tableRank; ++d)
-          os << ", long long " << c.name << "_" << what << d;
+      os << tableCaptureParams(c, captureInfo(c.type));
       continue;
     }
-    os << ", long long " << c.name << "_stride_b, long long " << c.name << "_stride_h, long long "
+    os << ",\n    const " << captureInfo(c.type).pointerType << " *__restrict__ capture_" << c.name
+       << ", long long " << c.name << "_stride_b, long long " << c.name << "_stride_h, long long "
        << c.name << "_stride_q, long long " << c.name << "_stride_kv";
   }
   os << ") {\n";
@@ -862,17 +831,12 @@ extern "C" __global__ void __launch_bounds__(kThreads, kMinBlocksPerSM)
       os << "0";
     for (size_t i = 0; i < spec.captures.size(); ++i) {
       const std::string &n = spec.captures[i].name;
-      os << (i ? ",\n                          " : "") << "capture_" << n << ", ";
-      if (int rank = spec.captures[i].tableRank) {
-        for (const char *what : {"size", "stride"}) {
-          os << (what[1] == 't' ? ", {" : "{");
-          for (int d = 0; d < rank; ++d)
-            os << (d ? ", " : "") << n << "_" << what << d;
-          os << "}";
-        }
+      os << (i ? ",\n                          " : "");
+      if (spec.captures[i].tableRank > 0) {
+        os << tableCaptureInitializer(spec.captures[i]);
         continue;
       }
-      os << n << "_stride_b, " << n << "_stride_h, " << n << "_stride_q, " << n << "_stride_kv";
+      os << "capture_" << n << ", " << n << "_stride_b, " << n << "_stride_h, " << n << "_stride_q, " << n << "_stride_kv";
     }
     os << "};\n";
   }
@@ -1130,7 +1094,7 @@ AttentionKernel AttentionEmitter::emit() {
   k.sharedBytes = layout.totalBytes;
   k.numParams = 25;
   for (const AttentionCapture &c : spec.captures)
-    k.numParams += c.tableRank > 0 ? 1 + 2 * unsigned(c.tableRank) : 5;
+    k.numParams += c.tableRank > 0 ? tableCaptureParamCount(c) : 5;
   k.requiredTarget = tile.wgmma ? "sm_90a" : "";
   return k;
 }

@@ -2,6 +2,7 @@
 // (compiler/include/tg/Codegen/AttentionBackward.h documents their
 // parameters).
 #include "AttentionGradStep.h"
+#include "TableGather.h"
 
 #include "tg/Codegen/AttentionBackward.h"
 #include "tg/Dialect/TG/IR/ScoreGradient.h"
@@ -21,10 +22,116 @@ namespace cg = ::tg::codegen;
 /// gradient n's f32 accumulator is kCaptureGrad0 + n.
 enum ScratchIndex : unsigned { kDelta = 0, kDqAccum = 1, kSemaphores = 2, kCaptureGrad0 = 3 };
 
+/// The 4-d sizes and destination strides of the capture gradient conversion
+/// (a dense f32 source) for a result of `shape` at `strides`: dimensions of
+/// size 1 dropped, neighbours that are contiguous in the result merged,
+/// leading ones added. Fails if more than 4 remain.
+static FailureOr<std::pair<SmallVector<int64_t>, SmallVector<int64_t>>>
+convertDims(ArrayRef<int64_t> shape, ArrayRef<int64_t> strides) {
+  SmallVector<int64_t> sizes, dst;
+  for (auto [size, stride] : llvm::zip(shape, strides)) {
+    if (size == 1)
+      continue;
+    if (!sizes.empty() && dst.back() == stride * size) {
+      sizes.back() *= size;
+      dst.back() = stride;
+      continue;
+    }
+    sizes.push_back(size);
+    dst.push_back(stride);
+  }
+  if (sizes.size() > 4)
+    return failure();
+  while (sizes.size() < 4) {
+    sizes.insert(sizes.begin(), 1);
+    dst.insert(dst.begin(), 0);
+  }
+  return std::make_pair(sizes, dst);
+}
+
 static bool isIdentityRegion(Block &block) {
   auto yield = cast<YieldOp>(block.getTerminator());
   return yield.getValues().size() == 1 &&
          yield.getValues()[0] == block.getArgument(0);
+}
+
+/// The gradient of table capture `index` as C++ statements of the backward's
+/// add_capture_gradients (AttentionCaptureGradient): the score region is
+/// evaluated again to record where each of its gathers of the table read,
+/// then each gather's derivative (the region's with respect to that
+/// gather's result, times dz) is added there with `<table>_grad_add`; a
+/// fill-mode gather that read out of range adds nothing.
+static FailureOr<std::string>
+emitTableGradient(AttentionGradOp op, int64_t index,
+                  ArrayRef<std::string> argNames, GatherEmitter emitGather) {
+  Block &score = op.getScoreBlock();
+  Value table = score.getArgument(AttentionOp::kNumIndexArgs + index);
+  const std::string &name = argNames[AttentionOp::kNumIndexArgs + index];
+  int64_t rank = cast<RankedTensorType>(op.getCaptures()[index].getType()).getRank();
+  SmallVector<GatherOp> gathers;
+  for (Operation &inner : score.without_terminator())
+    if (auto gather = dyn_cast<GatherOp>(inner);
+        gather && gather.getTable() == table)
+      gathers.push_back(gather);
+  // Gather k read at dcap_at<k>[..] when dcap_read<k>.
+  auto at = [&](size_t k, int64_t d) {
+    return "dcap_at" + std::to_string(k) + "[" + std::to_string(d) + "]";
+  };
+  auto read = [&](size_t k) { return "dcap_read" + std::to_string(k); };
+  std::string text;
+  for (size_t k = 0; k < gathers.size(); ++k)
+    text += "long long dcap_at" + std::to_string(k) + "[" +
+            std::to_string(rank) + "];\nbool " + read(k) + " = true;\n";
+  auto recording = [&](GatherOp gather, ArrayRef<std::string> indices)
+      -> FailureOr<std::string> {
+    FailureOr<std::string> value = emitGather(gather, indices);
+    auto it = llvm::find(gathers, gather);
+    if (failed(value) || it == gathers.end())
+      return value;
+    size_t k = it - gathers.begin();
+    std::string expr = "(";
+    for (auto [d, i] : llvm::enumerate(indices))
+      expr += at(k, d) + " = " + i + ", ";
+    if (gather.getMode() != GatherMode::clamp) {
+      std::string list = "captures";
+      for (const std::string &i : indices)
+        list += ", " + i;
+      expr += read(k) + " = " + name + "_in_range(" + list + "), ";
+    }
+    return expr + *value + ")";
+  };
+  FailureOr<std::string> replay =
+      emitScalarRegion(op.getScore(), argNames, "replay", recording);
+  if (failed(replay))
+    return failure();
+  Type resultType =
+      cast<ShapedType>(score.getTerminator()->getOperand(0).getType())
+          .getElementType();
+  text += "{  // where the region reads " + name + "\n  [[maybe_unused]] " +
+          cudaComputeType(resultType).str() + " replay = s;\n" + *replay +
+          "\n}\n";
+  SmallVector<std::string> gradArgs(argNames.begin(), argNames.end());
+  gradArgs.push_back("dz");
+  for (auto [k, gather] : llvm::enumerate(gathers)) {
+    std::string whyNot;
+    FailureOr<std::unique_ptr<Block>> block =
+        deriveScoreGradient(score, gather.getResult(), &whyNot);
+    if (failed(block))
+      return op.emitOpError("cannot derive the gradient of table capture ")
+             << index << ": " << whyNot;
+    Region region;
+    region.push_back(block->release());
+    FailureOr<std::string> body =
+        emitScalarRegion(region, gradArgs, "dcap", emitGather);
+    if (failed(body))
+      return failure();
+    std::string add = name + "_grad_add(dcap";
+    for (int64_t d = 0; d < rank; ++d)
+      add += ", " + at(k, d);
+    text += "if (" + read(k) + ") {  // gather " + std::to_string(k) +
+            "\n  float dcap = 0.0f;\n" + *body + "\n  " + add + ");\n}\n";
+  }
+  return text;
 }
 
 FailureOr<SmallVector<KernelStep, 0>> mlir::tg::emitAttentionGradSteps(
@@ -43,8 +150,15 @@ FailureOr<SmallVector<KernelStep, 0>> mlir::tg::emitAttentionGradSteps(
   SmallVector<std::string> argNames{"s", "b", "h", "q_idx", "kv_idx"};
   for (const cg::AttentionCapture &c : spec.captures)
     argNames.push_back(c.name);
+  // Table captures are read through the kernel's clamping readers, in the
+  // score region and in the gradient blocks (which clone its gathers).
+  auto emitGather = [&](GatherOp gather, ArrayRef<std::string> indices)
+      -> FailureOr<std::string> {
+    return emitTableGather(gather, argNames, indices);
+  };
   if (!isIdentityRegion(op.getScoreBlock())) {
-    FailureOr<std::string> body = emitScalarRegion(op.getScore(), argNames, "s");
+    FailureOr<std::string> body =
+        emitScalarRegion(op.getScore(), argNames, "s", emitGather);
     if (failed(body))
       return failure();
     spec.scoreModifier = *body;
@@ -68,7 +182,7 @@ FailureOr<SmallVector<KernelStep, 0>> mlir::tg::emitAttentionGradSteps(
     if (lent)
       region.push_back(derived.release());
     FailureOr<std::string> body = emitScalarRegion(
-        lent ? region : op.getScoreGrad(), gradArgs, "ds");
+        lent ? region : op.getScoreGrad(), gradArgs, "ds", emitGather);
     if (failed(body))
       return failure();
     spec.scoreGradient = *body;
@@ -80,6 +194,21 @@ FailureOr<SmallVector<KernelStep, 0>> mlir::tg::emitAttentionGradSteps(
   if (auto indices = op.getGradCaptures())
     listed = *indices;
   for (int64_t index : listed) {
+    if (isTableCapture(op, index)) {
+      if (deterministic)
+        return op.emitOpError("the deterministic backward cannot add the "
+                              "gradient of table capture ")
+               << index
+               << ": its elements are sums of f32 atomics at positions the "
+                  "score region computes, in no fixed order; compile "
+                  "without --deterministic";
+      FailureOr<std::string> body =
+          emitTableGradient(op, index, argNames, emitGather);
+      if (failed(body))
+        return failure();
+      spec.captureGradients.push_back({spec.captures[index].name, *body});
+      continue;
+    }
     if (deterministic) {
       // One CTA thread adds each score's contribution, so a sum over a
       // broadcast dimension is a race of f32 atomics, except over the query
@@ -259,9 +388,13 @@ FailureOr<SmallVector<KernelStep, 0>> mlir::tg::emitAttentionGradSteps(
                KernelArg::int64(seqKv)};
   for (int which : {Q, K, V, DO, DK, DV})
     strideArgs(main.args, which);
-  for (Value capture : op.getCaptures()) {
+  for (auto [i, capture] : llvm::enumerate(op.getCaptures())) {
     auto type = cast<RankedTensorType>(capture.getType());
     SmallVector<int64_t> strides = stridesOf(capture);
+    if (isTableCapture(op, i)) {
+      appendTableArgs(main.args, capture, strides);
+      continue;
+    }
     main.args.push_back(KernelArg::buffer(capture));
     for (int d = 0; d < 4; ++d)
       main.args.push_back(
@@ -281,8 +414,16 @@ FailureOr<SmallVector<KernelStep, 0>> mlir::tg::emitAttentionGradSteps(
     SmallVector<int64_t> strides =
         direct ? stridesOf(result) : rowMajorStrides(type.getShape());
     main.args.push_back(accumulator);
-    for (int d = 0; d < 4; ++d)
-      main.args.push_back(KernelArg::int64(type.getDimSize(d) == 1 ? 0 : strides[d]));
+    bool table = isTableCapture(op, index);
+    if (table) {
+      // A table's gradient: added at the clamped indices, so every stride.
+      for (int64_t stride : strides)
+        main.args.push_back(KernelArg::int64(stride));
+    } else {
+      for (int d = 0; d < 4; ++d)
+        main.args.push_back(
+            KernelArg::int64(type.getDimSize(d) == 1 ? 0 : strides[d]));
+    }
     main.zeroFirst.push_back(accumulator);
     if (direct) {
       main.outputs.push_back(result);
@@ -299,11 +440,17 @@ FailureOr<SmallVector<KernelStep, 0>> mlir::tg::emitAttentionGradSteps(
     convert.grid = {static_cast<unsigned>(std::max<int64_t>((elements + 1023) / 1024, 1)), 1, 1};
     convert.block = {l.threads, 1, 1};
     convert.args = {accumulator, KernelArg::buffer(result)};
-    for (int d = 0; d < 4; ++d)
-      convert.args.push_back(KernelArg::int64(type.getDimSize(d)));
-    SmallVector<int64_t> resultStrides = stridesOf(result);
-    for (int d = 0; d < 4; ++d)
-      convert.args.push_back(KernelArg::int64(resultStrides[d]));
+    FailureOr<std::pair<SmallVector<int64_t>, SmallVector<int64_t>>> dims =
+        convertDims(type.getShape(), stridesOf(result));
+    if (failed(dims))
+      return op.emitOpError("the fused backward rounds capture gradients of "
+                            "at most 4 dimensions (after merging contiguous "
+                            "ones), got ")
+             << type << " at strides of the result that do not merge";
+    for (int64_t size : dims->first)
+      convert.args.push_back(KernelArg::int64(size));
+    for (int64_t stride : dims->second)
+      convert.args.push_back(KernelArg::int64(stride));
     convert.outputs = {result};
     conversions.push_back(std::move(convert));
   }

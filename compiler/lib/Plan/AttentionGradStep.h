@@ -9,7 +9,8 @@ namespace mlir::tg {
 /// delta in workspace scratch buffers. `stridesOf` gives the physical strides
 /// (elements) of each tensor's buffer.
 /// With `deterministic`, dQ is added in kv-tile order (a semaphore buffer
-/// per query tile) and capture gradients summed across threads are refused.
+/// per query tile) and capture gradients summed across threads (broadcast
+/// captures, tables) are refused.
 FailureOr<SmallVector<KernelStep, 0>>
 emitAttentionGradSteps(AttentionGradOp op, int targetSm, bool deterministic,
                        function_ref<SmallVector<int64_t>(Value)> stridesOf);

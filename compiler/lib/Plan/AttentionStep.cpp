@@ -2,6 +2,7 @@
 // (compiler/include/tg/Codegen/AttentionKernel.h documents its parameters).
 #include "AttentionStep.h"
 #include "DocumentMask.h"
+#include "TableGather.h"
 
 #include "tg/Codegen/AttentionKernel.h"
 #include "tg/Dialect/TG/IR/TGOps.h"
@@ -110,18 +111,9 @@ mlir::tg::emitAttentionStep(AttentionOp op, int targetSm,
   }
   // tg.gather reads a table capture through the kernel's clamping reader;
   // fill mode tests the indices first.
-  auto emitGather = [&](GatherOp gather,
-                        ArrayRef<std::string> indices) -> FailureOr<std::string> {
-    unsigned arg = cast<BlockArgument>(gather.getTable()).getArgNumber();
-    std::string table = argNames[arg];
-    std::string list = "captures";
-    for (const std::string &index : indices)
-      list += ", " + index;
-    std::string read = table + "_at(" + list + ")";
-    if (gather.getMode() == GatherMode::clamp)
-      return read;
-    return "(" + table + "_in_range(" + list + ") ? " + read + " : " +
-           cudaFillLiteral(gather) + ")";
+  auto emitGather = [&](GatherOp gather, ArrayRef<std::string> indices)
+      -> FailureOr<std::string> {
+    return emitTableGather(gather, argNames, indices);
   };
   Block &block = op.getScoreBlock();
   auto yield = cast<YieldOp>(block.getTerminator());
@@ -240,15 +232,11 @@ mlir::tg::emitAttentionStep(AttentionOp op, int targetSm,
   for (auto [capture, table] : llvm::zip(op.getCaptures(), tables)) {
     auto type = cast<RankedTensorType>(capture.getType());
     SmallVector<int64_t> strides = stridesOf(capture);
-    step.args.push_back(KernelArg::buffer(capture));
     if (table) {
-      // A table: its sizes (for the clamp), then its strides.
-      for (int64_t size : type.getShape())
-        step.args.push_back(KernelArg::int64(size));
-      for (int64_t stride : strides)
-        step.args.push_back(KernelArg::int64(stride));
+      appendTableArgs(step.args, capture, strides);
       continue;
     }
+    step.args.push_back(KernelArg::buffer(capture));
     for (int d = 0; d < 4; ++d)
       step.args.push_back(
           KernelArg::int64(type.getDimSize(d) == 1 ? 0 : strides[d]));

@@ -268,11 +268,17 @@ struct ExpandAttentionPass
       // The expansion has no scatter-add for the table gradients.
       if (SmallVector<int64_t> tables = op.getTableGradCaptures();
           !tables.empty()) {
-        op.emitOpError("returns the gradient of table capture ")
+        std::string whyNotFused = nvrtcAttentionGradUnsupportedReason(op);
+        InFlightDiagnostic diag =
+            op.emitOpError("returns the gradient of table capture ")
             << tables.front()
-            << " (grad_captures), which no backend computes yet: the "
-               "expansion into tg ops has no scatter-add and cuDNN cannot "
-               "gather; the CPU reference (tg-run --ref) computes it";
+            << " (grad_captures), which the expansion into tg ops cannot "
+               "compute (it has no scatter-add) and cuDNN cannot gather; "
+               "only the fused NVRTC backward computes it";
+        if (whyNotFused.empty())
+          diag << " (leave this op to it: do not expand every attention)";
+        else
+          diag << ", which does not take this op: " << whyNotFused;
         return signalPassFailure();
       }
       if (failed(expand(op)))

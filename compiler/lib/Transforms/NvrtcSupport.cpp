@@ -113,11 +113,6 @@ mlir::tg::nvrtcAttentionGradSpec(AttentionGradOp op, int targetSm,
   spec.scale = op.getScale().convertToDouble();
   spec.targetSm = targetSm;
   for (auto [i, capture] : llvm::enumerate(op.getCaptures())) {
-    if (isTableCapture(op, i)) {
-      reason = "the fused backward does not read table captures (tg.gather) "
-               "yet";
-      return std::nullopt;
-    }
     std::optional<cg::CaptureType> type =
         nvrtcCaptureType(elementTypeOf(capture));
     if (!type) {
@@ -125,7 +120,19 @@ mlir::tg::nvrtcAttentionGradSpec(AttentionGradOp op, int targetSm,
                typeName(elementTypeOf(capture)) + " tensors";
       return std::nullopt;
     }
-    spec.captures.push_back({"capture" + std::to_string(i), *type});
+    int tableRank = 0;
+    if (isTableCapture(op, i)) {
+      tableRank = static_cast<int>(
+          cast<RankedTensorType>(capture.getType()).getRank());
+      if (tableRank > cg::kMaxTableRank) {
+        reason = "the fused backward reads tables of rank at most " +
+                 std::to_string(cg::kMaxTableRank) + ", got " +
+                 typeName(capture.getType());
+        return std::nullopt;
+      }
+    }
+    spec.captures.push_back(
+        {"capture" + std::to_string(i), *type, tableRank});
   }
   // Stand-ins for the region's C++ so that the capture rules are checked.
   if (!spec.captures.empty())

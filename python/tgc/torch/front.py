@@ -85,7 +85,7 @@ def _capture_spec(cap, target, device, need_grad):
         raise NotImplementedError(
             "gradient for the captured tensor %s: tg.attention_grad returns dq, dk and dv only (no gradient for "
             "captured tensors such as a learnable bias%s); detach it (e.g. %s.detach()) if it needs no gradient"
-            % (cap.describe(), " or table: no kernel computes the gradient of a table read by tg.gather yet" if cap.table
+            % (cap.describe(), " or a table read by tg.gather: the torch front end does not request their gradients yet" if cap.table
                else "", cap.name or "tensor"))
     if cap.table:
         # Read whole by tg.gather, in place: any layout with positive strides.

@@ -77,6 +77,11 @@ struct Problem {
   int64_t B, Hq, Hkv, Sq, Skv, Dqk, Dv;
   std::vector<int> lenQ, lenKv;
   std::vector<float> bias; // [Hq, Sq, Skv] (softcapBias)
+  // relBiasDocMask: rel [Hq, relLen] (bf16 bits and their values), doc [B, Skv].
+  int64_t relLen = 0;
+  std::vector<unsigned short> relBits;
+  std::vector<double> rel;
+  std::vector<long long> doc;
   uint64_t seed = 0x1234567887654321ull, offset = 77;
 
   explicit Problem(const Case &c)
@@ -101,7 +106,15 @@ struct Problem {
       return true;
     return false;
   }
+  int64_t relColumn(int64_t i, int64_t j) const {
+    return std::clamp<int64_t>(i - j + Skv - 1, 0, relLen - 1);
+  }
+  bool otherDocument(int64_t b, int64_t i, int64_t j) const {
+    return c.relBiasDocMask && doc[size_t(b * Skv + i)] != doc[size_t(b * Skv + j)];
+  }
   double modify(int64_t h, int64_t i, int64_t j, double s) const {
+    if (c.relBiasDocMask)
+      return s + rel[size_t(h * relLen + relColumn(i, j))];
     if (!c.softcapBias)
       return s;
     return 20.0 * std::tanh(s / 20.0) + bias[size_t((h * Sq + i) * Skv + j)];
@@ -152,6 +165,24 @@ void runCase(const Case &c) {
     for (float &x : p.bias)
       x = float(normal(rng));
   }
+  if (c.relBiasDocMask) {
+    p.relLen = Sq + Skv - 1 - c.relShortBy;
+    for (int64_t x = 0; x < Hq * p.relLen; ++x) {
+      unsigned short bits = emu::floatToBf16(float(normal(rng)));
+      p.relBits.push_back(bits);
+      p.rel.push_back(emu::bf16ToFloat(bits));
+    }
+    // Documents of random lengths (about 4 per sequence), ids not in order.
+    std::uniform_int_distribution<int> cut(0, 36);
+    for (int64_t b = 0; b < B; ++b) {
+      long long id = 7 * b + 3;
+      for (int64_t j = 0; j < Skv; ++j) {
+        if (j > 0 && cut(rng) == 0)
+          id = (id * 5 + 11) % 101;
+        p.doc.push_back(id);
+      }
+    }
+  }
   const double scale = c.spec.scale;
 
   // --- The reference: forward (o, lse), then the backward, in float64 ---
@@ -159,6 +190,7 @@ void runCase(const Case &c) {
   std::vector<double> dq(size_t(B * Hq * Sq * Dqk)), dk(size_t(B * Hkv * Skv * Dqk)),
       dv(size_t(B * Hkv * Skv * Dv));
   std::vector<double> dbias(c.softcapBias ? size_t(Hq * Sq * Skv) : 0); // summed over the batch
+  std::vector<double> drel(p.rel.size()); // scatter-added where each score read
   std::vector<double> raw(static_cast<size_t>(Skv)), z(static_cast<size_t>(Skv));
   for (int64_t b = 0; b < B; ++b)
     for (int64_t h = 0; h < Hq; ++h) {
@@ -167,7 +199,7 @@ void runCase(const Case &c) {
         double mx = -kInf;
         for (int64_t j = 0; j < Skv; ++j) {
           raw[j] = double(float(scale * dot(q, b, h, i, k, hk, j, Dqk)));
-          z[j] = p.masked(b, i, j) ? -kInf : p.modify(h, i, j, raw[j]);
+          z[j] = p.masked(b, i, j) || p.otherDocument(b, i, j) ? -kInf : p.modify(h, i, j, raw[j]);
           mx = std::max(mx, z[j]);
         }
         size_t row = size_t((b * Hq + h) * Sq + i);
@@ -204,6 +236,8 @@ void runCase(const Case &c) {
           double dZ = prob * (factor * dPd - rowDot);
           if (c.softcapBias)
             dbias[size_t((h * Sq + i) * Skv + j)] += dZ; // d z / d bias = 1
+          if (c.relBiasDocMask)
+            drel[size_t(h * p.relLen + p.relColumn(i, j))] += dZ;
           double dS = p.gradThrough(raw[j], dZ) * scale;
           for (int64_t d = 0; d < Dqk; ++d) {
             dq[size_t(row * Dqk + d)] += dS * k.get(b, hk, j, d);
@@ -266,6 +300,14 @@ void runCase(const Case &c) {
       main.push_back(x);
     // Its gradient: the same broadcast strides (stride_b 0 sums the batch).
     for (uint64_t x : {addr(dbiasAccum.data()), uint64_t(0), uint64_t(Sq * Skv), uint64_t(Skv), uint64_t(1)})
+      main.push_back(x);
+  }
+  std::vector<float> drelAccum(drel.size(), 0.0f);
+  if (c.relBiasDocMask) {
+    // Tables: pointer, sizes, strides (rel, then doc); rel's gradient: pointer, strides.
+    for (uint64_t x : {addr(p.relBits.data()), uint64_t(Hq), uint64_t(p.relLen), uint64_t(p.relLen), uint64_t(1),
+                       addr(p.doc.data()), uint64_t(B), uint64_t(Skv), uint64_t(Skv), uint64_t(1),
+                       addr(drelAccum.data()), uint64_t(p.relLen), uint64_t(1)})
       main.push_back(x);
   }
   emu::launch(grid(gen->main), {gen->main.threads, 1, 1}, tg::device::smem_raw, gen->main.sharedBytes,
@@ -334,6 +376,17 @@ void runCase(const Case &c) {
     // f32 atomics of bf16-free values: only the probabilities' rounding.
     EXPECT_LE(maxErr, 1e-2 * std::max(1.0, maxRef)) << c.name << " dbias";
     std::printf("  %-28s %-3s max |err| %.3g, max |ref| %.3g\n", c.name.c_str(), "db", maxErr, maxRef);
+  }
+  if (c.relBiasDocMask) {
+    double maxRef = 0.0, maxErr = 0.0;
+    for (double x : drel)
+      maxRef = std::max(maxRef, std::fabs(x));
+    for (size_t i = 0; i < drel.size(); ++i)
+      maxErr = std::max(maxErr, std::isfinite(drelAccum[i]) ? std::fabs(drelAccum[i] - drel[i]) : kInf);
+    // The last column sums every score at q - kv >= its own (the clamp).
+    EXPECT_GT(maxRef, 1.0) << c.name << " drel: the reference is trivial";
+    EXPECT_LE(maxErr, 1e-2 * std::max(1.0, maxRef)) << c.name << " drel";
+    std::printf("  %-28s %-4s max |err| %.3g, max |ref| %.3g\n", c.name.c_str(), "drel", maxErr, maxRef);
   }
 }
 

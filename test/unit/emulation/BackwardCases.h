@@ -22,6 +22,11 @@ struct Case {
   bool bshd = false;              // [B, S, H, D] buffers
   std::vector<int> lenQ, lenKv;   // padding (per batch)
   bool softcapBias = false;       // score: 20 tanh(s / 20) + bias[h, q, kv]
+  // Table captures: score + rel[h, clamp(q - kv + Skv - 1)] (a bf16 table
+  // shorter than 2S - 1, so that reads clamp), masked where
+  // doc[b, q] != doc[b, kv] (i64 document ids); rel's gradient scatter-added.
+  bool relBiasDocMask = false;
+  int relShortBy = 0; // rel has Sq + Skv - 1 - relShortBy columns
 };
 
 inline AttentionBackwardSpec spec(int dqk, int dv, int hq, int hkv) {
@@ -148,6 +153,21 @@ inline std::vector<Case> cases() {
     c.spec.causal = C::BottomRight;
     c.seqQ = 1;
     c.seqKv = 333;
+    v.push_back(c);
+  }
+  {
+    Case c{"relbias_docmask_gqa2_d64", spec(64, 64, 4, 2)};
+    c.relBiasDocMask = true;
+    c.relShortBy = 120; // causal: columns 149 + (q - kv), clamped from q - kv = 30 on
+    c.spec.causal = C::TopLeft;
+    c.spec.scoreModifier = "s += rel_at(captures, h, q_idx - kv_idx + 149);\n"
+                           "if (doc_at(captures, b, q_idx) != doc_at(captures, b, kv_idx))\n"
+                           "  s = -__int_as_float(0x7f800000);";
+    c.spec.captures = {{"rel", CaptureType::BF16, 2}, {"doc", CaptureType::I64, 2}};
+    c.spec.captureGradients = {{"rel", "rel_grad_add(dz, h, q_idx - kv_idx + 149);"}};
+    c.batch = 2;
+    c.seqQ = 150;
+    c.seqKv = 150;
     v.push_back(c);
   }
   {

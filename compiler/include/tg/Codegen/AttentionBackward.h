@@ -35,10 +35,13 @@
 //   12 dropout_seed, 13 dropout_offset   const long long*  scalars or null
 //   14 batch, 15 num_heads_q, 16 seq_len_q, 17 seq_len_kv
 //   18-20 q strides (b, h, s), 21-23 k, 24-26 v, 27-29 d_o, 30-32 dk, 33-35 dv
-//   then 5 per capture: const C* capture, stride_b, stride_h, stride_q, stride_kv
+//   then 5 per capture: const C* capture, stride_b, stride_h, stride_q, stride_kv;
+//   a table capture of rank R (tg.gather) instead 1 + 2R: const C* table,
+//   its R sizes, its R strides (as the forward, AttentionKernel.h)
 //   then 5 per capture gradient: float* accumulator (zeroed before the
 //   launch), stride_b, stride_h, stride_q, stride_kv (0 along the capture's
-//   broadcast dimensions, so that they sum)
+//   broadcast dimensions, so that they sum); a table's gradient instead
+//   1 + R: float* accumulator (zeroed) of the table's sizes, its R strides
 // convert: dq_accum (const float*), dq (T*), num_heads_q, seq_len_q,
 //   dq_stride_b/h/s.  (7 parameters)
 // capture gradient conversion (attentionBackwardCaptureGradConvert): src
@@ -74,6 +77,10 @@ struct AttentionBackwardTile {
 /// score with respect to the captured element times `dz`, from `s`, `dz`,
 /// the indices and the captures. The kernel adds it, where P != 0, into an
 /// f32 accumulator with atomics.
+/// For a table capture `c` the statements add each contribution themselves,
+/// with `c_grad_add(value, i0, ..)`: an f32 atomic add at the indices,
+/// clamped like `c_at` (a fill-mode gather that read out of range adds
+/// nothing: the statements test `c_in_range` first).
 struct AttentionCaptureGradient {
   std::string capture; // the capture's name
   std::string statements;
@@ -105,7 +112,8 @@ struct AttentionBackwardSpec {
   /// dQ's f32 additions in a fixed order (the kv tiles of a query tile one
   /// after another, through a semaphore per query tile), so that results
   /// are reproducible run to run; capture gradients summed across CTAs
-  /// (broadcast over batch or heads) are refused by the plan lowering.
+  /// (broadcast over batch or heads) and table gradients are refused by the
+  /// plan lowering.
   bool deterministic = false;
 
   /// Target compute capability: selects the tile (shared memory).

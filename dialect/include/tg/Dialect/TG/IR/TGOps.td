@@ -940,9 +940,10 @@ def TG_AttentionGradOp : TG_Op<"attention_grad", [Pure,
     of the table (derived from `score`), times dZ, scatter-added at the
     position that gather read (after clamping; a `fill` read out of range
     adds nothing), summed over every score with P > 0 in f32 or better and
-    rounded once. The reference sums in a fixed order; the backends refuse
-    table gradients at compile time with the reason (no kernel computes
-    them yet).
+    rounded once. The reference sums in a fixed order; the fused NVRTC
+    backward adds with f32 atomics (not with `--deterministic`, which
+    refuses it); the expansion into tg ops and cuDNN refuse table
+    gradients at compile time with the reason.
 
     ```mlir
     %dq, %dk, %dv = tg.attention_grad %q, %k, %v, %o, %do, %lse

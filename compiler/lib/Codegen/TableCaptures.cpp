@@ -1,0 +1,78 @@
+// Table captures in generated CUDA (TableCaptures.h).
+#include "TableCaptures.h"
+
+#include <sstream>
+
+namespace tg::codegen {
+
+std::string tableIndexParams(int rank) {
+  std::ostringstream os;
+  for (int d = 0; d < rank; ++d)
+    os << ", long long i" << d;
+  return os.str();
+}
+
+std::string tableIndexArgs(int rank) {
+  std::ostringstream os;
+  for (int d = 0; d < rank; ++d)
+    os << (d ? ", " : "") << "i" << d;
+  return os.str();
+}
+
+std::string tableCaptureFields(const AttentionCapture &c, const CaptureAccess &access) {
+  std::ostringstream os;
+  os << "  const " << access.pointerType << " *" << c.name << ";  // " << toString(c.type)
+     << " table of rank " << c.tableRank << "\n  long long " << c.name << "_size[" << c.tableRank
+     << "], " << c.name << "_stride[" << c.tableRank << "];\n";
+  return os.str();
+}
+
+std::string tableCaptureReaders(const AttentionCapture &c, const CaptureAccess &access) {
+  const std::string params = tableIndexParams(c.tableRank);
+  const std::string args = tableIndexArgs(c.tableRank);
+  std::ostringstream os;
+  os << "\n__device__ __forceinline__ long long " << c.name
+     << "_offset(const Captures &captures, const long long (&stride)[" << c.tableRank << "]"
+     << params << ") {\n"
+     << "  long long offset = 0;\n";
+  for (int d = 0; d < c.tableRank; ++d)
+    os << "  offset += (i" << d << " < 0 ? 0 : i" << d << " < captures." << c.name << "_size[" << d
+       << "] ? i" << d << " : captures." << c.name << "_size[" << d << "] - 1) * stride[" << d
+       << "];\n";
+  os << "  return offset;\n}\n"
+     << "__device__ __forceinline__ " << access.valueType << " " << c.name
+     << "_at(const Captures &captures" << params << ") {\n"
+     << "  const " << access.pointerType << " raw = captures." << c.name << "[" << c.name
+     << "_offset(captures, captures." << c.name << "_stride, " << args << ")];\n"
+     << "  return " << access.convert << ";\n}\n"
+     << "__device__ __forceinline__ bool " << c.name << "_in_range(const Captures &captures"
+     << params << ") {\n  return true";
+  for (int d = 0; d < c.tableRank; ++d)
+    os << " &&\n         i" << d << " >= 0 && i" << d << " < captures." << c.name << "_size[" << d
+       << "]";
+  os << ";\n}\n";
+  return os.str();
+}
+
+std::string tableCaptureParams(const AttentionCapture &c, const CaptureAccess &access) {
+  std::ostringstream os;
+  os << ",\n    const " << access.pointerType << " *__restrict__ capture_" << c.name;
+  for (const char *what : {"size", "stride"})
+    for (int d = 0; d < c.tableRank; ++d)
+      os << ", long long " << c.name << "_" << what << d;
+  return os.str();
+}
+
+std::string tableCaptureInitializer(const AttentionCapture &c) {
+  std::ostringstream os;
+  os << "capture_" << c.name;
+  for (const char *what : {"size", "stride"}) {
+    os << ", {";
+    for (int d = 0; d < c.tableRank; ++d)
+      os << (d ? ", " : "") << c.name << "_" << what << d;
+    os << "}";
+  }
+  return os.str();
+}
+
+} // namespace tg::codegen
