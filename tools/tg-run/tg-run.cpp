@@ -342,6 +342,9 @@ static int runMain() {
   if (benchRuns < 0)
     return fail("--bench expects a positive number of runs, got " +
                 llvm::Twine(benchRuns.getValue()));
+  if (repeatRuns < 0)
+    return fail("--repeat expects a non-negative number of runs, got " +
+                llvm::Twine(repeatRuns.getValue()));
 
   DialectRegistry registry;
   registry.insert<TGDialect, func::FuncDialect>();
