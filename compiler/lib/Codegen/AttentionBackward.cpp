@@ -48,13 +48,6 @@ int64_t rightLimit(const AttentionBackwardSpec &spec) {
   return spec.windowRight ? clampWindow(*spec.windowRight) : 0;
 }
 
-bool isIdentifier(const std::string &name) {
-  if (name.empty() || !(std::isalpha((unsigned char)name[0]) || name[0] == '_'))
-    return false;
-  return std::all_of(name.begin(), name.end(),
-                     [](char c) { return std::isalnum((unsigned char)c) || c == '_'; });
-}
-
 /// Names the score modifier's and gradient's scope already defines.
 bool isReservedName(const std::string &name) {
   for (const char *r : {"s", "b", "h", "q_idx", "kv_idx", "dz", "ds", "tg", "raw", "captures"})
@@ -521,25 +514,10 @@ std::string validateAttentionBackwardSpec(const AttentionBackwardSpec &spec) {
         << " is not supported; the backward needs sm_80 or newer (mma.sync bf16, cp.async)";
     return err.str();
   }
-  for (size_t i = 0; i < spec.captures.size(); ++i) {
-    const std::string &name = spec.captures[i].name;
-    if (!isIdentifier(name) || isReservedName(name)) {
-      err << "capture #" << i << " is named '" << name
-          << "'; expected a C identifier other than s, b, h, q_idx, kv_idx, dz, ds and the "
-             "generator's own names";
-      return err.str();
-    }
-    if (spec.captures[i].tableRank < 0 || spec.captures[i].tableRank > kMaxTableRank) {
-      err << "capture '" << name << "' has table rank " << spec.captures[i].tableRank
-          << "; expected 0 (an element capture) to " << kMaxTableRank;
-      return err.str();
-    }
-    for (size_t j = 0; j < i; ++j)
-      if (spec.captures[j].name == name) {
-        err << "capture name '" << name << "' is used twice";
-        return err.str();
-      }
-  }
+  if (std::string problem = captureSpecProblem(spec.captures, isReservedName,
+                                                "s, b, h, q_idx, kv_idx, dz, ds");
+      !problem.empty())
+    return problem;
   if (!spec.captures.empty() && spec.scoreModifier.empty() && spec.scoreGradient.empty() &&
       spec.captureGradients.empty())
     return "captures are given but the score modifier and its gradient are empty";

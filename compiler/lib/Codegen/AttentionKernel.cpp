@@ -72,14 +72,6 @@ uint32_t dropoutThreshold(double probability) {
 
 namespace {
 
-bool isIdentifier(const std::string &name) {
-  if (name.empty() || !(std::isalpha((unsigned char)name[0]) || name[0] == '_'))
-    return false;
-  return std::all_of(name.begin(), name.end(), [](char c) {
-    return std::isalnum((unsigned char)c) || c == '_';
-  });
-}
-
 /// Names the score modifier's scope already defines.
 bool isReservedName(const std::string &name) {
   static const char *reserved[] = {"s",         "b",         "h",    "q_idx", "kv_idx",
@@ -145,25 +137,10 @@ std::string validateAttentionSpec(const AttentionForwardSpec &spec) {
         << " is not supported; the kernel needs sm_80 or newer (mma.sync bf16, cp.async)";
     return err.str();
   }
-  for (size_t i = 0; i < spec.captures.size(); ++i) {
-    const std::string &name = spec.captures[i].name;
-    if (!isIdentifier(name) || isReservedName(name)) {
-      err << "capture #" << i << " is named '" << name
-          << "'; expected a C identifier other than s, b, h, q_idx, kv_idx "
-             "and the generator's own names";
-      return err.str();
-    }
-    if (spec.captures[i].tableRank < 0 || spec.captures[i].tableRank > kMaxTableRank) {
-      err << "capture '" << name << "' has table rank " << spec.captures[i].tableRank
-          << "; expected 0 (an element capture) to " << kMaxTableRank;
-      return err.str();
-    }
-    for (size_t j = 0; j < i; ++j)
-      if (spec.captures[j].name == name) {
-        err << "capture name '" << name << "' is used twice";
-        return err.str();
-      }
-  }
+  if (std::string problem =
+          captureSpecProblem(spec.captures, isReservedName, "s, b, h, q_idx, kv_idx");
+      !problem.empty())
+    return problem;
   if (!spec.captures.empty() && spec.scoreModifier.empty())
     return "captures are given but the score modifier is empty";
   if (spec.documentMask && (spec.scoreModifier.empty() || spec.documentMask->queryId.empty() ||

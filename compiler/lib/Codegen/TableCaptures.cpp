@@ -1,9 +1,43 @@
 // Table captures in generated CUDA (TableCaptures.h).
 #include "TableCaptures.h"
 
+#include <algorithm>
+#include <cctype>
 #include <sstream>
 
 namespace tg::codegen {
+
+static bool isIdentifier(const std::string &name) {
+  if (name.empty() || !(std::isalpha((unsigned char)name[0]) || name[0] == '_'))
+    return false;
+  return std::all_of(name.begin(), name.end(),
+                     [](char c) { return std::isalnum((unsigned char)c) || c == '_'; });
+}
+
+std::string captureSpecProblem(const std::vector<AttentionCapture> &captures,
+                               bool (*isReserved)(const std::string &),
+                               const char *reservedNames) {
+  std::ostringstream err;
+  for (size_t i = 0; i < captures.size(); ++i) {
+    const std::string &name = captures[i].name;
+    if (!isIdentifier(name) || isReserved(name)) {
+      err << "capture #" << i << " is named '" << name << "'; expected a C identifier other than "
+          << reservedNames << " and the generator's own names";
+      return err.str();
+    }
+    if (captures[i].tableRank < 0 || captures[i].tableRank > kMaxTableRank) {
+      err << "capture '" << name << "' has table rank " << captures[i].tableRank
+          << "; expected 0 (an element capture) to " << kMaxTableRank;
+      return err.str();
+    }
+    for (size_t j = 0; j < i; ++j)
+      if (captures[j].name == name) {
+        err << "capture name '" << name << "' is used twice";
+        return err.str();
+      }
+  }
+  return "";
+}
 
 std::string tableIndexParams(int rank) {
   std::ostringstream os;

@@ -1,8 +1,9 @@
 #ifndef TG_CODEGEN_TABLECAPTURES_H
 #define TG_CODEGEN_TABLECAPTURES_H
 
-// Table captures (tg.gather in a score region) in generated CUDA, one text
-// for the forward and the backward generators: the fields of the kernel's
+// Captures in generated CUDA, one text for the forward and the backward
+// generators: the check of their names and table ranks and, for table
+// captures (tg.gather in a score region), the fields of the kernel's
 // `Captures` struct, its clamping readers, the entry-point parameters that
 // carry a table and the initializer that builds the struct from them.
 //
@@ -18,8 +19,17 @@
 #include "tg/Codegen/AttentionKernel.h"
 
 #include <string>
+#include <vector>
 
 namespace tg::codegen {
+
+/// The first problem with the names and table ranks of a generator's
+/// captures, or "": each name a C identifier that `isReserved` does not
+/// claim (`reservedNames` lists the region's own names for the message),
+/// each table rank in [0, kMaxTableRank], no name twice.
+std::string captureSpecProblem(const std::vector<AttentionCapture> &captures,
+                               bool (*isReserved)(const std::string &),
+                               const char *reservedNames);
 
 /// How a generator reads one captured element: its type in global memory,
 /// the type the score region sees, and the conversion of `raw` into it.
