@@ -8,42 +8,13 @@
 #include "tg/Dialect/TG/IR/TGOps.h"
 #include "tg/Lowering/CudaPrelude.h"
 #include "tg/Lowering/ScalarExpr.h"
+#include "tg/Transforms/NvrtcKernelSpecs.h"
 
 #include "mlir/IR/Diagnostics.h"
 
 using namespace mlir;
 using namespace mlir::tg;
 namespace cg = ::tg::codegen;
-
-static std::optional<cg::CaptureType> captureTypeOf(Type type) {
-  if (type.isF32())
-    return cg::CaptureType::F32;
-  if (type.isF16())
-    return cg::CaptureType::F16;
-  if (type.isBF16())
-    return cg::CaptureType::BF16;
-  if (type.isInteger(1))
-    return cg::CaptureType::Bool;
-  if (type.isInteger(8))
-    return cg::CaptureType::I8;
-  if (type.isInteger(32))
-    return cg::CaptureType::I32;
-  if (type.isInteger(64))
-    return cg::CaptureType::I64;
-  return std::nullopt;
-}
-
-static cg::AttentionCausalMode causalModeOf(CausalMode mode) {
-  switch (mode) {
-  case CausalMode::none:
-    return cg::AttentionCausalMode::None;
-  case CausalMode::top_left:
-    return cg::AttentionCausalMode::TopLeft;
-  case CausalMode::bottom_right:
-    return cg::AttentionCausalMode::BottomRight;
-  }
-  return cg::AttentionCausalMode::None;
-}
 
 FailureOr<KernelStep>
 mlir::tg::emitAttentionStep(AttentionOp op, int targetSm,
@@ -70,7 +41,7 @@ mlir::tg::emitAttentionStep(AttentionOp op, int targetSm,
   spec.headDimV = vType.getDimSize(3);
   spec.numHeadsQ = qType.getDimSize(1);
   spec.numHeadsKV = kType.getDimSize(1);
-  spec.causal = causalModeOf(op.getCausal());
+  spec.causal = nvrtcCausalMode(op.getCausal());
   if (auto left = op.getWindowLeft())
     spec.windowLeft = static_cast<int64_t>(*left);
   if (auto right = op.getWindowRight())
@@ -94,7 +65,7 @@ mlir::tg::emitAttentionStep(AttentionOp op, int targetSm,
   for (auto [i, capture] : llvm::enumerate(op.getCaptures())) {
     auto captureType = cast<RankedTensorType>(capture.getType());
     Type captureElem = captureType.getElementType();
-    std::optional<cg::CaptureType> type = captureTypeOf(captureElem);
+    std::optional<cg::CaptureType> type = nvrtcCaptureType(captureElem);
     if (!type)
       return op.emitOpError("the NVRTC attention kernel cannot capture ")
              << captureElem << " tensors";

@@ -58,7 +58,7 @@ std::string mlir::tg::nvrtcAttentionUnsupportedReason(AttentionOp op) {
   return "";
 }
 
-static cg::AttentionCausalMode causalModeOf(CausalMode mode) {
+cg::AttentionCausalMode mlir::tg::nvrtcCausalMode(CausalMode mode) {
   switch (mode) {
   case CausalMode::none:
     return cg::AttentionCausalMode::None;
@@ -97,7 +97,7 @@ mlir::tg::nvrtcAttentionGradSpec(AttentionGradOp op, int targetSm,
   spec.headDimV = v.getDimSize(3);
   spec.numHeadsQ = q.getDimSize(1);
   spec.numHeadsKV = k.getDimSize(1);
-  spec.causal = causalModeOf(op.getCausal());
+  spec.causal = nvrtcCausalMode(op.getCausal());
   if (auto left = op.getWindowLeft())
     spec.windowLeft = static_cast<int64_t>(*left);
   if (auto right = op.getWindowRight())
