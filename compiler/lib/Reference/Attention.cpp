@@ -410,10 +410,10 @@ struct CaptureGrad {
   Value like;                   // the result it becomes
   std::vector<double> sum;
   /// A table capture's instead: adds (b, h, i, j, raw, dZ)'s contributions
-  /// into `sharedSum` at the positions its gathers read.
-  std::function<void(int64_t, int64_t, int64_t, int64_t, double, double)>
+  /// into `sum` at the positions its gathers read.
+  std::function<void(int64_t, int64_t, int64_t, int64_t, double, double,
+                     std::vector<double> &sum)>
       scatter;
-  std::shared_ptr<std::vector<double>> sharedSum;
 };
 
 /// The analytic backward shared by tg.sdpa_grad and tg.attention_grad.
@@ -464,7 +464,7 @@ SmallVector<HostTensor> backward(const AttentionProblem &p, const HostTensor &o,
           double dZ = prob * (factor * dPd - rowDot);
           for (CaptureGrad &g : captureGrads) {
             if (g.scatter) {
-              g.scatter(b, h, i, j, row.raw[j], dZ);
+              g.scatter(b, h, i, j, row.raw[j], dZ, g.sum);
               continue;
             }
             g.sum[b * g.strides[0] + h * g.strides[1] + i * g.strides[2] +
@@ -493,7 +493,7 @@ SmallVector<HostTensor> backward(const AttentionProblem &p, const HostTensor &o,
   results.push_back(finish(dk, dkLike));
   results.push_back(finish(dv, dvLike));
   for (CaptureGrad &g : captureGrads)
-    results.push_back(finish(g.sharedSum ? *g.sharedSum : g.sum, g.like));
+    results.push_back(finish(g.sum, g.like));
   return results;
 }
 } // namespace
@@ -626,11 +626,9 @@ Results mlir::tg::ref::evalAttentionGrad(AttentionGradOp op,
       }
       ++ordinal;
     }
-    auto sum = std::make_shared<std::vector<double>>(capture.values.size());
-    g.sharedSum = sum;
-    g.scatter = [forward = *region, gathers, sum](int64_t b, int64_t h,
-                                                  int64_t i, int64_t j,
-                                                  double raw, double dZ) {
+    g.scatter = [forward = *region, gathers](int64_t b, int64_t h, int64_t i,
+                                             int64_t j, double raw, double dZ,
+                                             std::vector<double> &sum) {
       // Where did the score region read? Evaluate it again for this score.
       forward(b, h, i, j, raw);
       SmallVector<int64_t> offsets;
@@ -638,7 +636,7 @@ Results mlir::tg::ref::evalAttentionGrad(AttentionGradOp op,
         offsets.push_back(forward.program->gatherOffset(ordinal));
       for (auto [k, entry] : llvm::enumerate(gathers))
         if (offsets[k] >= 0)
-          (*sum)[offsets[k]] += entry.second(b, h, i, j, raw, dZ);
+          sum[offsets[k]] += entry.second(b, h, i, j, raw, dZ);
     };
     captureGrads.push_back(std::move(g));
   }

@@ -196,25 +196,36 @@ static LogicalResult expand(AttentionGradOp op) {
   return success();
 }
 
+/// Adds a full-length sequence-length constant (`length` for each batch
+/// entry, which masks nothing) as operand segment `segment` of `op` (its
+/// missing seq_len_q or seq_len_kv).
+template <typename AttentionLikeOp>
+static void addFullLength(AttentionLikeOp op, unsigned segment, int64_t length) {
+  OpBuilder b(op);
+  int64_t batch = cast<RankedTensorType>(op.getQ().getType()).getDimSize(0);
+  auto type = RankedTensorType::get({batch}, b.getI32Type());
+  Value full = ConstantOp::createSplat(b, op.getLoc(), type, double(length));
+  auto &segments = op.getProperties().operandSegmentSizes;
+  unsigned index = 0;
+  for (unsigned s = 0; s < segment; ++s)
+    index += segments[s];
+  op->insertOperands(index, {full});
+  segments[segment] = 1;
+}
+
 /// cuDNN <= 9.15 computes the attention backward wrongly when Skv is not a
 /// multiple of 128 unless the graph has a padding mask (cudnn-frontend then
 /// adds one with the full lengths). A tg.attention_grad on cuDNN without
 /// sequence lengths gets explicit full-length ones, which mask nothing: the
 /// cuDNN lowering binds them in its graph for those versions.
 static void addFullLengthsForCudnn(AttentionGradOp op) {
-  ArrayRef<int64_t> q = cast<RankedTensorType>(op.getQ().getType()).getShape();
+  int64_t sq = cast<RankedTensorType>(op.getQ().getType()).getDimSize(2);
   int64_t skv = cast<RankedTensorType>(op.getK().getType()).getDimSize(2);
   if (skv % 128 == 0 || op.getSeqLenQ() || op.getSeqLenKv())
     return;
-  OpBuilder b(op);
-  auto type = RankedTensorType::get({q[0]}, b.getI32Type());
-  Value lenQ = ConstantOp::createSplat(b, op.getLoc(), type, double(q[2]));
-  Value lenKv = ConstantOp::createSplat(b, op.getLoc(), type, double(skv));
   // Operand segments: q k v o d_o stats | seq_len_q seq_len_kv | ...
-  op->insertOperands(6, {lenQ, lenKv});
-  auto &segments = op.getProperties().operandSegmentSizes;
-  segments[6] = 1;
-  segments[7] = 1;
+  addFullLength(op, 6, sq);
+  addFullLength(op, 7, skv);
 }
 
 /// cuDNN's forward with one padding length and not the other computes
@@ -223,18 +234,11 @@ static void addFullLengthsForCudnn(AttentionGradOp op) {
 /// outputs). A tg.attention on cuDNN with one length gets the other as an
 /// explicit full-length constant, which masks nothing.
 static void completeLengthsForCudnn(AttentionOp op) {
-  if (static_cast<bool>(op.getSeqLenQ()) == static_cast<bool>(op.getSeqLenKv()))
-    return;
-  ArrayRef<int64_t> q = cast<RankedTensorType>(op.getQ().getType()).getShape();
-  int64_t skv = cast<RankedTensorType>(op.getK().getType()).getDimSize(2);
-  OpBuilder b(op);
-  auto type = RankedTensorType::get({q[0]}, b.getI32Type());
-  bool addQ = !op.getSeqLenQ();
-  Value full = ConstantOp::createSplat(b, op.getLoc(), type,
-                                       double(addQ ? q[2] : skv));
   // Operand segments: q k v | seq_len_q seq_len_kv | ...
-  op->insertOperands(addQ ? 3 : 4, {full});
-  op.getProperties().operandSegmentSizes[addQ ? 3 : 4] = 1;
+  if (op.getSeqLenKv() && !op.getSeqLenQ())
+    addFullLength(op, 3, cast<RankedTensorType>(op.getQ().getType()).getDimSize(2));
+  else if (op.getSeqLenQ() && !op.getSeqLenKv())
+    addFullLength(op, 4, cast<RankedTensorType>(op.getK().getType()).getDimSize(2));
 }
 
 namespace {
