@@ -35,7 +35,9 @@ import argparse, json, math, os, sys, time
 import torch
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "python"))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "test", "gpu"))
 import tgc  # noqa: E402  (the package's C API wrapper: tgc.Library)
+import gather_graphs as gg  # noqa: E402  (T5 bucket ops shared with the GPU suite)
 
 
 def ttype(shape, elem):
@@ -106,32 +108,9 @@ NUM_BUCKETS, MAX_DISTANCE = 32, 128
 
 
 def t5_region(H):
-    half, exact = NUM_BUCKETS // 2, NUM_BUCKETS // 4
-    return ["%rel = tg.sub %ki, %qi : tensor<i64>, tensor<i64>",
-            "%c0 = tg.constant dense<0> : tensor<i64>",
-            "%pos = tg.cmp gt, %rel, %c0 : tensor<i64>, tensor<i64>",
-            "%posl = tg.cast %pos : tensor<i1> to tensor<i64>",
-            "%%half = tg.constant dense<%d> : tensor<i64>" % half,
-            "%base = tg.mul %posl, %half : tensor<i64>, tensor<i64>",
-            "%n = tg.abs %rel : tensor<i64>",
-            "%%exact = tg.constant dense<%d> : tensor<i64>" % exact,
-            "%small = tg.cmp lt, %n, %exact : tensor<i64>, tensor<i64>",
-            "%nf = tg.cast %n : tensor<i64> to tensor<f32>",
-            "%%exactf = tg.constant dense<%s> : tensor<f32>" % float(exact),
-            "%ratio = tg.div %nf, %exactf : tensor<f32>, tensor<f32>",
-            "%l = tg.log %ratio : tensor<f32>",
-            "%%den = tg.constant dense<%.9g> : tensor<f32>" % math.log(MAX_DISTANCE / exact),
-            "%l2 = tg.div %l, %den : tensor<f32>, tensor<f32>",
-            "%%span = tg.constant dense<%s> : tensor<f32>" % float(half - exact),
-            "%l3 = tg.mul %l2, %span : tensor<f32>, tensor<f32>",
-            "%li = tg.cast %l3 : tensor<f32> to tensor<i64>",
-            "%large = tg.add %exact, %li : tensor<i64>, tensor<i64>",
-            "%%top = tg.constant dense<%d> : tensor<i64>" % (half - 1),
-            "%largec = tg.min %large, %top : tensor<i64>, tensor<i64>",
-            "%pick = tg.select %small, %n, %largec : tensor<i1>, tensor<i64>, tensor<i64>",
-            "%bucket = tg.add %base, %pick : tensor<i64>, tensor<i64>",
-            "%%e = tg.gather %%t_emb[%%bucket, %%h] : %s[tensor<i64>, tensor<i64>]" % ttype([NUM_BUCKETS, H], "f32"),
-            "%z = tg.add %s, %e : tensor<f32>, tensor<f32>"]
+    return gg.t5_bucket_ops(NUM_BUCKETS, MAX_DISTANCE) + [
+        "%%e = tg.gather %%t_emb[%%bucket, %%h] : %s[tensor<i64>, tensor<i64>]" % ttype([NUM_BUCKETS, H], "f32"),
+        "%z = tg.add %s, %e : tensor<f32>, tensor<f32>"]
 
 
 def document_region(B, S):

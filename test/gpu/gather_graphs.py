@@ -26,6 +26,7 @@ the CPU reference by `tg-run --check`:
 Inputs that need values of their own (document ids, prefix lengths, index
 tensors) are written as .npy files by `write_inputs`; the rest are tg-run's
 random inputs (tables: normal floats)."""
+import math
 import os
 
 import attention_graphs as ag
@@ -83,13 +84,12 @@ def _relbias_region(c):
             "%z = tg.add %s, %e32 : tensor<f32>, tensor<f32>"]
 
 
-def _t5_region(c):
-    g = c["gather"]
-    nb, md = g["num_buckets"], g["max_distance"]
-    half = nb // 2
+def t5_bucket_ops(num_buckets, max_distance):
+    """The region ops of HF T5's bidirectional _relative_position_bucket of
+    kv_idx - q_idx, ending in %bucket (i64); bench/bench_gather.py uses them too."""
+    half = num_buckets // 2
     exact = half // 2
-    import math
-    den = math.log(md / exact)
+    den = math.log(max_distance / exact)
     return ["%rel = tg.sub %ki, %qi : tensor<i64>, tensor<i64>",
             "%c0 = tg.constant dense<0> : tensor<i64>",
             "%pos = tg.cmp gt, %rel, %c0 : tensor<i64>, tensor<i64>",
@@ -112,12 +112,16 @@ def _t5_region(c):
             "%%top = tg.constant dense<%d> : tensor<i64>" % (half - 1),
             "%largec = tg.min %large, %top : tensor<i64>, tensor<i64>",
             "%pick = tg.select %small, %n, %largec : tensor<i1>, tensor<i64>, tensor<i64>",
-            "%bucket = tg.add %base, %pick : tensor<i64>, tensor<i64>",
-            "%%e = tg.gather %%t_table[%%bucket, %%h] : %s[tensor<i64>, tensor<i64>]"
-            % ttype(g["table"], g["elem"]),
-            ("%%e32 = tg.cast %%e : tensor<%s> to tensor<f32>" % g["elem"]) if g["elem"] != "f32"
-            else "%e32 = tg.add %e, %c0f : tensor<f32>, tensor<f32>",
-            "%z = tg.add %s, %e32 : tensor<f32>, tensor<f32>"]
+            "%bucket = tg.add %base, %pick : tensor<i64>, tensor<i64>"]
+
+
+def _t5_region(c):
+    g = c["gather"]
+    return t5_bucket_ops(g["num_buckets"], g["max_distance"]) + [
+        "%%e = tg.gather %%t_table[%%bucket, %%h] : %s[tensor<i64>, tensor<i64>]" % ttype(g["table"], g["elem"]),
+        ("%%e32 = tg.cast %%e : tensor<%s> to tensor<f32>" % g["elem"]) if g["elem"] != "f32"
+        else "%e32 = tg.add %e, %c0f : tensor<f32>, tensor<f32>",
+        "%z = tg.add %s, %e32 : tensor<f32>, tensor<f32>"]
 
 
 def _doc_region(c):
