@@ -38,6 +38,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "test", "gpu"))
 import tgc  # noqa: E402  (the package's C API wrapper: tgc.Library)
 import gather_graphs as gg  # noqa: E402  (T5 bucket ops shared with the GPU suite)
+from bench_attention import bench  # noqa: E402  (median of CUDA-event timings)
 
 
 def ttype(shape, elem):
@@ -139,19 +140,6 @@ def document_ids(B, S, docs, seed=0):
         cuts = torch.sort(torch.randperm(S - 1, generator=g)[:docs - 1] + 1).values
         ids[b] = torch.searchsorted(cuts, torch.arange(S), right=True).to(torch.int32)
     return ids
-
-
-def bench(fn, reps=20, warm=3):
-    for _ in range(warm):
-        fn()
-    torch.cuda.synchronize()
-    times = []
-    for _ in range(reps):
-        s = torch.cuda.Event(enable_timing=True); e = torch.cuda.Event(enable_timing=True)
-        s.record(); fn(); e.record(); torch.cuda.synchronize()
-        times.append(s.elapsed_time(e))
-    times.sort()
-    return times[len(times) // 2]
 
 
 def peak_extra(fn, baseline_tensors_bytes):
