@@ -2,6 +2,8 @@
 // (P quantized to q's fp8 format, the descales, amax_s/amax_o, saturation of
 // the output), and the same results before and after tg-decompose-sdpa
 // (FP8 tg.sdpa -> tg.attention) and tg-expand-attention (-> primitive ops).
+#include "InterpreterFixture.h"
+
 #include "tg/Dialect/TG/IR/TGDialect.h"
 #include "tg/Dialect/TG/IR/TGOps.h"
 #include "tg/Reference/Interpreter.h"
@@ -25,43 +27,11 @@ using namespace mlir::tg;
 using ref::HostTensor;
 
 namespace {
-class Fp8AttentionTest : public ::testing::Test {
+class Fp8AttentionTest : public InterpreterFixture {
 protected:
-  Fp8AttentionTest() {
-    DialectRegistry registry;
-    registry.insert<TGDialect, func::FuncDialect>();
-    context.appendDialectRegistry(registry);
-    context.loadAllAvailableDialects();
-  }
-
-  func::FuncOp parse(const std::string &source) {
-    module = parseSourceString<ModuleOp>(source, &context);
-    EXPECT_TRUE(module) << source;
-    if (!module)
-      return nullptr;
-    return *module->getOps<func::FuncOp>().begin();
-  }
-
-  SmallVector<HostTensor> run(func::FuncOp fn, ArrayRef<HostTensor> inputs) {
-    FailureOr<SmallVector<HostTensor>> out = ref::interpret(fn, inputs);
-    EXPECT_TRUE(succeeded(out));
-    return succeeded(out) ? *out : SmallVector<HostTensor>{};
-  }
-
-  HostTensor tensor(ArrayRef<int64_t> shape, Type element,
-                    std::vector<double> values) {
-    HostTensor t;
-    t.shape.assign(shape.begin(), shape.end());
-    t.elementType = element;
-    t.values = std::move(values);
-    return t;
-  }
   HostTensor scalar(double value) {
     return tensor({}, Float32Type::get(&context), {value});
   }
-
-  MLIRContext context;
-  OwningOpRef<ModuleOp> module;
 };
 
 double f32(double x) { return tgc::roundTo(tgc::Format::F32, x); }

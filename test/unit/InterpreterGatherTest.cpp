@@ -3,6 +3,8 @@
 // against the same scores given as materialised element captures (relative
 // bias, T5 buckets, document masks), and tg.attention_grad's table gradient
 // against central finite differences of the forward.
+#include "InterpreterFixture.h"
+
 #include "tg/Dialect/TG/IR/TGDialect.h"
 #include "tg/Reference/Interpreter.h"
 
@@ -24,45 +26,10 @@ using ref::HostTensor;
 namespace {
 const double kInf = std::numeric_limits<double>::infinity();
 
-class GatherTest : public ::testing::Test {
+class GatherTest : public InterpreterFixture {
 protected:
-  GatherTest() {
-    DialectRegistry registry;
-    registry.insert<TGDialect, func::FuncDialect>();
-    context.appendDialectRegistry(registry);
-    context.loadAllAvailableDialects();
-  }
-
-  func::FuncOp parse(const std::string &source, StringRef name = "") {
-    module = parseSourceString<ModuleOp>(source, &context);
-    EXPECT_TRUE(module) << source;
-    if (!module)
-      return nullptr;
-    if (!name.empty())
-      return module->lookupSymbol<func::FuncOp>(name);
-    return *module->getOps<func::FuncOp>().begin();
-  }
-
-  SmallVector<HostTensor> run(func::FuncOp fn, ArrayRef<HostTensor> inputs) {
-    FailureOr<SmallVector<HostTensor>> out = ref::interpret(fn, inputs);
-    EXPECT_TRUE(succeeded(out));
-    return succeeded(out) ? *out : SmallVector<HostTensor>{};
-  }
-
-  HostTensor tensor(ArrayRef<int64_t> shape, Type element,
-                    std::vector<double> values) {
-    HostTensor t;
-    t.shape.assign(shape.begin(), shape.end());
-    t.elementType = element;
-    t.values = std::move(values);
-    return t;
-  }
-
   Type f32() { return Float32Type::get(&context); }
   Type i64() { return IntegerType::get(&context, 64); }
-
-  MLIRContext context;
-  OwningOpRef<ModuleOp> module;
 };
 } // namespace
 

@@ -1,6 +1,8 @@
 // The reference interpreter on small cases whose answers are known by hand
 // or by an independent route (finite differences, a broadcast-expanded
 // graph, the decomposed graph).
+#include "InterpreterFixture.h"
+
 #include "tg/Dialect/TG/IR/TGDialect.h"
 #include "tg/Reference/Interpreter.h"
 #include "tg/Reference/Npy.h"
@@ -29,45 +31,9 @@ using ref::HostTensor;
 namespace {
 const double kInf = std::numeric_limits<double>::infinity();
 
-class InterpreterTest : public ::testing::Test {
+class InterpreterTest : public InterpreterFixture {
 protected:
-  InterpreterTest() {
-    DialectRegistry registry;
-    registry.insert<TGDialect, func::FuncDialect>();
-    context.appendDialectRegistry(registry);
-    context.loadAllAvailableDialects();
-  }
-
-  /// Parses `source`; fails the test on errors.
-  func::FuncOp parse(const std::string &source, StringRef name = "") {
-    module = parseSourceString<ModuleOp>(source, &context);
-    EXPECT_TRUE(module) << source;
-    if (!module)
-      return nullptr;
-    if (!name.empty())
-      return module->lookupSymbol<func::FuncOp>(name);
-    return *module->getOps<func::FuncOp>().begin();
-  }
-
-  SmallVector<HostTensor> run(func::FuncOp fn, ArrayRef<HostTensor> inputs) {
-    FailureOr<SmallVector<HostTensor>> out = ref::interpret(fn, inputs);
-    EXPECT_TRUE(succeeded(out));
-    return succeeded(out) ? *out : SmallVector<HostTensor>{};
-  }
-
-  HostTensor tensor(ArrayRef<int64_t> shape, Type element,
-                    std::vector<double> values) {
-    HostTensor t;
-    t.shape.assign(shape.begin(), shape.end());
-    t.elementType = element;
-    t.values = std::move(values);
-    return t;
-  }
-
   Type f32() { return Float32Type::get(&context); }
-
-  MLIRContext context;
-  OwningOpRef<ModuleOp> module;
 };
 
 } // namespace
