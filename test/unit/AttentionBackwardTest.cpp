@@ -6,6 +6,8 @@
 #include "tg/Codegen/AttentionBackward.h"
 
 #include <gtest/gtest.h>
+#include "NvrtcCompile.h"
+
 #include <nvrtc.h>
 
 #include <cmath>
@@ -273,41 +275,6 @@ TEST(AttentionBackwardSource, TablesAreReadLikeTheForwardAndGetGradients) {
 // NVRTC compilation of the backward variants
 //===----------------------------------------------------------------------===//
 
-struct Compiled {
-  bool ok = false;
-  std::string log;
-  size_t bytes = 0;
-};
-
-Compiled compileWithNvrtc(const std::string &source, const std::string &arch) {
-  Compiled out;
-  nvrtcProgram prog;
-  if (nvrtcCreateProgram(&prog, source.c_str(), "attention_bwd.cu", 0, nullptr, nullptr) !=
-      NVRTC_SUCCESS) {
-    out.log = "nvrtcCreateProgram failed";
-    return out;
-  }
-  bool cubin = arch.rfind("sm_", 0) == 0;
-  std::string archFlag = "--gpu-architecture=" + arch;
-  std::vector<const char *> options = {archFlag.c_str(), "-std=c++17"};
-  if (cubin)
-    options.push_back("--ptxas-options=-v");
-  nvrtcResult r = nvrtcCompileProgram(prog, int(options.size()), options.data());
-  size_t logSize = 0;
-  nvrtcGetProgramLogSize(prog, &logSize);
-  out.log.resize(logSize);
-  if (logSize)
-    nvrtcGetProgramLog(prog, out.log.data());
-  out.ok = r == NVRTC_SUCCESS;
-  if (out.ok) {
-    if (cubin)
-      nvrtcGetCUBINSize(prog, &out.bytes);
-    else
-      nvrtcGetPTXSize(prog, &out.bytes);
-  }
-  nvrtcDestroyProgram(&prog);
-  return out;
-}
 
 struct Variant {
   const char *name;
@@ -448,20 +415,20 @@ TEST_P(AttentionBackwardNvrtc, CompilesForEveryTarget) {
   std::vector<std::string> archs = {"sm_80", "sm_90a", "compute_80"};
   struct Job {
     std::string what, arch;
-    std::future<Compiled> result;
+    std::future<NvrtcCompiled> result;
   };
   std::vector<Job> jobs;
   for (const std::string &arch : archs)
     jobs.push_back({"main", arch, std::async(std::launch::async, [&k, arch] {
-                      return compileWithNvrtc(k->main.source, arch);
+                      return compileWithNvrtc(k->main.source, arch, "attention_bwd.cu");
                     })});
   // The small kernels once per variant (they depend on type and head dims).
   for (auto *launch : {&k->preprocess, &k->convert})
     jobs.push_back({launch == &k->preprocess ? "preprocess" : "convert", "sm_80",
                     std::async(std::launch::async,
-                               [launch] { return compileWithNvrtc(launch->source, "sm_80"); })});
+                               [launch] { return compileWithNvrtc(launch->source, "sm_80", "attention_bwd.cu"); })});
   for (Job &job : jobs) {
-    Compiled c = job.result.get();
+    NvrtcCompiled c = job.result.get();
     std::string what = std::string(var.name) + " " + job.what + " for " + job.arch;
     ASSERT_TRUE(c.ok) << what << ":\n" << c.log;
     EXPECT_GT(c.bytes, 0u);

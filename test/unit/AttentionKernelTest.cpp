@@ -7,6 +7,8 @@
 #include "tg/Codegen/AttentionKernel.h"
 
 #include <gtest/gtest.h>
+#include "NvrtcCompile.h"
+
 #include <nvrtc.h>
 
 #include <cmath>
@@ -360,41 +362,6 @@ TEST(AttentionSource, OptionsGenerateTheirStages) {
 // NVRTC compilation of the kernel variants
 //===----------------------------------------------------------------------===//
 
-struct Compiled {
-  bool ok = false;
-  std::string log;
-  size_t bytes = 0;
-};
-
-Compiled compileWithNvrtc(const AttentionKernel &k, const std::string &arch) {
-  Compiled out;
-  nvrtcProgram prog;
-  if (nvrtcCreateProgram(&prog, k.source.c_str(), "attention.cu", 0, nullptr, nullptr) !=
-      NVRTC_SUCCESS) {
-    out.log = "nvrtcCreateProgram failed";
-    return out;
-  }
-  bool cubin = arch.rfind("sm_", 0) == 0;
-  std::string archFlag = "--gpu-architecture=" + arch;
-  std::vector<const char *> options = {archFlag.c_str(), "-std=c++17"};
-  if (cubin)
-    options.push_back("--ptxas-options=-v");
-  nvrtcResult r = nvrtcCompileProgram(prog, int(options.size()), options.data());
-  size_t logSize = 0;
-  nvrtcGetProgramLogSize(prog, &logSize);
-  out.log.resize(logSize);
-  if (logSize)
-    nvrtcGetProgramLog(prog, out.log.data());
-  out.ok = r == NVRTC_SUCCESS;
-  if (out.ok) {
-    if (cubin)
-      nvrtcGetCUBINSize(prog, &out.bytes);
-    else
-      nvrtcGetPTXSize(prog, &out.bytes);
-  }
-  nvrtcDestroyProgram(&prog);
-  return out;
-}
 
 struct Variant {
   const char *name;
@@ -579,12 +546,12 @@ TEST_P(AttentionNvrtc, CompilesForEveryTarget) {
     archs = {"sm_90a"};
   EXPECT_EQ(k->requiredTarget, var.wgmmaOnly ? "sm_90a" : "");
   // NVRTC programs are independent: compile the targets concurrently.
-  std::vector<std::future<Compiled>> jobs;
+  std::vector<std::future<NvrtcCompiled>> jobs;
   for (const char *arch : archs)
-    jobs.push_back(std::async(std::launch::async, [&k, arch] { return compileWithNvrtc(*k, arch); }));
+    jobs.push_back(std::async(std::launch::async, [&k, arch] { return compileWithNvrtc(k->source, arch, "attention.cu"); }));
   for (size_t i = 0; i < jobs.size(); ++i) {
     const char *arch = archs[i];
-    Compiled c = jobs[i].get();
+    NvrtcCompiled c = jobs[i].get();
     ASSERT_TRUE(c.ok) << var.name << " for " << arch << ":\n" << c.log;
     EXPECT_GT(c.bytes, 0u);
     EXPECT_EQ(c.log.find("warning"), std::string::npos) << var.name << " for " << arch << ":\n"
