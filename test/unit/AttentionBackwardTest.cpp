@@ -275,7 +275,6 @@ TEST(AttentionBackwardSource, TablesAreReadLikeTheForwardAndGetGradients) {
 // NVRTC compilation of the backward variants
 //===----------------------------------------------------------------------===//
 
-
 struct Variant {
   const char *name;
   AttentionBackwardSpec spec;

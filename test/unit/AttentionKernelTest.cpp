@@ -362,7 +362,6 @@ TEST(AttentionSource, OptionsGenerateTheirStages) {
 // NVRTC compilation of the kernel variants
 //===----------------------------------------------------------------------===//
 
-
 struct Variant {
   const char *name;
   AttentionForwardSpec spec;
