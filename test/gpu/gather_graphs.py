@@ -378,6 +378,10 @@ def gather_configs():
     add("gather_doc", "unsorted_ids", dict(table=[2, S], docs=6, unsorted=True), causal=True)
     add("gather_doc", "short_table_clamped", dict(table=[2, 200], docs=4))
     add("gather_doc", "8docs_2048", dict(table=[1, 2048], docs=8), causal=True, B=1, Sq=2048, Skv=2048)
+    # Training steps: the fused backward narrows each CTA's query rows too.
+    add("gather_doc", "8docs_training_noncausal_gqa", dict(table=[2, S], docs=8), training=True, Hq=4, Hkv=2)
+    add("gather_doc", "unsorted_training_1000", dict(table=[1, 1000], docs=7, unsorted=True), causal=True,
+        training=True, B=1, Sq=1000, Skv=1000)
     # Prefix-LM.
     add("gather_prefix", "prefix", dict(prefix=[100, 0]))
     # Out-of-range index tensors (the clamp).

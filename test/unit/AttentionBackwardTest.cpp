@@ -75,6 +75,9 @@ TEST(AttentionBackwardSpec, RejectsBadSpecs) {
   s.captures = {{"grad_x", CaptureType::F32}};
   s.captureGradients.clear();
   EXPECT_TRUE(contains(errorOf(s), "named 'grad_x'"));
+  s = baseSpec();
+  s.documentMask = AttentionForwardSpec::DocumentMask{"0", "0"};
+  EXPECT_TRUE(contains(errorOf(s), "a document mask needs a score modifier"));
 }
 
 TEST(AttentionBackwardSpec, RejectsBadTiles) {
@@ -366,6 +369,15 @@ std::vector<Variant> variants() {
                       "if (doc_at(captures, b, q_idx) != doc_at(captures, b, kv_idx)) s = -__int_as_float(0x7f800000);";
     s.captures = {{"rel", CaptureType::BF16, 2}, {"doc", CaptureType::I64, 2}};
     s.captureGradients = {{"rel", "rel_grad_add(dz, h, q_idx - kv_idx + 1023);"}};
+  });
+  // The same with the document mask found: each CTA narrows its query rows.
+  add("d128_f16_docmask_narrowed_gqa4", 128, 128, T::F16, [](auto &s) {
+    s.numHeadsKV = 2;
+    s.scoreModifier =
+        "if (doc_at(captures, b, q_idx) != doc_at(captures, b, kv_idx)) s = -__int_as_float(0x7f800000);";
+    s.captures = {{"doc", CaptureType::I32, 2}};
+    s.documentMask = AttentionForwardSpec::DocumentMask{"doc_at(captures, b, q_idx)",
+                                                        "doc_at(captures, b, kv_idx)"};
   });
   add("d128_f16_fill_table_rank3_gradient", 128, 128, T::F16, [](auto &s) {
     s.scoreModifier = "const bool in = t3_in_range(captures, b, h, kv_idx - q_idx);\n"

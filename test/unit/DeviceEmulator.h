@@ -279,6 +279,16 @@ inline float atomicAdd(float *address, float value) { // fibers never interleave
   *address = old + value;
   return old;
 }
+inline long long atomicMin(long long *address, long long value) {
+  long long old = *address;
+  *address = value < old ? value : old;
+  return old;
+}
+inline long long atomicMax(long long *address, long long value) {
+  long long old = *address;
+  *address = value > old ? value : old;
+  return old;
+}
 inline float __int_as_float(int i) {
   float f;
   std::memcpy(&f, &i, 4);

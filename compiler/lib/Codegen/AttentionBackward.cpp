@@ -129,7 +129,8 @@ std::string BackwardEmitter::summary() const {
      << ", score modifier " << (spec.scoreModifier.empty() ? "no" : "yes") << ", score gradient "
      << (spec.scoreGradient.empty() ? "identity" : "yes") << ", " << spec.captures.size()
      << " captures, " << spec.captureGradients.size() << " capture gradients"
-     << (spec.deterministic ? ", deterministic" : "") << "\n";
+     << (spec.deterministic ? ", deterministic" : "")
+     << (spec.documentMask ? ", document mask" : "") << "\n";
   os << "// tile:  " << tile.blockN << " keys per CTA x query tiles of " << tile.blockM << " rows, "
      << tile.warps << " warps (S^T " << tile.warpsKeysS << "x" << tile.warps / tile.warpsKeysS
      << ", dK/dV " << tile.warpsKeysKV << "x" << tile.warps / tile.warpsKeysKV << ", dQ "
@@ -169,6 +170,7 @@ std::string BackwardEmitter::configuration() const {
       .set("SCORE_GRAD", spec.scoreGradient.empty() ? "false" : "true")
       .set("CAPTURE_GRADS", spec.captureGradients.empty() ? "false" : "true")
       .set("DETERMINISTIC", spec.deterministic ? "true" : "false")
+      .set("DOCUMENT_MASK", spec.documentMask ? "true" : "false")
       .set("SCALE", floatLiteral(spec.scale))
       .set("SMEM", attentionBackwardSharedBytes(spec, tile));
   return t.expand(R"cuda(
@@ -203,6 +205,7 @@ struct BackwardConfig {
   static constexpr bool kScoreGrad = $(SCORE_GRAD); // ScoreMod::gradient (else ds = dz)
   static constexpr bool kCaptureGrads = $(CAPTURE_GRADS); // ScoreMod::add_capture_gradients
   static constexpr bool kDeterministic = $(DETERMINISTIC); // dQ added in kv-tile order (semaphores)
+  static constexpr bool kDocumentMask = $(DOCUMENT_MASK); // ScoreMod::document_of_query/_key
   static constexpr float kScale = $(SCALE);         // s = kScale * (q . k)
   static constexpr unsigned kSharedBytes = $(SMEM);
 };
@@ -279,6 +282,15 @@ std::string BackwardEmitter::scoreMod() const {
     if (c.tableRank == 0)
       loads += "    [[maybe_unused]] const " + std::string(captureAccess(c.type).valueType) + " " +
                c.name + " = " + c.name + "_at(b, h, q_idx, kv_idx);\n";
+  if (spec.documentMask)
+    os << "  // The document ids of the document mask (the modifier masks keys of another\n"
+       << "  // document; these reads are the same as its own).\n"
+       << "  __device__ __forceinline__ long long document_of_query(long long b, long long h,\n"
+       << "                                                     long long q_idx) const {\n"
+       << "    return " << spec.documentMask->queryId << ";\n  }\n"
+       << "  __device__ __forceinline__ long long document_of_key(long long b, long long h,\n"
+       << "                                                   long long kv_idx) const {\n"
+       << "    return " << spec.documentMask->keyId << ";\n  }\n";
   os << "  __device__ __forceinline__ float apply(float s, long long b, long long h, long long q_idx,\n"
      << "                                        long long kv_idx) const {\n"
      << loads << "    {  // --- score modifier ---\n"
@@ -521,6 +533,10 @@ std::string validateAttentionBackwardSpec(const AttentionBackwardSpec &spec) {
   if (!spec.captures.empty() && spec.scoreModifier.empty() && spec.scoreGradient.empty() &&
       spec.captureGradients.empty())
     return "captures are given but the score modifier and its gradient are empty";
+  if (spec.documentMask && (spec.scoreModifier.empty() || spec.documentMask->queryId.empty() ||
+                            spec.documentMask->keyId.empty()))
+    return "a document mask needs a score modifier (which masks the keys of other documents) "
+           "and both id expressions";
   for (size_t i = 0; i < spec.captureGradients.size(); ++i) {
     const std::string &name = spec.captureGradients[i].capture;
     auto capture = std::find_if(spec.captures.begin(), spec.captures.end(),

@@ -2,6 +2,7 @@
 // (compiler/include/tg/Codegen/AttentionBackward.h documents their
 // parameters).
 #include "AttentionGradStep.h"
+#include "DocumentMask.h"
 #include "TableGather.h"
 
 #include "tg/Codegen/AttentionBackward.h"
@@ -162,6 +163,14 @@ FailureOr<SmallVector<KernelStep, 0>> mlir::tg::emitAttentionGradSteps(
     if (failed(body))
       return failure();
     spec.scoreModifier = *body;
+    // A document mask lets each CTA skip the query tiles of other documents.
+    if (std::optional<DocumentIds> ids = findDocumentMask(
+            op, argNames, emitGather,
+            [](const std::string &name, bool atQuery) {
+              return name + (atQuery ? "_at(b, h, q_idx, 0)" : "_at(b, h, 0, kv_idx)");
+            }))
+      spec.documentMask =
+          cg::AttentionForwardSpec::DocumentMask{ids->query, ids->key};
   }
   // The score_grad region, or the chain rule derived through `score`; a
   // gradient that is dz itself (bias, ALiBi, masks) needs no code.

@@ -98,7 +98,12 @@ mlir::tg::emitAttentionStep(AttentionOp op, int targetSm,
     spec.scoreModifier = *body;
     // A document mask lets each CTA skip the key tiles of other documents.
     if (std::optional<DocumentIds> ids =
-            findDocumentMask(op, argNames, emitGather))
+            findDocumentMask(op, argNames, emitGather,
+                             [](const std::string &name, bool atQuery) {
+                               return "load_capture_" + name +
+                                      (atQuery ? "(captures, b, h, q_idx, 0)"
+                                               : "(captures, b, h, 0, kv_idx)");
+                             }))
       spec.documentMask =
           cg::AttentionForwardSpec::DocumentMask{ids->query, ids->key};
   }

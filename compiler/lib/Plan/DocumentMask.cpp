@@ -17,10 +17,10 @@ enum class Side { Query, Key };
 
 class DocumentMaskFinder {
 public:
-  DocumentMaskFinder(AttentionOp op, ArrayRef<std::string> argNames,
-                     GatherEmitter emitGather)
-      : op(op), block(op.getScoreBlock()), argNames(argNames),
-        emitGather(emitGather) {}
+  DocumentMaskFinder(Operation *op, ArrayRef<std::string> argNames,
+                     GatherEmitter emitGather, ElementReader readElement)
+      : op(op), block(op->getRegion(0).front()), argNames(argNames),
+        emitGather(emitGather), readElement(readElement) {}
 
   std::optional<DocumentIds> run() {
     Value result = block.getTerminator()->getOperand(0);
@@ -93,13 +93,12 @@ private:
     if (arg && *arg >= AttentionOp::kNumIndexArgs &&
         !isTableCapture(op, *arg - AttentionOp::kNumIndexArgs)) {
       // An element capture: it must not vary along the other index.
-      Value capture = op.getCaptures()[*arg - AttentionOp::kNumIndexArgs];
+      Value capture = captures()[*arg - AttentionOp::kNumIndexArgs];
       ArrayRef<int64_t> shape =
           cast<RankedTensorType>(capture.getType()).getShape();
       if (shape[other - 1] != 1)
         return std::nullopt;
-      return "load_capture_" + argNames[*arg] + "(captures, b, h, " +
-             (side == Side::Query ? "q_idx, 0)" : "0, kv_idx)");
+      return readElement(argNames[*arg], side == Side::Query);
     }
     auto gather = value.getDefiningOp<GatherOp>();
     if (!gather)
@@ -122,15 +121,23 @@ private:
     return *expr;
   }
 
-  AttentionOp op;
+  OperandRange captures() {
+    if (auto forward = dyn_cast<AttentionOp>(op))
+      return forward.getCaptures();
+    return cast<AttentionGradOp>(op).getCaptures();
+  }
+
+  Operation *op;
   Block &block;
   ArrayRef<std::string> argNames;
   GatherEmitter emitGather;
+  ElementReader readElement;
 };
 } // namespace
 
 std::optional<DocumentIds>
-mlir::tg::findDocumentMask(AttentionOp op, ArrayRef<std::string> argNames,
-                           GatherEmitter emitGather) {
-  return DocumentMaskFinder(op, argNames, emitGather).run();
+mlir::tg::findDocumentMask(Operation *op, ArrayRef<std::string> argNames,
+                           GatherEmitter emitGather, ElementReader readElement) {
+  assert((isa<AttentionOp, AttentionGradOp>(op)) && "an attention op");
+  return DocumentMaskFinder(op, argNames, emitGather, readElement).run();
 }

@@ -171,6 +171,23 @@ inline std::vector<Case> cases() {
     v.push_back(c);
   }
   {
+    // The same graph without causal, with the document mask found: each CTA
+    // walks only the query rows of its keys' documents.
+    Case c{"docmask_narrowed_gqa2_d64", spec(64, 64, 4, 2)};
+    c.relBiasDocMask = true;
+    c.spec.scoreModifier = "s += rel_at(captures, h, q_idx - kv_idx + 149);\n"
+                           "if (doc_at(captures, b, q_idx) != doc_at(captures, b, kv_idx))\n"
+                           "  s = -__int_as_float(0x7f800000);";
+    c.spec.captures = {{"rel", CaptureType::BF16, 2}, {"doc", CaptureType::I64, 2}};
+    c.spec.captureGradients = {{"rel", "rel_grad_add(dz, h, q_idx - kv_idx + 149);"}};
+    c.spec.documentMask =
+        AttentionForwardSpec::DocumentMask{"doc_at(captures, b, q_idx)", "doc_at(captures, b, kv_idx)"};
+    c.batch = 2;
+    c.seqQ = 150;
+    c.seqKv = 150;
+    v.push_back(c);
+  }
+  {
     Case c{"one_stage_gqa2_d96", spec(96, 96, 4, 2)};
     AttentionBackwardTile t; // the sm_80 tile of head dim 128: one Q/dO buffer
     t.qStages = 1;

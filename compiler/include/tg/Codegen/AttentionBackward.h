@@ -108,6 +108,11 @@ struct AttentionBackwardSpec {
   std::string scoreGradient;
   std::vector<AttentionCapture> captures;
   std::vector<AttentionCaptureGradient> captureGradients;
+  /// A document mask in the score modifier (AttentionForwardSpec's; here the
+  /// id expressions read `captures` as a member of the score modifier):
+  /// each CTA narrows its query rows to those whose id lies within its keys'
+  /// ids, so the query tiles of other documents are skipped.
+  std::optional<AttentionForwardSpec::DocumentMask> documentMask;
 
   /// dQ's f32 additions in a fixed order (the kv tiles of a query tile one
   /// after another, through a semaphore per query tile), so that results

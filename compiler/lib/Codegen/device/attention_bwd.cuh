@@ -26,10 +26,14 @@
 //   float gradient(float s, long long b, long long h, long long q_idx, long long kv_idx, float dz) const;
 //   void add_capture_gradients(float s, long long b, long long h, long long q_idx,
 //                              long long kv_idx, float dz) const;
-// used when Config::kScoreMod / kScoreGrad / kCaptureGrads are set (the
-// last adds each captured tensor's gradient into its f32 accumulator).
+//   long long document_of_query(long long b, long long h, long long q_idx) const;
+//   long long document_of_key(long long b, long long h, long long kv_idx) const;
+// used when Config::kScoreMod / kScoreGrad / kCaptureGrads / kDocumentMask
+// are set (the third adds each captured tensor's gradient into its f32
+// accumulator; the last two are a document mask's ids).
 #pragma once
 #include "copy.cuh"
+#include "documents.cuh"
 #include "masks.cuh"
 #include "mma.cuh"
 #include "philox.cuh"
@@ -195,6 +199,28 @@ __device__ __forceinline__ void attention_backward(const BackwardParams &p, cons
   // each query head of the group ---
   int row_begin, row_end;
   mask.rows_seeing(n0, n0 + Cfg::kBlockN, &row_begin, &row_end);
+  if constexpr (Cfg::kDocumentMask) {
+    // Only rows of these keys' documents see them: the union over the
+    // group's query heads of the rows whose id lies within the keys' ids.
+    // The P^T region is free until phase A.
+    static_assert(L::kP % 8 == 0, "the document scratch is 8-byte aligned");
+    long long *scratch = reinterpret_cast<long long *>(smem_raw + L::kP);
+    int begin = row_end, end = row_begin;
+    for (long long g = 0; g < Cfg::kGroup; ++g) {
+      const long long h = h_kv * Cfg::kGroup + g;
+      int head_begin = row_begin, head_end = row_end;
+      narrow_to_documents<L::kThreads>(
+          n0, imin(n0 + Cfg::kBlockN, len_kv), &head_begin, &head_end, scratch,
+          [&](int kv) { return score_mod.document_of_key(b, h, kv); },
+          [&](int q) { return score_mod.document_of_query(b, h, q); }, tid);
+      if (head_begin < head_end) {
+        begin = imin(begin, head_begin);
+        end = imax(end, head_end);
+      }
+    }
+    row_begin = begin < end ? begin : 0;
+    row_end = begin < end ? end : 0;
+  }
   const int tile_begin = row_begin / Cfg::kBlockM;
   const int tiles_per_head = row_end > row_begin ? (row_end + Cfg::kBlockM - 1) / Cfg::kBlockM - tile_begin : 0;
   const int iterations = tiles_per_head * Cfg::kGroup;
