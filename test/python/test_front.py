@@ -259,6 +259,17 @@ class Cache(unittest.TestCase):
             self.assertEqual([n for n, _ in run.calls[-1]][-5:], ["dq", "dk", "dv", "dc1", "dc2"])
             self.assertEqual(tt.cache_info()["plans"], 5)
 
+    def test_learnable_bias_with_frozen_qkv(self):
+        q, k, v = qkv()  # no grad: only the bias learns
+        bias = torch.zeros(4, 16, 16, requires_grad=True)
+        with StubbedRun() as run:
+            o = tt.attention(q, k, v, attn_mask=bias)
+            self.assertTrue(o.requires_grad)
+            o.sum().backward()
+            self.assertEqual([n for n, _ in run.calls[-1]][-4:], ["dq", "dk", "dv", "dc0"])
+            self.assertEqual(bias.grad.shape, bias.shape)
+            self.assertIsNone(q.grad)
+
     def test_expanded_key_is_copied_with_a_warning(self):
         q, _, v = qkv()
         k = torch.randn(2, 1, 16, 16).expand(2, 4, 16, 16)

@@ -279,19 +279,22 @@ def grad_key(score_mod, sm_key, attn_mask):
     """Which of attn_mask and the score_mod's captured tensors require grad: part
     of the plan key when autograd records the call (freezing a learnable bias
     changes the backward graph)."""
-    flags = (attn_mask is not None and attn_mask.requires_grad,)
+    flags = (isinstance(attn_mask, torch.Tensor) and attn_mask.requires_grad,)  # else build_spec says why
     if score_mod is not None and callable(score_mod):
         flags += tuple(c.source.requires_grad for c in _traced(score_mod, "score_mod", sm_key).captures)
     return flags
 
 
 def _plan(query, key, value, attn_mask, is_causal, scale, dropout_p, enable_gqa, score_mod, mask_mod, training,
-          return_lse, backend, sm_key, mm_key, keep, grad=False):
+          return_lse, backend, sm_key, mm_key, keep, grad=False, grads=None):
     """The cached Plan for these tensors and options (built on a miss); grad:
-    autograd records the call."""
+    autograd records the call; grads: grad_key's flags (None without grad)."""
     mask_meta = None if attn_mask is None else (
         tuple(attn_mask.shape), attn_mask.stride(), attn_mask.dtype, attn_mask.device)
-    grads = grad_key(score_mod, sm_key, attn_mask) if grad else None
+    if not grad:
+        grads = None
+    elif grads is None:
+        grads = grad_key(score_mod, sm_key, attn_mask)
     k = (query.shape, key.shape, value.shape, query.stride(), key.stride(), value.stride(), query.dtype,
          key.dtype, value.dtype, query.device, mask_meta, is_causal, scale, dropout_p, enable_gqa, sm_key, mm_key,
          training, backend, grads)
@@ -342,10 +345,13 @@ def _assume_constant(fn):
 
 
 @_assume_constant
-def config_id(score_mod, mask_mod, is_causal, scale, dropout_p, enable_gqa, grad, return_lse, backend, mask_grad):
+def config_id(score_mod, mask_mod, is_causal, scale, dropout_p, enable_gqa, grad, return_lse, backend, mask_grad,
+              grad_enabled=False):
     """The id of a Config (the same id for the same options and callables);
     `grad`: whether autograd records the call; `mask_grad`: whether attn_mask
-    requires grad (inside the compiled graph the op cannot see it)."""
+    requires grad (inside the compiled graph the op cannot see it);
+    `grad_enabled`: torch.is_grad_enabled() (a captured tensor that requires
+    grad would need a gradient even when q, k and v do not)."""
     from . import ops
     if not ops.register():
         raise RuntimeError("tgc under torch.compile needs the torch.library ops: " + ops.unavailable_reason())
@@ -354,7 +360,7 @@ def config_id(score_mod, mask_mod, is_causal, scale, dropout_p, enable_gqa, grad
         raise NotImplementedError("gradient for attn_mask under torch.compile: the tgc custom ops return dq, dk "
                                   "and dv only (eager calls return the mask's gradient too); call tgc.torch.attention "
                                   "outside torch.compile, or pass attn_mask.detach()")
-    if grad and score_mod is not None and callable(score_mod):
+    if (grad or grad_enabled) and score_mod is not None and callable(score_mod):
         for cap in T.trace_score_mod(score_mod).captures:
             if cap.source.requires_grad:
                 raise NotImplementedError(
@@ -390,10 +396,12 @@ def _compiled_attention(query, key, value, attn_mask, is_causal, scale, dropout_
     squeeze = query.dim() == 3 and key.dim() == 3 and value.dim() == 3
     if squeeze:
         query, key, value = query.unsqueeze(0), key.unsqueeze(0), value.unsqueeze(0)
-    grad = torch.is_grad_enabled() and (query.requires_grad or key.requires_grad or value.requires_grad)
-    training = grad or return_lse
+    grad_enabled = torch.is_grad_enabled()
     mask_grad = attn_mask is not None and attn_mask.requires_grad
-    cid = config_id(score_mod, mask_mod, is_causal, scale, dropout_p, enable_gqa, grad, return_lse, backend, mask_grad)
+    grad = grad_enabled and (query.requires_grad or key.requires_grad or value.requires_grad or mask_grad)
+    training = grad or return_lse
+    cid = config_id(score_mod, mask_mod, is_causal, scale, dropout_p, enable_gqa, grad, return_lse, backend, mask_grad,
+                    grad_enabled)
     out, lse, _ = torch.ops.tgc.attention_fwd(query, key, value, attn_mask, cid)
     if squeeze:
         out = out.squeeze(0)
@@ -424,12 +432,17 @@ def attention(query, key, value, *, attn_mask=None, is_causal=False, scale=None,
     squeeze = False
     if isinstance(query, torch.Tensor) and query.dim() == 3 and key.dim() == 3 and value.dim() == 3:
         query, key, value, squeeze = query.unsqueeze(0), key.unsqueeze(0), value.unsqueeze(0), True
-    grad = torch.is_grad_enabled() and (query.requires_grad or key.requires_grad or value.requires_grad)
-    training = grad or return_lse
     sm_key, sm_keep = T.callable_key(score_mod)
     mm_key, mm_keep = T.callable_key(mask_mod)
+    grad, grads = False, None
+    if torch.is_grad_enabled():
+        # A learnable bias needs the backward even when q, k and v are frozen.
+        grad = query.requires_grad or key.requires_grad or value.requires_grad
+        grads = grad_key(score_mod, sm_key, attn_mask)
+        grad = grad or any(grads)
+    training = grad or return_lse
     plan = _plan(query, key, value, attn_mask, is_causal, scale, dropout_p, enable_gqa, score_mod, mask_mod, training,
-                 return_lse, backend, sm_key, mm_key, (sm_keep, mm_keep), grad)
+                 return_lse, backend, sm_key, mm_key, (sm_keep, mm_keep), grad, grads)
     if grad:
         from .function import AttentionFunction
         out, lse = AttentionFunction.apply(plan, query, key, value, attn_mask, *plan.grad_sources)
