@@ -63,7 +63,12 @@ class Numerics(unittest.TestCase):
         require grad (attn_mask and/or ones the score_mod closes over)."""
         g = tt.graphs(q, k, v, enable_gqa=q.shape[1] != k.shape[1], **kw)
         self.assertIn("grad_captures = array<i64:", g["backward"])
-        self.lib.compile(g["backward"]).destroy()
+        # The real compiler accepts the backward for the GPU: table gradients
+        # only on the fused NVRTC backward, which takes bf16/f16 q, k, v.
+        g16 = tt.graphs(*(t.bfloat16() for t in (q, k, v)), enable_gqa=q.shape[1] != k.shape[1], **kw)
+        self.lib.compile(g16["backward"], "--arch=sm_90a").destroy()
+        if not any(op.spec.table for op in g["operands"] if op.grad is not None):
+            self.lib.compile(g["backward"]).destroy()  # f32: the expansion into tg ops
         ins = {"q": q, "k": k, "v": v}
         ins.update({n: t.detach() for n, t in operand_arrays(g, kw.get("attn_mask")).items()})
         for t in learnable:
@@ -128,6 +133,18 @@ class Numerics(unittest.TestCase):
         # A T5 table and a learnable mask together: two capture gradients.
         self.check_capture_grads(q, k, v, [emb, mask], score_mod=lambda s, b, h, qi, kv: s + emb[bucket(kv - qi), h],
                                  attn_mask=mask)
+
+    def test_table_gradient_errors_name_the_cause(self):
+        q, k, v = (t.bfloat16() for t in make(H=4, Hkv=4))
+        rel = torch.randn(4, 47).requires_grad_()
+        g = tt.graphs(q, k, v, score_mod=lambda s, b, h, qi, kv: s + rel[h, qi - kv + 23])
+        with self.assertRaisesRegex(tgc.TgcCompileError, "the deterministic backward cannot add the gradient of "
+                                                         "table capture 0"):
+            self.lib.compile(g["backward"], "--arch=sm_90a --deterministic")
+        g32 = tt.graphs(*make(H=4, Hkv=4), score_mod=lambda s, b, h, qi, kv: s + rel[h, qi - kv + 23])
+        with self.assertRaisesRegex(tgc.TgcCompileError, "returns the gradient of table capture 0 .*the fused "
+                                                         "backward takes bf16 or f16 tensors, got f32"):
+            self.lib.compile(g32["backward"], "--arch=sm_90a")
 
     def test_plain(self):
         self.check(*make())
