@@ -279,10 +279,13 @@ def grad_key(score_mod, sm_key, attn_mask):
     """Which of attn_mask and the score_mod's captured tensors require grad: part
     of the plan key when autograd records the call (freezing a learnable bias
     changes the backward graph)."""
-    flags = (isinstance(attn_mask, torch.Tensor) and attn_mask.requires_grad,)  # else build_spec says why
-    if score_mod is not None and callable(score_mod):
-        flags += tuple(c.source.requires_grad for c in _traced(score_mod, "score_mod", sm_key).captures)
-    return flags
+    mask = attn_mask is not None and isinstance(attn_mask, torch.Tensor) and attn_mask.requires_grad
+    if score_mod is None or not callable(score_mod):  # (build_spec says what is wrong with it)
+        return (mask,)
+    t = _TRACES.get(("score_mod", sm_key)) or _traced(score_mod, "score_mod", sm_key)
+    if not t.captures:
+        return (mask,)
+    return (mask,) + tuple([c.source.requires_grad for c in t.captures])
 
 
 def _plan(query, key, value, attn_mask, is_causal, scale, dropout_p, enable_gqa, score_mod, mask_mod, training,
