@@ -52,7 +52,7 @@ class AttentionSpec:
     """Everything the graphs depend on."""
 
     def __init__(self, q, k, v, o, scale, score, captures=(), seq_len_q=None, seq_len_kv=None, causal="none",
-                 window_left=None, window_right=None, dropout=0.0, training=False):
+                 window_left=None, window_right=None, dropout=0.0, training=False, grad_captures=()):
         self.q, self.k, self.v, self.o = q, k, v, o
         self.scale = float(scale)
         self.score = score            # expr node: the region's result (f32)
@@ -62,13 +62,21 @@ class AttentionSpec:
         self.window_left, self.window_right = window_left, window_right
         self.dropout = float(dropout)
         self.training = training
+        # Captures whose gradient the backward also returns (tg.attention_grad's
+        # grad_captures, ascending): a learnable bias or table.
+        self.grad_captures = tuple(sorted(grad_captures))
+
+    def capture_grad_specs(self):
+        """(index, TensorSpec) of each gradient in grad_captures: the capture's
+        shape and type (summed over its broadcast dims), row-major."""
+        return [(i, TensorSpec(self.captures[i].shape, self.captures[i].dtype)) for i in self.grad_captures]
 
     @property
     def lse(self):
         b, h, s = self.q.shape[0], self.q.shape[1], self.q.shape[2]
         return TensorSpec((b, h, s, 1), "f32")
 
-    def attributes(self, training=None):
+    def attributes(self, training=None, grad_captures=()):
         parts = []
         if self.causal != "none":
             parts.append("causal = #tg<causal %s>" % self.causal)
@@ -81,6 +89,8 @@ class AttentionSpec:
             parts.append("window_left = %d : i64" % self.window_left)
         if self.window_right is not None:
             parts.append("window_right = %d : i64" % self.window_right)
+        if grad_captures:
+            parts.append("grad_captures = array<i64: %s>" % ", ".join(str(i) for i in grad_captures))
         return "{%s}" % ", ".join(parts)
 
     # --- the pieces shared by both graphs --------------------------------
@@ -163,7 +173,8 @@ class AttentionSpec:
         return "\n".join(lines) + "\n"
 
     def backward_text(self, d_o, dq, dk, dv, name="tgc_attention_bwd"):
-        """d_o: TensorSpec of the incoming gradient; dq/dk/dv: the layouts to write."""
+        """d_o: TensorSpec of the incoming gradient; dq/dk/dv: the layouts to write;
+        the gradients of grad_captures follow as results "dc<i>" (capture i)."""
         q, k, v, o, lse = self.q, self.k, self.v, self.o, self.lse
         args = ["%%q: %s %s" % (q.type(), q.attrs("q")), "%%k: %s %s" % (k.type(), k.attrs("k")),
                 "%%v: %s %s" % (v.type(), v.attrs("v")), "%%o: %s %s" % (o.type(), o.attrs("o")),
@@ -171,16 +182,20 @@ class AttentionSpec:
         args += self._optional_arguments()
         results = ["%s %s" % (dq.type(), dq.attrs("dq")), "%s %s" % (dk.type(), dk.attrs("dk")),
                    "%s %s" % (dv.type(), dv.attrs("dv"))]
-        types = "%s, %s, %s" % (dq.type(), dk.type(), dv.type())
+        cgrads = self.capture_grad_specs()
+        results += ["%s %s" % (g.type(), g.attrs("dc%d" % i)) for i, g in cgrads]
+        names = "%dq, %dk, %dv" + "".join(", %%dc%d" % i for i, _ in cgrads)
+        types = ", ".join([dq.type(), dk.type(), dv.type()] + [g.type() for _, g in cgrads])
         lines = [
             "func.func @%s(%s)" % (name, ", ".join(args)),
             "    -> (%s) {" % ", ".join(results),
-            "  %%dq, %%dk, %%dv = tg.attention_grad %%q, %%k, %%v, %%o, %%do, %%lse%s %s" % (
-                self._optional_operands(), self.attributes(False)),
+            "  %s = tg.attention_grad %%q, %%k, %%v, %%o, %%do, %%lse%s %s" % (
+                names, self._optional_operands(), self.attributes(False, self.grad_captures)),
             "      : %s, %s, %s, %s, %s, %s" % (q.type(), k.type(), v.type(), o.type(), d_o.type(), lse.type()),
             "      score " + self.region(self.score),
-            "      score_grad " + self.region(self.score_grad_root(), with_dz=True),
-            "  return %%dq, %%dk, %%dv : %s" % types,
+            "      score_grad " + self.region(self.score_grad_root(), with_dz=True) + (
+                " capture_grads(%s)" % ", ".join(g.type() for _, g in cgrads) if cgrads else ""),
+            "  return %s : %s" % (names, types),
             "}",
         ]
         return "\n".join(lines) + "\n"

@@ -54,13 +54,17 @@ class Capture:
     """A tensor the callable closed over. Read at the score's position: `view`
     is the tensor after integer indexing, `axes[i]` the index name ("b", "h",
     "q_idx", "kv_idx") that indexes view's dim i. A table (`table`, axes None):
-    the whole tensor, read by tg.gather at indices computed in the region."""
+    the whole tensor, read by tg.gather at indices computed in the region.
+    `source`: the tensor the callable closed over (view is source[plain], or
+    source itself for a table): gradients go back to it."""
 
-    def __init__(self, index, view, axes, name, where, table=False):
+    def __init__(self, index, view, axes, name, where, table=False, source=None, plain=()):
         self.index, self.view, self.name, self.where = index, view, name, where
         self.axes = None if axes is None else tuple(axes)
         self.table = table
         self.dtype = TORCH_TO_TG[view.dtype]
+        self.source = view if source is None else source  # also keeps id(source) unique while the trace lives
+        self.plain = tuple(plain)
 
     def describe(self):
         what = "'%s'" % self.name if self.name else "a tensor"
@@ -117,8 +121,8 @@ class Tracer:
                tuple(axes))
         if key not in self._capture_keys:
             where, _ = user_location()
-            cap = Capture(len(self.captures), view, axes, _name_in(self.fn, tensor), where)
-            cap._source = tensor  # keeps id(tensor) unique while the trace lives
+            cap = Capture(len(self.captures), view, axes, _name_in(self.fn, tensor), where, source=tensor,
+                          plain=plain)
             self.captures.append(cap)
             self._capture_keys[key] = cap
         cap = self._capture_keys[key]
@@ -150,7 +154,6 @@ class Tracer:
         if key not in self._capture_keys:
             where, _ = user_location()
             cap = Capture(len(self.captures), tensor, None, _name_in(self.fn, tensor), where, table=True)
-            cap._source = tensor
             self.captures.append(cap)
             self._capture_keys[key] = cap
         cap = self._capture_keys[key]

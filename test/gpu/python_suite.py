@@ -6,7 +6,10 @@
    the options: causal, GQA, [B,S,H,D] layouts, bool/float masks, softcap,
    ALiBi, relative bias, sliding window, padding, document masks, return_lse,
    dropout statistics (mask revealed through V = I, then backward checked
-   against the same mask), torch.compile(fullgraph=True).
+   against the same mask), torch.compile(fullgraph=True); gradients of learnable
+   tensors (a float attn_mask that requires grad, [B,H,S,S] and [1,H,S,S]; a
+   relative-position table and T5's bucketed table closed over by score_mod)
+   against eager autograd in float32, with every output poisoned with NaN.
 2. hf: Llama (GQA), Mistral (sliding window), Gemma-2 (softcap + window),
    GPT-2 and BERT (padding) from small random configs, forward + backward with
    attn_implementation="tgc" vs "eager" (and "sdpa"); logits and parameter
@@ -113,6 +116,93 @@ def compare_fwd_bwd(name, q, k, v, tol=None, **kw):
     record("op", name, ok, " ".join("%s %.1e" % kv for kv in errs.items()), time.time() - t0, errors=errs)
 
 
+class Poisoned:
+    """Every floating tensor torch.empty / torch.empty_strided returns is NaN
+    while tgc runs (its outputs and gradients come from there): an element tgc
+    does not write, or a gradient it does not zero before adding, fails."""
+
+    def __enter__(self):
+        self.saved = (torch.empty, torch.empty_strided)
+        empty, strided = self.saved
+
+        def fill(t):
+            return t.fill_(float("nan")) if t.is_floating_point() else t
+        torch.empty = lambda *a, **k: fill(empty(*a, **k))
+        torch.empty_strided = lambda *a, **k: fill(strided(*a, **k))
+        return self
+
+    def __exit__(self, *exc):
+        torch.empty, torch.empty_strided = self.saved
+
+
+CAPTURE_GRAD_TOL = 6e-2  # bf16 q/k/v: the dq/dk/dv tolerance of compare_fwd_bwd (3 x 2e-2 of the max)
+
+
+def compare_capture_grads(name, q, k, v, learnable, make_kw, backend="auto"):
+    """tgc vs eager float32 autograd on the same bf16 inputs: o, dq, dk, dv and
+    the gradient of each learnable tensor. make_kw(tensors) gives the
+    attention's keyword arguments over the learnable tensors (the same callable
+    code for tgc and the reference)."""
+    t0 = time.time()
+    qs, ks, vs = (t.detach().clone().requires_grad_() for t in (q, k, v))
+    mine = [t.detach().clone().requires_grad_() for t in learnable]
+    do = torch.randn(q.shape[:3] + v.shape[3:], device=DEV, dtype=q.dtype)
+    with Poisoned():
+        out = tt.attention(qs, ks, vs, enable_gqa=q.shape[1] != k.shape[1], backend=backend, **make_kw(mine))
+        out.backward(do)
+    torch.cuda.synchronize()
+    qr, kr, vr = (t.detach().float().requires_grad_() for t in (q, k, v))
+    ref_leaves = [t.detach().float().requires_grad_() for t in learnable]
+    ro, _ = ref_attention(qr, kr, vr, **make_kw(ref_leaves))
+    ro.backward(do.float())
+    errs = {"o": rel_err(out, ro), "dq": rel_err(qs.grad, qr.grad), "dk": rel_err(ks.grad, kr.grad),
+            "dv": rel_err(vs.grad, vr.grad)}
+    shapes_ok = True
+    for i, (t, r) in enumerate(zip(mine, ref_leaves)):
+        if t.grad is None or t.grad.shape != t.shape or t.grad.dtype != t.dtype:
+            shapes_ok = False
+            errs["d%s" % i] = float("nan")
+        else:
+            errs["d%s" % i] = rel_err(t.grad, r.grad)
+    ok = shapes_ok and all(e == e and e < (TOL[q.dtype] if n == "o" else CAPTURE_GRAD_TOL) for n, e in errs.items())
+    record("op", name, ok, " ".join("%s %.1e" % kv for kv in errs.items()), time.time() - t0, errors=errs)
+
+
+def t5_bucket(r, num_buckets=32, max_distance=128):
+    """T5's bidirectional relative-position bucket of r = kv_idx - q_idx."""
+    half = num_buckets // 2
+    exact = half // 2
+    n = torch.abs(r)
+    large = exact + (torch.log(n.float() / exact) / math.log(max_distance / exact) * (half - exact)).to(torch.int64)
+    large = torch.where(large > half - 1, half - 1, large)
+    return (r > 0).to(torch.int64) * half + torch.where(n < exact, n, large)
+
+
+def capture_grad_cases():
+    """Learnable tensors (the cuDNN lowering returns no capture gradients: these
+    backwards run on the NVRTC kernels whatever the backend argument)."""
+    H, S = 8, 256
+    cases = [
+        ("learnable attn_mask [B,H,S,S] bf16", [torch.randn(2, H, S, S, device=DEV, dtype=torch.bfloat16)],
+         lambda t: dict(attn_mask=t[0]), "auto"),
+        ("learnable attn_mask [B,H,S,S] gqa 8/2 cudnn", [torch.randn(2, H, S, S, device=DEV, dtype=torch.bfloat16)],
+         lambda t: dict(attn_mask=t[0]), "cudnn"),
+        ("learnable attn_mask [1,H,S,S] f32 + causal mask_mod", [torch.randn(1, H, S, S, device=DEV)],
+         lambda t: dict(attn_mask=t[0], mask_mod=lambda b, h, qi, ki: qi >= ki), "auto"),
+        ("learnable relative table [H,2S-1]", [torch.randn(H, 2 * S - 1, device=DEV)],
+         lambda t: dict(score_mod=lambda s, b, h, qi, ki: s + t[0][h, qi - ki + S - 1]), "auto"),
+        ("learnable T5 bucket table [32,H]", [torch.randn(32, H, device=DEV)],
+         lambda t: dict(score_mod=lambda s, b, h, qi, ki: s + t[0][t5_bucket(ki - qi), h]), "auto"),
+        ("learnable T5 table + causal + softcap", [torch.randn(32, H, device=DEV)],
+         lambda t: dict(score_mod=lambda s, b, h, qi, ki: 30 * torch.tanh((s + t[0][t5_bucket(ki - qi), h]) / 30),
+                        is_causal=True), "auto"),
+    ]
+    for name, learnable, make_kw, backend in cases:
+        q, k, v = qkv(Hkv=2 if "gqa" in name else 8)
+        yield ("op", name), (lambda name=name, learnable=learnable, make_kw=make_kw, backend=backend, q=q, k=k, v=v:
+                             compare_capture_grads(name, q, k, v, learnable, make_kw, backend))
+
+
 def qkv(B=2, H=8, Hkv=8, Sq=256, Skv=256, D=64, dtype=torch.bfloat16, bshd=False):
     if bshd:
         q = torch.randn(B, Sq, H, D, device=DEV, dtype=dtype).transpose(1, 2)
@@ -152,6 +242,8 @@ def op_cases(quick):
         cases = cases[::3]
     for name, (q, k, v), kw in cases:
         yield ("op", name), (lambda q=q, k=k, v=v, kw=kw, name=name: compare_fwd_bwd(name, q, k, v, **kw))
+    for job in capture_grad_cases():
+        yield job
     yield ("op", "vs FlexAttention"), flex_case
     yield ("op", "dropout statistics + backward"), dropout_case
     yield ("op", "errors"), error_cases
@@ -211,12 +303,13 @@ def error_cases():
         checks.append(("float index", False))
     except tgc.TraceError as ex:
         checks.append(("float index", "float value" in str(ex)))
-    bias = torch.zeros(8, 256, 256, device=DEV, requires_grad=True)
+    bias = torch.zeros(1, 8, 1, 256, device=DEV, requires_grad=True)
     try:
-        tt.attention(q.requires_grad_(), k, v, score_mod=lambda s, b, h, qi, ki: s + bias[h, qi, ki])
-        checks.append(("learnable bias", False))
-    except NotImplementedError as ex:
-        checks.append(("learnable bias", "'bias'" in str(ex)))
+        # A learnable bias broadcast with expand(): autograd wants a gradient per expanded element.
+        tt.attention(q.requires_grad_(), k, v, attn_mask=bias.expand(2, 8, 256, 256))
+        checks.append(("expanded learnable bias", False))
+    except ValueError as ex:
+        checks.append(("expanded learnable bias", "expand()ed dim 0" in str(ex)))
     q.requires_grad_(False)
     try:
         tt.attention(q[..., 1:], k[..., 1:], v[..., 1:])

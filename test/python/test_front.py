@@ -89,25 +89,56 @@ class ArgumentChecks(unittest.TestCase):
         self.assertIn("does not broadcast to the attention scores [B, Hq, Sq, Skv] = [2, 4, 16, 16] (dim 2: 3)",
                       self.err(ValueError, q, k, v, attn_mask=torch.zeros(3, 16)))
         self.assertIn("must be bool", self.err(TypeError, q, k, v, attn_mask=torch.zeros(16, 16, dtype=torch.int32)))
-        bias = torch.zeros(16, 16, requires_grad=True)
-        self.assertIn("gradient for attn_mask", self.err(NotImplementedError, q, k, v, attn_mask=bias))
 
-    def test_learnable_capture_is_refused_by_name(self):
+    def test_learnable_attn_mask_requests_its_gradient(self):
+        q, k, v = qkv()
+        bias = torch.zeros(1, 4, 16, 16, requires_grad=True)
+        g = tt.graphs(q, k, v, attn_mask=bias)
+        self.assertIn("grad_captures = array<i64: 0>", g["backward"])
+        self.assertIn("capture_grads(tensor<1x4x16x16xf32>)", g["backward"])
+        self.assertIn('tensor<1x4x16x16xf32> {tg.name = "dc0"}', g["backward"])
+        self.assertNotIn("grad_captures", g["forward"])
+        # A mask that needs no gradient, or no autograd: dq, dk, dv only.
+        self.assertNotIn("grad_captures", tt.graphs(q, k, v, attn_mask=bias.detach())["backward"])
+        self.assertNotIn("backward", tt.graphs(q, k, v, attn_mask=bias, training=False))
+
+    def test_learnable_capture_requests_its_gradient(self):
         q, k, v = qkv()
         rel_bias = torch.zeros(4, 16, 16, requires_grad=True)
-        msg = self.err(NotImplementedError, q, k, v, score_mod=lambda s, b, h, qi, ki: s + rel_bias[h, qi, ki])
-        self.assertIn("gradient for the captured tensor 'rel_bias' of shape [4, 16, 16] indexed [h, q_idx, kv_idx]", msg)
-        self.assertIn("rel_bias.detach()", msg)
-        # Without autograd (training=False) the same tensor is just an input.
-        tt.graphs(q, k, v, score_mod=lambda s, b, h, qi, ki: s + rel_bias[h, qi, ki], training=False)
+        frozen = torch.zeros(4)
+        g = tt.graphs(q, k, v, score_mod=lambda s, b, h, qi, ki: s + rel_bias[h, qi, ki] + frozen[h])
+        # Only the capture that requires grad is listed (captures are numbered in region order).
+        self.assertIn("grad_captures = array<i64: 0>", g["backward"])
+        self.assertIn("capture_grads(tensor<1x4x16x16xf32>)", g["backward"])
+        self.assertEqual([op.grad is not None for op in g["operands"]], [True, False])
+        self.assertIs(g["operands"][0].grad.source, rel_bias)
 
-    def test_learnable_table_is_refused_by_name(self):
+    def test_learnable_table_requests_its_gradient(self):
         q, k, v = qkv()
-        table = torch.zeros(4, 31, requires_grad=True)
-        msg = self.err(NotImplementedError, q, k, v, score_mod=lambda s, b, h, qi, ki: s + table[h, qi - ki + 15])
-        self.assertIn("gradient for the captured tensor 'table' of shape [4, 31] read at computed indices", msg)
-        self.assertIn("a table read by tg.gather: the torch front end does not request their gradients", msg)
-        tt.graphs(q, k, v, score_mod=lambda s, b, h, qi, ki: s + table[h, qi - ki + 15], training=False)
+        table = torch.zeros(4, 31, dtype=torch.bfloat16, requires_grad=True)
+        g = tt.graphs(q, k, v, score_mod=lambda s, b, h, qi, ki: s + table[h, qi - ki + 15])
+        self.assertIn("grad_captures = array<i64: 0>", g["backward"])
+        self.assertIn("capture_grads(tensor<4x31xbf16>)", g["backward"])
+        self.assertIn('tensor<4x31xbf16> {tg.name = "dc0"}', g["backward"])
+
+    def test_mask_mod_captures_get_no_gradient(self):
+        q, k, v = qkv()
+        limit = torch.full((4,), 8.0, requires_grad=True)
+        g = tt.graphs(q, k, v, mask_mod=lambda b, h, qi, ki: (qi - ki) < limit[h])
+        self.assertNotIn("grad_captures", g["backward"])
+
+    def test_expanded_learnable_tensors_are_refused(self):
+        q, k, v = qkv()
+        base = torch.zeros(1, 4, 1, 16, requires_grad=True)
+        msg = self.err(ValueError, q, k, v, attn_mask=base.expand(2, 4, 16, 16))
+        self.assertIn("attn_mask requires grad and has an expand()ed dim 0 (stride 0)", msg)
+        self.assertIn("pass that tensor (size 1 in dim 0, broadcasting is implicit)", msg)
+        rel = base.expand(1, 4, 16, 16)
+        msg = self.err(ValueError, q, k, v, score_mod=lambda s, b, h, qi, ki: s + rel[0, h, qi, ki])
+        self.assertIn("'rel' of shape [4, 16, 16] indexed [h, q_idx, kv_idx]", msg)
+        self.assertIn("requires grad and has an expand()ed dim 1 (stride 0)", msg)
+        # Without a gradient the expanded view is read in place as before.
+        tt.graphs(q, k, v, attn_mask=base.detach().expand(2, 4, 16, 16))
 
     def test_expanded_table_is_refused(self):
         q, k, v = qkv()
@@ -194,6 +225,51 @@ class Cache(unittest.TestCase):
             o2, lse2 = tt.attention(q, k, v, return_lse=True)
             with self.assertRaisesRegex(NotImplementedError, "gradient through the log-sum-exp"):
                 (o2.sum() + lse2.sum()).backward()
+
+    def test_learnable_bias_key_and_gradients(self):
+        # bf16: table gradients need the fused NVRTC backward (bf16/f16 q, k, v).
+        q, k, v = (t.requires_grad_() for t in qkv(dtype=torch.bfloat16))
+        rel = torch.randn(2, 4, 16, 16)
+        table = torch.randn(4, 31)
+        sm = lambda s, b, h, qi, ki: s + rel[1, h, qi, ki] + table[h, qi - ki + 15]  # noqa: E731
+        mask = torch.randn(4, 1, 16)
+        with StubbedRun() as run:
+            tt.attention(q, k, v, score_mod=sm, attn_mask=mask).sum().backward()
+            self.assertEqual([n for n, _ in run.calls[-1]][-3:], ["dq", "dk", "dv"])
+            self.assertEqual(tt.cache_info()["plans"], 1)
+            # requires_grad is part of the plan key: each combination a new plan and backward graph.
+            rel.requires_grad_()
+            tt.attention(q, k, v, score_mod=sm, attn_mask=mask).sum().backward()
+            self.assertEqual([n for n, _ in run.calls[-1]][-4:], ["dq", "dk", "dv", "dc0"])
+            self.assertEqual((rel.grad.shape, rel.grad.dtype), (rel.shape, rel.dtype))
+            self.assertTrue((rel.grad[0] == 0).all())  # bias[1, ...] reads nothing of rel[0]
+            table.requires_grad_()
+            mask.requires_grad_()
+            o = tt.attention(q, k, v, score_mod=sm, attn_mask=mask)
+            self.assertEqual(tt.cache_info()["plans"], 3)
+            o.sum().backward()
+            self.assertEqual([n for n, _ in run.calls[-1]][-6:], ["dq", "dk", "dv", "dc0", "dc1", "dc2"])
+            self.assertEqual(table.grad.shape, table.shape)
+            self.assertEqual(mask.grad.shape, mask.shape)
+            # Under no_grad the tensors are inputs only: the plan without gradients again.
+            with torch.no_grad():
+                tt.attention(q, k, v, score_mod=sm, attn_mask=mask)
+            self.assertEqual(tt.cache_info()["plans"], 4)
+            rel.requires_grad_(False)  # frozen: back to a plan without its gradient
+            tt.attention(q, k, v, score_mod=sm, attn_mask=mask).sum().backward()
+            self.assertEqual([n for n, _ in run.calls[-1]][-5:], ["dq", "dk", "dv", "dc1", "dc2"])
+            self.assertEqual(tt.cache_info()["plans"], 5)
+
+    def test_learnable_bias_with_frozen_qkv(self):
+        q, k, v = qkv()  # no grad: only the bias learns
+        bias = torch.zeros(4, 16, 16, requires_grad=True)
+        with StubbedRun() as run:
+            o = tt.attention(q, k, v, attn_mask=bias)
+            self.assertTrue(o.requires_grad)
+            o.sum().backward()
+            self.assertEqual([n for n, _ in run.calls[-1]][-4:], ["dq", "dk", "dv", "dc0"])
+            self.assertEqual(bias.grad.shape, bias.shape)
+            self.assertIsNone(q.grad)
 
     def test_expanded_key_is_copied_with_a_warning(self):
         q, _, v = qkv()
@@ -334,8 +410,17 @@ class TorchCompile(unittest.TestCase):
         q, k, v = (t.requires_grad_() for t in qkv())
         bias = torch.zeros(16, 16, requires_grad=True)
         with StubbedRun():
-            with self.assertRaisesRegex(Exception, "gradient for attn_mask"):
+            with self.assertRaisesRegex(Exception, "gradient for attn_mask under torch.compile"):
                 self.graphs_of(lambda q, k, v, m: tt.attention(q, k, v, attn_mask=m), q, k, v, bias)
+
+    def test_learnable_capture_is_refused_by_name(self):
+        q, k, v = (t.requires_grad_() for t in qkv())
+        rel_bias = torch.zeros(4, 16, 16, requires_grad=True)
+        sm = lambda s, b, h, qi, ki: s + rel_bias[h, qi, ki]  # noqa: E731
+        with StubbedRun():
+            with self.assertRaisesRegex(Exception, "gradient for the captured tensor 'rel_bias' of shape "
+                                                   r"\[4, 16, 16\] indexed \[h, q_idx, kv_idx\].* under torch.compile"):
+                self.graphs_of(lambda q, k, v: tt.attention(q, k, v, score_mod=sm), q, k, v)
 
 
 if __name__ == "__main__":

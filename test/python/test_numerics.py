@@ -57,6 +57,95 @@ class Numerics(unittest.TestCase):
             self.assertLess(max_err(grads[name], ref) / scale, TOL, name)
         return g
 
+    def check_capture_grads(self, q, k, v, learnable, **kw):
+        """The backward's capture gradients (grad_captures) against torch
+        autograd of the float64 reference: `learnable` are the tensors that
+        require grad (attn_mask and/or ones the score_mod closes over)."""
+        g = tt.graphs(q, k, v, enable_gqa=q.shape[1] != k.shape[1], **kw)
+        self.assertIn("grad_captures = array<i64:", g["backward"])
+        # The real compiler accepts the backward for the GPU: table gradients
+        # only on the fused NVRTC backward, which takes bf16/f16 q, k, v.
+        g16 = tt.graphs(*(t.bfloat16() for t in (q, k, v)), enable_gqa=q.shape[1] != k.shape[1], **kw)
+        self.lib.compile(g16["backward"], "--arch=sm_90a").destroy()
+        if not any(op.spec.table for op in g["operands"] if op.grad is not None):
+            self.lib.compile(g["backward"]).destroy()  # f32: the expansion into tg ops
+        ins = {"q": q, "k": k, "v": v}
+        ins.update({n: t.detach() for n, t in operand_arrays(g, kw.get("attn_mask")).items()})
+        for t in learnable:
+            t.grad = None
+        ref_kw = {n: kw[n] for n in ("score_mod", "mask_mod", "scale", "attn_mask", "is_causal") if n in kw}
+        ro, rl = reference(q.double(), k.double(), v.double(), **ref_kw)
+        do = torch.randn(ro.shape, generator=torch.Generator().manual_seed(7), dtype=torch.float64)
+        ro.backward(do)
+        grad_ops = [op for op in g["operands"] if op.grad is not None]
+        names = ["dc%d" % op.grad.index for op in grad_ops]
+        got = run_ref(g["backward"], dict(ins, o=ro.detach(), do=do, lse=rl.detach().unsqueeze(-1)), names)
+        per_source = {}
+        for op, name in zip(grad_ops, names):
+            d = op.grad.to_source(got[name])
+            key = id(op.grad.source)
+            per_source[key] = d if key not in per_source else per_source[key] + d
+        self.assertEqual(sorted(per_source), sorted(id(t) for t in learnable))
+        for t in learnable:
+            d = per_source[id(t)]
+            self.assertEqual(tuple(d.shape), tuple(t.shape))
+            self.assertEqual(d.dtype, t.dtype)
+            scale = max(1.0, t.grad.abs().max().item())
+            self.assertGreater(t.grad.abs().max().item(), 0.0)  # a gradient that is all zeros proves nothing
+            self.assertLess(max_err(d, t.grad) / scale, TOL, "gradient of %s" % list(t.shape))
+        return g
+
+    def test_learnable_attn_mask(self):
+        q, k, v = make()
+        gen = torch.Generator().manual_seed(11)
+        for shape in ((2, 4, 16, 24), (1, 4, 16, 24), (16, 24), (4, 1, 24)):
+            with self.subTest(shape=shape):
+                bias = torch.randn(*shape, generator=gen).requires_grad_()
+                self.check_capture_grads(q, k, v, [bias], attn_mask=bias)
+
+    def test_learnable_score_mod_bias(self):
+        q, k, v = make()
+        gen = torch.Generator().manual_seed(12)
+        rel = torch.randn(4, 16, 24, generator=gen).requires_grad_()
+        self.check_capture_grads(q, k, v, [rel], score_mod=lambda s, b, h, qi, kv: s + rel[h, qi, kv])
+        # Integer-indexed, longer than the scores, and read twice (summed).
+        big = torch.randn(3, 4, 20, 30, generator=gen).requires_grad_()
+        self.check_capture_grads(q, k, v, [big],
+                                 score_mod=lambda s, b, h, qi, kv: s + big[1, h, qi, kv] - 0.5 * big[2, h, qi, kv])
+        # Through a non-additive score_mod (softcap of the biased score) and causal.
+        slopes = torch.rand(4, generator=gen).requires_grad_()
+        self.check_capture_grads(q, k, v, [slopes], is_causal=True,
+                                 score_mod=lambda s, b, h, qi, kv: 8 * torch.tanh((s + slopes[h] * (kv - qi)) / 8))
+
+    def test_learnable_tables(self):
+        q, k, v = make()
+        gen = torch.Generator().manual_seed(13)
+        rel = torch.randn(4, 47, generator=gen).requires_grad_()
+        self.check_capture_grads(q, k, v, [rel], score_mod=lambda s, b, h, qi, kv: s + rel[h, qi - kv + 23])
+
+        def bucket(r):  # T5's relative-position buckets (bidirectional, 16 buckets, max distance 24)
+            n = torch.abs(r)
+            large = 4 + (torch.log(n.float() / 4) / math.log(24 / 4) * 4).to(torch.int64)
+            large = torch.where(large > 7, 7, large)
+            return (r > 0).to(torch.int64) * 8 + torch.where(n < 4, n, large)
+        emb = torch.randn(16, 4, generator=gen).requires_grad_()
+        mask = torch.rand(2, 1, 16, 24, generator=gen).requires_grad_()
+        # A T5 table and a learnable mask together: two capture gradients.
+        self.check_capture_grads(q, k, v, [emb, mask], score_mod=lambda s, b, h, qi, kv: s + emb[bucket(kv - qi), h],
+                                 attn_mask=mask)
+
+    def test_table_gradient_errors_name_the_cause(self):
+        q, k, v = (t.bfloat16() for t in make(H=4, Hkv=4))
+        rel = torch.randn(4, 47).requires_grad_()
+        g = tt.graphs(q, k, v, score_mod=lambda s, b, h, qi, kv: s + rel[h, qi - kv + 23])
+        with self.assertRaisesRegex(tgc.TgcCompileError, "the deterministic backward cannot add the gradient of "
+                                                         "table capture 0"):
+            self.lib.compile(g["backward"], "--arch=sm_90a --deterministic")
+        g32 = tt.graphs(*make(H=4, Hkv=4), score_mod=lambda s, b, h, qi, kv: s + rel[h, qi - kv + 23])
+        with self.assertRaisesRegex(tgc.TgcCompileError, "returns the gradient of table capture 0 .*the fused "
+                                                         "backward takes bf16 or f16 tensors, got f32"):
+            self.lib.compile(g32["backward"], "--arch=sm_90a")
+
     def test_plain(self):
         self.check(*make())
 

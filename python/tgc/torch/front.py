@@ -10,6 +10,7 @@ from .. import graph as G
 from .. import region as RG
 from .. import trace as T
 from . import runtime as R
+from .capture_grad import CaptureGrad, refuse_expanded
 from .plan import STATS, Plan, warn_copy
 
 BACKENDS = ("auto", "cudnn", "nvrtc")
@@ -76,17 +77,17 @@ def _mask_view(mask, target, dtype_name):
 
 
 def _capture_spec(cap, target, device, need_grad):
-    """A trace capture as a rank-4 TensorSpec over its view (no copy)."""
+    """A trace capture as a rank-4 TensorSpec over its view (no copy);
+    need_grad: the backward returns its gradient."""
     view = cap.view
     if view.device != device:
         raise ValueError("the callable closes over %s on %s; move it to %s (the attention's device)"
                          % (cap.describe(), view.device, device))
-    if need_grad and view.requires_grad:
-        raise NotImplementedError(
-            "gradient for the captured tensor %s: tg.attention_grad returns dq, dk and dv only (no gradient for "
-            "captured tensors such as a learnable bias%s); detach it (e.g. %s.detach()) if it needs no gradient"
-            % (cap.describe(), " or a table read by tg.gather: the torch front end does not request their gradients yet" if cap.table
-               else "", cap.name or "tensor"))
+    if need_grad and cap.source.device != device:
+        raise ValueError("the callable closes over %s, which requires grad, on %s; move it to %s"
+                         % (cap.describe(), cap.source.device, device))
+    if need_grad and not cap.table:
+        refuse_expanded(view.shape, view.stride(), cap.describe())
     if cap.table:
         # Read whole by tg.gather, in place: any layout with positive strides.
         if any(st <= 0 and sz > 1 for sz, st in zip(view.shape, view.stride())):
@@ -113,16 +114,18 @@ def _tensor_spec(t, name):
 
 
 def _build_plan(q, k, v, attn_mask, is_causal, scale, dropout_p, enable_gqa, score_mod, mask_mod, training,
-                return_lse, backend, sm_key, mm_key, keep):
+                return_lse, backend, sm_key, mm_key, keep, grad):
     spec, operands, copies = build_spec(q, k, v, attn_mask, is_causal, scale, dropout_p, enable_gqa, score_mod,
-                                        mask_mod, training, backend, sm_key, mm_key, REQUIRE_CUDA)
+                                        mask_mod, training, backend, sm_key, mm_key, REQUIRE_CUDA, grad)
     STATS["plans"] += 1
     return Plan(spec, q.device, operands, backend, keep, copies, return_lse)
 
 
 def build_spec(q, k, v, attn_mask, is_causal, scale, dropout_p, enable_gqa, score_mod, mask_mod, training, backend,
-               sm_key=None, mm_key=None, require_cuda=True):
-    """Checks the arguments and returns (AttentionSpec, operands, copies)."""
+               sm_key=None, mm_key=None, require_cuda=True, grad=False):
+    """Checks the arguments and returns (AttentionSpec, operands, copies).
+    grad: autograd records the call, so attn_mask and the score_mod's captured
+    tensors that require grad get gradients (Operand.grad)."""
     if sm_key is None:
         sm_key, _ = T.callable_key(score_mod)
     if mm_key is None:
@@ -181,9 +184,8 @@ def build_spec(q, k, v, attn_mask, is_causal, scale, dropout_p, enable_gqa, scor
         if attn_mask.dtype != torch.bool and not attn_mask.is_floating_point():
             raise TypeError("attn_mask must be bool (True keeps a score) or floating point (added to the scores); "
                             "got %s" % attn_mask.dtype)
-        if training and attn_mask.requires_grad:
-            raise NotImplementedError("gradient for attn_mask: tg.attention_grad returns dq, dk and dv only (no "
-                                      "gradient for an additive mask or bias); pass attn_mask.detach()")
+        if grad and attn_mask.requires_grad:  # only a float mask can require grad
+            refuse_expanded(attn_mask.shape, attn_mask.stride(), "attn_mask")
         mdt = R.tg_dtype(attn_mask.dtype, "attn_mask")
         mask_cap = _MaskCapture(mdt)
         mask_spec = _mask_view(attn_mask, target, mdt)
@@ -205,11 +207,19 @@ def build_spec(q, k, v, attn_mask, is_causal, scale, dropout_p, enable_gqa, scor
 
     from .plan import Operand
     operands = []
+    # Gradients flow from the score only: a mask_mod's captures get none.
+    score_caps = set(id(c) for c in score_trace.captures) if score_trace is not None else set()
     for i, cap in enumerate(reg.captures):
         if isinstance(cap, _MaskCapture):
-            operands.append(Operand("c%d" % i, mask_spec, from_mask=True))
+            op = Operand("c%d" % i, mask_spec, from_mask=True)
+            if grad and attn_mask.requires_grad:
+                op.grad = CaptureGrad(i, attn_mask, from_mask=True)
         else:
-            operands.append(Operand("c%d" % i, _capture_spec(cap, target, q.device, training), cap.view))
+            need = grad and id(cap) in score_caps and cap.source.requires_grad
+            op = Operand("c%d" % i, _capture_spec(cap, target, q.device, need), cap.view)
+            if need:
+                op.grad = CaptureGrad(i, cap.source, axes=cap.axes, plain=cap.plain)
+        operands.append(op)
     seq = {}
     for side, cap in (("seq_len_q", reg.seq_len_q), ("seq_len_kv", reg.seq_len_kv)):
         if cap is None:
@@ -238,7 +248,8 @@ def build_spec(q, k, v, attn_mask, is_causal, scale, dropout_p, enable_gqa, scor
     spec = G.AttentionSpec(specs[0], specs[1], specs[2], o_spec, scale, reg.root,
                            [op.spec for op in operands if op.name.startswith("c")],
                            seq.get("seq_len_q"), seq.get("seq_len_kv"), causal, lifted.window_left,
-                           lifted.window_right, dropout_p, training)
+                           lifted.window_right, dropout_p, training,
+                           [op.grad.index for op in operands if op.grad is not None])
     return spec, operands, tuple(copies)
 
 
@@ -246,9 +257,11 @@ def graphs(query, key, value, *, attn_mask=None, is_causal=False, scale=None, dr
            score_mod=None, mask_mod=None, training=True, grad_out=None):
     """The tg graph text tgc compiles for these arguments (any device, CUDA not
     needed): {"forward": ..., "backward": ..., "bindings": [...]}. grad_out gives
-    the backward's gradient layout (default: the output's)."""
+    the backward's gradient layout (default: the output's). With training,
+    the backward also returns the gradients of attn_mask and of captured
+    tensors that require grad (results "dc<i>", graph["operands"][i].grad)."""
     spec, operands, _ = build_spec(query, key, value, attn_mask, is_causal, scale, dropout_p, enable_gqa, score_mod,
-                                   mask_mod, training, "auto", require_cuda=False)
+                                   mask_mod, training, "auto", require_cuda=False, grad=training)
     out = {"forward": spec.forward_text(), "spec": spec, "operands": operands}
     if training:
         d_o = spec.o if grad_out is None else G.TensorSpec(grad_out.shape, spec.o.dtype, grad_out.stride())
@@ -262,14 +275,32 @@ def _compiling():
     return c is not None and hasattr(c, "is_compiling") and c.is_compiling()
 
 
+def grad_key(score_mod, sm_key, attn_mask):
+    """Which of attn_mask and the score_mod's captured tensors require grad: part
+    of the plan key when autograd records the call (freezing a learnable bias
+    changes the backward graph)."""
+    mask = attn_mask is not None and isinstance(attn_mask, torch.Tensor) and attn_mask.requires_grad
+    if score_mod is None or not callable(score_mod):  # (build_spec says what is wrong with it)
+        return (mask,)
+    t = _TRACES.get(("score_mod", sm_key)) or _traced(score_mod, "score_mod", sm_key)
+    if not t.captures:
+        return (mask,)
+    return (mask,) + tuple([c.source.requires_grad for c in t.captures])
+
+
 def _plan(query, key, value, attn_mask, is_causal, scale, dropout_p, enable_gqa, score_mod, mask_mod, training,
-          return_lse, backend, sm_key, mm_key, keep):
-    """The cached Plan for these tensors and options (built on a miss)."""
+          return_lse, backend, sm_key, mm_key, keep, grad=False, grads=None):
+    """The cached Plan for these tensors and options (built on a miss); grad:
+    autograd records the call; grads: grad_key's flags (None without grad)."""
     mask_meta = None if attn_mask is None else (
-        tuple(attn_mask.shape), attn_mask.stride(), attn_mask.dtype, attn_mask.device, attn_mask.requires_grad)
+        tuple(attn_mask.shape), attn_mask.stride(), attn_mask.dtype, attn_mask.device)
+    if not grad:
+        grads = None
+    elif grads is None:
+        grads = grad_key(score_mod, sm_key, attn_mask)
     k = (query.shape, key.shape, value.shape, query.stride(), key.stride(), value.stride(), query.dtype,
          key.dtype, value.dtype, query.device, mask_meta, is_causal, scale, dropout_p, enable_gqa, sm_key, mm_key,
-         training, backend)
+         training, backend, grads)
     plan = _PLANS.get(k)
     if plan is None:
         with _LOCK:
@@ -281,7 +312,7 @@ def _plan(query, key, value, attn_mask, is_causal, scale, dropout_p, enable_gqa,
                     _PLANS.clear()
                     _TRACES.clear()
                 plan = _build_plan(query, key, value, attn_mask, is_causal, scale, dropout_p, enable_gqa, score_mod,
-                                   mask_mod, training, return_lse, backend, sm_key, mm_key, keep)
+                                   mask_mod, training, return_lse, backend, sm_key, mm_key, keep, grad)
                 _PLANS[k] = plan
     return plan
 
@@ -317,17 +348,28 @@ def _assume_constant(fn):
 
 
 @_assume_constant
-def config_id(score_mod, mask_mod, is_causal, scale, dropout_p, enable_gqa, grad, return_lse, backend, mask_grad):
+def config_id(score_mod, mask_mod, is_causal, scale, dropout_p, enable_gqa, grad, return_lse, backend, mask_grad,
+              grad_enabled=False):
     """The id of a Config (the same id for the same options and callables);
     `grad`: whether autograd records the call; `mask_grad`: whether attn_mask
-    requires grad (inside the compiled graph the op cannot see it)."""
+    requires grad (inside the compiled graph the op cannot see it);
+    `grad_enabled`: torch.is_grad_enabled() (a captured tensor that requires
+    grad would need a gradient even when q, k and v do not)."""
     from . import ops
     if not ops.register():
         raise RuntimeError("tgc under torch.compile needs the torch.library ops: " + ops.unavailable_reason())
     training = bool(grad or return_lse)
-    if training and mask_grad:
-        raise NotImplementedError("gradient for attn_mask: tg.attention_grad returns dq, dk and dv only (no "
-                                  "gradient for an additive mask or bias); pass attn_mask.detach()")
+    if grad and mask_grad:
+        raise NotImplementedError("gradient for attn_mask under torch.compile: the tgc custom ops return dq, dk "
+                                  "and dv only (eager calls return the mask's gradient too); call tgc.torch.attention "
+                                  "outside torch.compile, or pass attn_mask.detach()")
+    if (grad or grad_enabled) and score_mod is not None and callable(score_mod):
+        for cap in T.trace_score_mod(score_mod).captures:
+            if cap.source.requires_grad:
+                raise NotImplementedError(
+                    "gradient for the captured tensor %s under torch.compile: the tgc custom ops return dq, dk and "
+                    "dv only (eager calls return captured tensors' gradients too); call tgc.torch.attention outside "
+                    "torch.compile, or close over %s.detach()" % (cap.describe(), cap.name or "the tensor"))
     if return_lse and grad:
         raise NotImplementedError(
             "return_lse=True while gradients are recorded, under torch.compile: tg.attention_grad takes no gradient "
@@ -357,10 +399,12 @@ def _compiled_attention(query, key, value, attn_mask, is_causal, scale, dropout_
     squeeze = query.dim() == 3 and key.dim() == 3 and value.dim() == 3
     if squeeze:
         query, key, value = query.unsqueeze(0), key.unsqueeze(0), value.unsqueeze(0)
-    grad = torch.is_grad_enabled() and (query.requires_grad or key.requires_grad or value.requires_grad)
-    training = grad or return_lse
+    grad_enabled = torch.is_grad_enabled()
     mask_grad = attn_mask is not None and attn_mask.requires_grad
-    cid = config_id(score_mod, mask_mod, is_causal, scale, dropout_p, enable_gqa, grad, return_lse, backend, mask_grad)
+    grad = grad_enabled and (query.requires_grad or key.requires_grad or value.requires_grad or mask_grad)
+    training = grad or return_lse
+    cid = config_id(score_mod, mask_mod, is_causal, scale, dropout_p, enable_gqa, grad, return_lse, backend, mask_grad,
+                    grad_enabled)
     out, lse, _ = torch.ops.tgc.attention_fwd(query, key, value, attn_mask, cid)
     if squeeze:
         out = out.squeeze(0)
@@ -381,7 +425,8 @@ def attention(query, key, value, *, attn_mask=None, is_causal=False, scale=None,
     FlexAttention's (traced once into the fused kernel). Returns the output
     [B, Hq, Sq, Dv] (in query's memory order), and with return_lse also the
     log-sum-exp [B, Hq, Sq] (float32, natural log). Differentiable in query, key
-    and value."""
+    and value, and in a float attn_mask and the score_mod's captured tensors
+    that require grad (a learnable bias or relative-position table)."""
     if mask_mod is not None and hasattr(mask_mod, "mask_mod") and not hasattr(mask_mod, "__code__"):
         mask_mod = mask_mod.mask_mod  # a FlexAttention BlockMask
     if _compiling():
@@ -390,15 +435,20 @@ def attention(query, key, value, *, attn_mask=None, is_causal=False, scale=None,
     squeeze = False
     if isinstance(query, torch.Tensor) and query.dim() == 3 and key.dim() == 3 and value.dim() == 3:
         query, key, value, squeeze = query.unsqueeze(0), key.unsqueeze(0), value.unsqueeze(0), True
-    grad = torch.is_grad_enabled() and (query.requires_grad or key.requires_grad or value.requires_grad)
-    training = grad or return_lse
     sm_key, sm_keep = T.callable_key(score_mod)
     mm_key, mm_keep = T.callable_key(mask_mod)
+    grad, grads = False, None
+    if torch.is_grad_enabled():
+        # A learnable bias needs the backward even when q, k and v are frozen.
+        grad = query.requires_grad or key.requires_grad or value.requires_grad
+        grads = grad_key(score_mod, sm_key, attn_mask)
+        grad = grad or any(grads)
+    training = grad or return_lse
     plan = _plan(query, key, value, attn_mask, is_causal, scale, dropout_p, enable_gqa, score_mod, mask_mod, training,
-                 return_lse, backend, sm_key, mm_key, (sm_keep, mm_keep))
+                 return_lse, backend, sm_key, mm_key, (sm_keep, mm_keep), grad, grads)
     if grad:
         from .function import AttentionFunction
-        out, lse = AttentionFunction.apply(plan, query, key, value, attn_mask)
+        out, lse = AttentionFunction.apply(plan, query, key, value, attn_mask, *plan.grad_sources)
     else:
         out, lse, _ = plan.forward(query, key, value, attn_mask)
     if squeeze:

@@ -84,7 +84,8 @@ def _define():
         # The forward read copies of layouts tg.strides cannot describe; so does the backward.
         q, k, v = (t.contiguous() if c else t for t, c in zip((q, k, v), plan.copy))
         held = [op.value(attn_mask) for op in plan.operands]
-        dq, dk, dv = plan.backward(q, k, v, o, d_o, lse, (seeds if seeds.numel() else None, held, None))
+        # config_id refuses gradients of attn_mask and captures: no capture gradients here.
+        dq, dk, dv, _ = plan.backward(q, k, v, o, d_o, lse, (seeds if seeds.numel() else None, held, None))
         return dq, dk, dv
 
     @attention_bwd.register_fake

@@ -72,10 +72,12 @@ def _slot(i):
 
 
 class Operand:
-    """A region capture or sequence-length operand: how to get its tensor."""
+    """A region capture or sequence-length operand: how to get its tensor;
+    `grad`: a capture_grad.CaptureGrad when the backward returns its gradient."""
 
     def __init__(self, name, spec, tensor=None, from_mask=False, to_int32=False):
         self.name, self.spec, self.tensor, self.from_mask, self.to_int32 = name, spec, tensor, from_mask, to_int32
+        self.grad = None
 
     def value(self, attn_mask):
         t = attn_mask if self.from_mask else self.tensor
@@ -115,6 +117,20 @@ class Plan:
         self.bwd = {}
         self._bwd_lock = threading.Lock()
         self.mask_needed = any(op.from_mask for op in operands)
+        # Gradients of captures, in grad_captures order; the tensors they come
+        # from besides attn_mask (one autograd input each, however many
+        # captures read it) are `grad_sources`.
+        self.capture_grads = [op.grad for op in operands if op.grad is not None]
+        self.grad_sources, self._source_of = [], []
+        for cg in self.capture_grads:
+            if cg.from_mask:
+                self._source_of.append(None)
+                continue
+            pos = next((i for i, t in enumerate(self.grad_sources) if t is cg.source), None)
+            if pos is None:
+                pos = len(self.grad_sources)
+                self.grad_sources.append(cg.source)
+            self._source_of.append(pos)
 
     # --- forward -----------------------------------------------------------
     def forward(self, q, k, v, attn_mask):
@@ -184,7 +200,9 @@ class Plan:
         if spec.dropout > 0:
             items += [("seed", 0, "i64", (), ()), ("offset", 0, "i64", (), ())]
         items += [(n, 0, g.dtype, g.shape, g.strides) for n, g in zip(("dq", "dk", "dv"), grads)]
-        return exe, exe.workspace_size, FastBindings(items), grads
+        cgrads = spec.capture_grad_specs()
+        items += [("dc%d" % i, 0, g.dtype, g.shape, g.strides) for i, g in cgrads]
+        return exe, exe.workspace_size, FastBindings(items), grads + [g for _, g in cgrads]
 
     def backward(self, q, k, v, o, d_o, lse, saved):
         seeds, held, _ = saved
@@ -209,7 +227,19 @@ class Plan:
             R.run(exe, ba.array, ba.count, dev, ws.data_ptr(), ws_bytes)
         else:
             R.run(exe, ba.array, ba.count, dev, 0, 0)
-        return outs
+        return outs[0], outs[1], outs[2], outs[3:]
+
+    def input_grads(self, capture_grads):
+        """(d attn_mask or None, [gradient of each grad_source]) from the
+        backward's capture gradients (in grad_captures order)."""
+        d_mask, d_sources = None, [None] * len(self.grad_sources)
+        for cg, pos, g in zip(self.capture_grads, self._source_of, capture_grads):
+            g = cg.to_source(g)
+            if pos is None:
+                d_mask = g
+            else:
+                d_sources[pos] = g if d_sources[pos] is None else d_sources[pos] + g
+        return d_mask, d_sources
 
 
 def warn_copy(which):
