@@ -270,7 +270,7 @@ TEST(AttentionSpec, TileTable) {
     auto k = generateAttentionForward(s);
     ASSERT_TRUE(k);
     EXPECT_EQ(k->requiredTarget, "sm_90a");
-    EXPECT_TRUE(contains(k->source, "wgmma.mma_async.sync.aligned.m64n"));
+    EXPECT_TRUE(contains(k->source, "kWgmma = true;"));
   }
   s = baseSpec(128);
   s.targetSm = 90;
@@ -312,12 +312,14 @@ TEST(AttentionSource, PlainKernelHasOnlyWhatItNeeds) {
   EXPECT_TRUE(contains(src, "ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16"));
   EXPECT_TRUE(contains(src, "cp.async.cg.shared.global"));
   EXPECT_TRUE(contains(src, "ex2.approx.ftz.f32"));
-  EXPECT_TRUE(contains(src, "if (boundary_tile) apply_masks("));
+  EXPECT_TRUE(contains(src, "tg::device::attention_forward<ForwardConfig>(params, tg::device::NoScoreMod{});"));
   EXPECT_FALSE(contains(src, "#include"));
-  EXPECT_FALSE(contains(src, "philox"));
-  EXPECT_FALSE(contains(src, "apply_score_modifier"));
-  EXPECT_FALSE(contains(src, "diag_shift"));
-  EXPECT_FALSE(contains(src, "lse_tile[row]"));
+  // Options are constants of the configuration; the stages are the library's.
+  for (const char *off : {"kScoreMod = false", "kDropout = false", "kUpper = false", "kLeft = false",
+                          "kSeqLenQ = false, kSeqLenKv = false", "kTraining = false",
+                          "kDocumentMask = false", "kWgmma = false"})
+    EXPECT_TRUE(contains(src, off)) << off;
+  EXPECT_FALSE(contains(src, "struct ScoreMod"));
   EXPECT_FALSE(contains(src, "$("));
   // The scale is folded into the exp2 argument: 1/sqrt(128) * log2(e).
   EXPECT_TRUE(contains(src, "kSoftmaxScaleLog2 = 0.12751743"));
@@ -338,18 +340,29 @@ TEST(AttentionSource, OptionsGenerateTheirStages) {
   ASSERT_TRUE(k);
   const std::string &src = k->source;
   EXPECT_TRUE(contains(src, "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32"));
-  EXPECT_TRUE(contains(src, "const int diag_shift = len_kv - len_q;"));
+  EXPECT_TRUE(contains(src, "kUpper = true;"));
+  EXPECT_TRUE(contains(src, "kBottomRight = true;"));
   EXPECT_TRUE(contains(src, "constexpr int kRightLimit = 0;"));
   EXPECT_TRUE(contains(src, "constexpr int kWindowLeft = 32;"));
-  EXPECT_TRUE(contains(src, "seq_lens_kv[b]"));
-  EXPECT_FALSE(contains(src, "seq_lens_q[b]"));
+  EXPECT_TRUE(contains(src, "kSeqLenQ = false, kSeqLenKv = true;"));
   EXPECT_TRUE(contains(src, "constexpr unsigned kDropoutThreshold = 1073741824u;"));
-  EXPECT_TRUE(contains(src, "kDropoutRescale / sum"));
-  EXPECT_TRUE(contains(src, "lse_tile[row] ="));
+  EXPECT_TRUE(contains(src, "kDropout = true;"));
+  EXPECT_TRUE(contains(src, "kTraining = true;"));
+  EXPECT_TRUE(contains(src, "kScoreMod = true;"));
   EXPECT_TRUE(contains(src, "constexpr long long kQueryHeadsPerKvHead = 4;"));
-  EXPECT_TRUE(contains(src, "            s = 20.0f * tanhf(s / 20.0f);\n"));
+  EXPECT_TRUE(contains(src, "              s = 20.0f * tanhf(s / 20.0f);\n"));
+  EXPECT_TRUE(contains(src, "ScoreMod{captures}"));
+  // Between the header comment and the configuration is the device library,
+  // the same text for every variant.
+  auto library = [](const std::string &text) {
+    size_t from = text.find("\n// ---- device/");
+    return text.substr(from, text.find("// Configuration") - from);
+  };
+  auto plain = generateAttentionForward(baseSpec(128));
+  ASSERT_TRUE(plain);
+  EXPECT_EQ(library(src), library(plain->source));
+  EXPECT_TRUE(contains(library(src), "// ---- device/attention_fwd.cuh ----"));
   EXPECT_TRUE(contains(src, "const float bias = load_capture_bias(captures, b, h, q_idx, kv_idx);"));
-  EXPECT_TRUE(contains(src, "gridDim.x - 1 - blockIdx.x")); // heavy tiles first
   EXPECT_FALSE(contains(src, "$("));
 }
 
