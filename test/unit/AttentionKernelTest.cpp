@@ -370,6 +370,17 @@ TEST(AttentionSource, OptionsGenerateTheirStages) {
 // NVRTC compilation of the kernel variants
 //===----------------------------------------------------------------------===//
 
+TEST(AttentionNvrtcErrors, WgmmaKernelNeedsSm90a) {
+  AttentionForwardSpec s = baseSpec(64);
+  s.targetSm = 90;
+  s.archSpecific = true;
+  auto k = generateAttentionForward(s);
+  ASSERT_TRUE(k);
+  NvrtcCompiled c = compileWithNvrtc(k->source, "sm_80", "attention.cu");
+  EXPECT_FALSE(c.ok);
+  EXPECT_NE(c.log.find("this kernel uses wgmma: compile it for sm_90a"), std::string::npos) << c.log;
+}
+
 void PrintTo(const Variant &v, std::ostream *os) { *os << v.name; }
 
 class AttentionNvrtc : public ::testing::TestWithParam<Variant> {};
