@@ -5,23 +5,25 @@
 // RUN: tg-compile %tgc_src/examples/models/document_mask.mlir --entry=packed_documents_gather --emit=cuda | FileCheck %s --check-prefix=GATHER
 // RUN: tg-compile %tgc_src/examples/models/document_mask.mlir --entry=packed_documents_gather --emit=ptx --arch=sm_80 | FileCheck %s --check-prefix=PTX
 // RUN: tg-compile %tgc_src/examples/models/document_mask.mlir --entry=prefix_lm --emit=cuda | FileCheck %s --check-prefix=NONE
-// RUN: tg-compile %tgc_src/examples/models/document_mask.mlir --entry=prefix_lm --emit=cuda | not grep document_of
+// RUN: tg-compile %tgc_src/examples/models/document_mask.mlir --entry=prefix_lm --emit=cuda | not grep "kDocumentMask = true"
 // RUN: tg-compile %s --emit=cuda | FileCheck %s --check-prefix=NONE
-// RUN: tg-compile %s --emit=cuda | not grep document_of
+// RUN: tg-compile %s --emit=cuda | not grep "kDocumentMask = true"
 
+// The kernel (device/attention_fwd.cuh: narrow_to_documents) reads the ids
+// through ScoreMod's document_of_query and document_of_key.
+// BCAST: static constexpr bool kDocumentMask = true;
+// BCAST: long long document_of_query(long long b, long long h,
 // BCAST: return load_capture_capture0(captures, b, h, q_idx, 0);
+// BCAST: long long document_of_key(long long b, long long h,
 // BCAST: return load_capture_capture1(captures, b, h, 0, kv_idx);
-// BCAST: // Document mask: a key is visible only if its document id equals a row's,
-// BCAST: const long long id = document_of_query(captures, b, h, m0 + r);
-// BCAST: const long long id = document_of_key(captures, b, h, j);
-// BCAST: const int tile_begin = kv_begin / kBlockN;
 
+// GATHER: static constexpr bool kDocumentMask = true;
 // GATHER: return capture0_at(captures, b, q_idx);
 // GATHER: return capture0_at(captures, b, kv_idx);
-// GATHER: // Document mask: a key is visible only if its document id equals a row's,
 
 // PTX: .visible .entry tg_attention_fwd_bf16_d64
 
+// NONE: static constexpr bool kDocumentMask = false;
 // NONE: --- score modifier ---
 
 // Not a document mask: the ids are compared with `ne` (this keeps keys of

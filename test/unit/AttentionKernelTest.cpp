@@ -7,6 +7,7 @@
 #include "tg/Codegen/AttentionKernel.h"
 
 #include <gtest/gtest.h>
+#include "AttentionForwardVariants.h"
 #include "NvrtcCompile.h"
 
 #include <nvrtc.h>
@@ -21,6 +22,7 @@
 #include <vector>
 
 using namespace tg::codegen;
+using namespace tg::codegen::testing;
 
 //===----------------------------------------------------------------------===//
 // The device Philox source, compiled on the host.
@@ -109,13 +111,6 @@ TEST(AttentionPhilox, Threshold) {
 // Validation and launch configuration
 //===----------------------------------------------------------------------===//
 
-AttentionForwardSpec baseSpec(int headDim = 128) {
-  AttentionForwardSpec s;
-  s.headDimQK = s.headDimV = headDim;
-  s.numHeadsQ = s.numHeadsKV = 8;
-  s.scale = 1.0 / std::sqrt(double(headDim));
-  return s;
-}
 
 std::string errorOf(const AttentionForwardSpec &spec) {
   std::string error;
@@ -275,7 +270,7 @@ TEST(AttentionSpec, TileTable) {
     auto k = generateAttentionForward(s);
     ASSERT_TRUE(k);
     EXPECT_EQ(k->requiredTarget, "sm_90a");
-    EXPECT_TRUE(contains(k->source, "wgmma.mma_async.sync.aligned.m64n"));
+    EXPECT_TRUE(contains(k->source, "kWgmma = true;"));
   }
   s = baseSpec(128);
   s.targetSm = 90;
@@ -317,12 +312,14 @@ TEST(AttentionSource, PlainKernelHasOnlyWhatItNeeds) {
   EXPECT_TRUE(contains(src, "ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16"));
   EXPECT_TRUE(contains(src, "cp.async.cg.shared.global"));
   EXPECT_TRUE(contains(src, "ex2.approx.ftz.f32"));
-  EXPECT_TRUE(contains(src, "if (boundary_tile) apply_masks("));
+  EXPECT_TRUE(contains(src, "tg::device::attention_forward<ForwardConfig>(params, tg::device::NoScoreMod{});"));
   EXPECT_FALSE(contains(src, "#include"));
-  EXPECT_FALSE(contains(src, "philox"));
-  EXPECT_FALSE(contains(src, "apply_score_modifier"));
-  EXPECT_FALSE(contains(src, "diag_shift"));
-  EXPECT_FALSE(contains(src, "lse_tile[row]"));
+  // Options are constants of the configuration; the stages are the library's.
+  for (const char *off : {"kScoreMod = false", "kDropout = false", "kUpper = false", "kLeft = false",
+                          "kSeqLenQ = false, kSeqLenKv = false", "kTraining = false",
+                          "kDocumentMask = false", "kWgmma = false"})
+    EXPECT_TRUE(contains(src, off)) << off;
+  EXPECT_FALSE(contains(src, "struct ScoreMod"));
   EXPECT_FALSE(contains(src, "$("));
   // The scale is folded into the exp2 argument: 1/sqrt(128) * log2(e).
   EXPECT_TRUE(contains(src, "kSoftmaxScaleLog2 = 0.12751743"));
@@ -343,18 +340,29 @@ TEST(AttentionSource, OptionsGenerateTheirStages) {
   ASSERT_TRUE(k);
   const std::string &src = k->source;
   EXPECT_TRUE(contains(src, "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32"));
-  EXPECT_TRUE(contains(src, "const int diag_shift = len_kv - len_q;"));
+  EXPECT_TRUE(contains(src, "kUpper = true;"));
+  EXPECT_TRUE(contains(src, "kBottomRight = true;"));
   EXPECT_TRUE(contains(src, "constexpr int kRightLimit = 0;"));
   EXPECT_TRUE(contains(src, "constexpr int kWindowLeft = 32;"));
-  EXPECT_TRUE(contains(src, "seq_lens_kv[b]"));
-  EXPECT_FALSE(contains(src, "seq_lens_q[b]"));
+  EXPECT_TRUE(contains(src, "kSeqLenQ = false, kSeqLenKv = true;"));
   EXPECT_TRUE(contains(src, "constexpr unsigned kDropoutThreshold = 1073741824u;"));
-  EXPECT_TRUE(contains(src, "kDropoutRescale / sum"));
-  EXPECT_TRUE(contains(src, "lse_tile[row] ="));
+  EXPECT_TRUE(contains(src, "kDropout = true;"));
+  EXPECT_TRUE(contains(src, "kTraining = true;"));
+  EXPECT_TRUE(contains(src, "kScoreMod = true;"));
   EXPECT_TRUE(contains(src, "constexpr long long kQueryHeadsPerKvHead = 4;"));
-  EXPECT_TRUE(contains(src, "            s = 20.0f * tanhf(s / 20.0f);\n"));
+  EXPECT_TRUE(contains(src, "              s = 20.0f * tanhf(s / 20.0f);\n"));
+  EXPECT_TRUE(contains(src, "ScoreMod{captures}"));
+  // Between the header comment and the configuration is the device library,
+  // the same text for every variant.
+  auto library = [](const std::string &text) {
+    size_t from = text.find("\n// ---- device/");
+    return text.substr(from, text.find("// Configuration") - from);
+  };
+  auto plain = generateAttentionForward(baseSpec(128));
+  ASSERT_TRUE(plain);
+  EXPECT_EQ(library(src), library(plain->source));
+  EXPECT_TRUE(contains(library(src), "// ---- device/attention_fwd.cuh ----"));
   EXPECT_TRUE(contains(src, "const float bias = load_capture_bias(captures, b, h, q_idx, kv_idx);"));
-  EXPECT_TRUE(contains(src, "gridDim.x - 1 - blockIdx.x")); // heavy tiles first
   EXPECT_FALSE(contains(src, "$("));
 }
 
@@ -362,173 +370,15 @@ TEST(AttentionSource, OptionsGenerateTheirStages) {
 // NVRTC compilation of the kernel variants
 //===----------------------------------------------------------------------===//
 
-struct Variant {
-  const char *name;
-  AttentionForwardSpec spec;
-  bool expectNoSpills; // default tiles of the plain fast paths
-  bool wgmmaOnly = false; // sm_90a kernels compile for sm_90a alone
-};
-
-/// A representative subset of the full product (7 head dims x 2 types x 4
-/// mask kinds x dropout x training x score modifier = 448 kernels, too slow
-/// to compile in CI): every head dim and both types, every mask kind
-/// (causal top_left/bottom_right, window, padding q/kv), GQA, dropout,
-/// training, score modifiers with captures of several types, Dqk != Dv, a
-/// negative scale (unfolded), and a tile override with Q in registers.
-std::vector<Variant> variants() {
-  std::vector<Variant> v;
-  auto add = [&](const char *name, int dqk, int dv, AttentionElementType t,
-                 auto configure, bool noSpills = false) {
-    AttentionForwardSpec s = baseSpec(dqk);
-    s.headDimV = dv;
-    s.elementType = t;
-    configure(s);
-    v.push_back({name, s, noSpills, s.archSpecific});
-  };
-  using T = AttentionElementType;
-  using C = AttentionCausalMode;
-  add("d64_bf16_plain", 64, 64, T::BF16, [](auto &) {}, true);
-  add("d128_bf16_plain", 128, 128, T::BF16, [](auto &) {}, true);
-  add("d256_bf16_causal", 256, 256, T::BF16,
-      [](auto &s) { s.causal = C::BottomRight; }, true);
-  add("d128_f16_causal_training", 128, 128, T::F16, [](auto &s) {
-    s.causal = C::TopLeft;
-    s.training = true;
-  }, true);
-  add("d72_f16_causal_top_left_training", 72, 72, T::F16, [](auto &s) {
-    s.causal = C::TopLeft;
-    s.training = true;
-  });
-  add("d80_bf16_bottom_right_padding_gqa4", 80, 80, T::BF16, [](auto &s) {
-    s.causal = C::BottomRight;
-    s.hasSeqLenQ = s.hasSeqLenKv = true;
-    s.numHeadsKV = 2;
-  });
-  add("d96_f16_window_dropout", 96, 96, T::F16, [](auto &s) {
-    s.windowLeft = 64;
-    s.windowRight = 16;
-    s.dropoutProbability = 0.1;
-  });
-  add("d128_bf16_everything", 128, 128, T::BF16, [](auto &s) {
-    s.causal = C::BottomRight;
-    s.windowLeft = 256;
-    s.hasSeqLenQ = s.hasSeqLenKv = true;
-    s.dropoutProbability = 0.2;
-    s.training = true;
-    s.numHeadsKV = 1;
-    s.scoreModifier = "s = 30.0f * tanhf(s / 30.0f);\n"
-                      "s += bias;\n"
-                      "s += slope * static_cast<float>(kv_idx - q_idx);";
-    s.captures = {{"bias", CaptureType::BF16}, {"slope", CaptureType::F32}};
-  });
-  add("d192_f16_padding_kv_mask_capture_training", 192, 192, T::F16, [](auto &s) {
-    s.hasSeqLenKv = true;
-    s.training = true;
-    s.scoreModifier = "if (!keep) s = neg_inf();\ns += static_cast<float>(offset);";
-    s.captures = {{"keep", CaptureType::Bool}, {"offset", CaptureType::I32}};
-  });
-  add("d256_bf16_top_left_window_padding_q_dropout_training", 256, 256, T::BF16, [](auto &s) {
-    s.causal = C::TopLeft;
-    s.windowLeft = 128;
-    s.hasSeqLenQ = true;
-    s.dropoutProbability = 0.5;
-    s.training = true;
-  });
-  add("d64_f16_causal_dropout_training_modifier_i64_i8_f16", 64, 64, T::F16, [](auto &s) {
-    s.causal = C::BottomRight;
-    s.dropoutProbability = 0.3;
-    s.training = true;
-    s.scoreModifier = "s += static_cast<float>(pos - tag) * scale16;";
-    s.captures = {{"pos", CaptureType::I64}, {"tag", CaptureType::I8},
-                  {"scale16", CaptureType::F16}};
-  });
-  add("dqk192_dv128_bf16_negative_scale", 192, 128, T::BF16,
-      [](auto &s) { s.scale = -0.05; });
-  add("d64_bf16_q_in_registers_override", 64, 64, T::BF16, [](auto &s) {
-    s.tileOverride = AttentionTileConfig{64, 128, 4, true, 2, 2, 4};
-    s.windowRight = 0;
-  });
-  // sm_90a (wgmma) kernels: the default tiles of every head-dim class, and
-  // every option on that path.
-  add("wgmma_d64_bf16_plain", 64, 64, T::BF16, [](auto &s) {
-    s.targetSm = 90;
-    s.archSpecific = true;
-  }, true);
-  add("wgmma_d128_bf16_causal_training", 128, 128, T::BF16, [](auto &s) {
-    s.targetSm = 90;
-    s.archSpecific = true;
-    s.causal = C::BottomRight;
-    s.training = true;
-  }, true);
-  add("wgmma_d256_f16_plain", 256, 256, T::F16, [](auto &s) {
-    s.targetSm = 90;
-    s.archSpecific = true;
-  }, true);
-  add("wgmma_dqk192_dv128_bf16_everything", 192, 128, T::BF16, [](auto &s) {
-    s.targetSm = 90;
-    s.archSpecific = true;
-    s.causal = C::TopLeft;
-    s.windowLeft = 100;
-    s.hasSeqLenQ = s.hasSeqLenKv = true;
-    s.dropoutProbability = 0.1;
-    s.training = true;
-    s.numHeadsKV = 2;
-    s.scoreModifier = "s = 30.0f * tanhf(s / 30.0f);\ns += bias;";
-    s.captures = {{"bias", CaptureType::F16}};
-  });
-  // Table captures (tg.gather): a relative-position table, a T5 bucket
-  // lookup, document ids and prefix lengths, mixed with an element capture.
-  add("d128_bf16_relative_bias_table_causal", 128, 128, T::BF16, [](auto &s) {
-    s.causal = C::TopLeft;
-    s.scoreModifier = "s += rel_at(captures, h, q_idx - kv_idx + 4095);";
-    s.captures = {{"rel", CaptureType::F32, 2}};
-  });
-  add("d64_f16_document_prefix_tables_fill_training", 64, 64, T::F16, [](auto &s) {
-    s.training = true;
-    s.scoreModifier =
-        "const bool same = doc_at(captures, b, q_idx) == doc_at(captures, b, kv_idx);\n"
-        "const bool prefix = kv_idx < prefix_at(captures, b);\n"
-        "if (!same || !(prefix || kv_idx <= q_idx)) s = neg_inf();\n"
-        "s += rel_in_range(captures, kv_idx - q_idx + 8) ? rel_at(captures, kv_idx - q_idx + 8) "
-        ": 0.0f;\n"
-        "s += bias;";
-    s.captures = {{"doc", CaptureType::I32, 2}, {"prefix", CaptureType::I64, 1},
-                  {"rel", CaptureType::BF16, 1}, {"bias", CaptureType::F16}};
-  });
-  add("wgmma_d128_bf16_t5_buckets_table", 128, 128, T::BF16, [](auto &s) {
-    s.targetSm = 90;
-    s.archSpecific = true;
-    s.scoreModifier =
-        "const long long rel = kv_idx - q_idx;\n"
-        "const long long n = rel < 0 ? -rel : rel;\n"
-        "const long long large = 8 + static_cast<long long>(logf(static_cast<float>(n) / 8.0f) / "
-        "2.7725887f * 8.0f);\n"
-        "const long long bucket = (rel > 0 ? 16 : 0) + (n < 8 ? n : (large < 15 ? large : 15));\n"
-        "s += emb_at(captures, bucket, h);";
-    s.captures = {{"emb", CaptureType::BF16, 2}};
-  });
-  // A document mask narrows each CTA's K/V range from the ids (a table
-  // capture read at (b, q_idx) and (b, kv_idx)), with causal masking.
-  add("d128_bf16_document_mask_causal", 128, 128, T::BF16, [](auto &s) {
-    s.causal = C::TopLeft;
-    s.scoreModifier = "if (doc_at(captures, b, q_idx) != doc_at(captures, b, kv_idx)) s = neg_inf();";
-    s.captures = {{"doc", CaptureType::I32, 2}};
-    s.documentMask = AttentionForwardSpec::DocumentMask{"doc_at(captures, b, q_idx)",
-                                                        "doc_at(captures, b, kv_idx)"};
-  });
-  add("wgmma_d64_f16_document_mask_element_captures", 64, 64, T::F16, [](auto &s) {
-    s.targetSm = 90;
-    s.archSpecific = true;
-    s.scoreModifier = "if (dq != dk) s = neg_inf();";
-    s.captures = {{"dq", CaptureType::I64}, {"dk", CaptureType::I64}};
-    s.documentMask = AttentionForwardSpec::DocumentMask{
-        "load_capture_dq(captures, b, h, q_idx, 0)", "load_capture_dk(captures, b, h, 0, kv_idx)"};
-  });
-  add("d256_f16_single_buffer_override", 256, 256, T::F16, [](auto &s) {
-    s.tileOverride = AttentionTileConfig{64, 64, 4, false, 2, 1, 2};
-    s.causal = AttentionCausalMode::TopLeft;
-  }, true);
-  return v;
+TEST(AttentionNvrtcErrors, WgmmaKernelNeedsSm90a) {
+  AttentionForwardSpec s = baseSpec(64);
+  s.targetSm = 90;
+  s.archSpecific = true;
+  auto k = generateAttentionForward(s);
+  ASSERT_TRUE(k);
+  NvrtcCompiled c = compileWithNvrtc(k->source, "sm_80", "attention.cu");
+  EXPECT_FALSE(c.ok);
+  EXPECT_NE(c.log.find("this kernel uses wgmma: compile it for sm_90a"), std::string::npos) << c.log;
 }
 
 void PrintTo(const Variant &v, std::ostream *os) { *os << v.name; }

@@ -1,17 +1,14 @@
-// Emits the fused attention forward kernel for one AttentionForwardSpec.
-//
-// The emitted translation unit is, in order: a header comment (spec and
-// tile), the configuration constants, the device helpers (CudaPrelude.cpp),
-// the optional Philox generator, the stages as __forceinline__ device
-// functions (AttentionKernelTemplates.h plus the spec-dependent ones built
-// here: masks, score modifier, dropout), and the kernel, whose body reads as
-// the list of stages. Options a spec does not use generate no code.
+// Emits the fused attention forward kernel for one AttentionForwardSpec: one
+// translation unit of the device library's headers (device/attention_fwd.cuh
+// and what it includes, where the kernel and its stages are), then what
+// depends on the spec: a configuration struct whose constants select the
+// variant (masks, dropout, score modifier, tile, mma.sync or wgmma), the
+// score modifier from the tg.attention region, and the entry point.
 
 #include "tg/Codegen/AttentionKernel.h"
 
-#include "AttentionKernelTemplates.h"
 #include "AttentionLayout.h"
-#include "CudaPrelude.h"
+#include "DeviceLibrary.h"
 #include "SourceTemplate.h"
 #include "TableCaptures.h"
 
@@ -104,7 +101,7 @@ int64_t clampWindow(int64_t w) {
 int64_t rightLimit(const AttentionForwardSpec &spec) {
   if (spec.causal != AttentionCausalMode::None)
     return spec.windowRight ? std::min<int64_t>(0, clampWindow(*spec.windowRight)) : 0;
-  return clampWindow(*spec.windowRight);
+  return spec.windowRight ? clampWindow(*spec.windowRight) : 0;
 }
 
 } // namespace
@@ -214,9 +211,9 @@ CaptureInfo captureInfo(CaptureType type) {
   case CaptureType::F32:
     return {"float", "float", "raw"};
   case CaptureType::F16:
-    return {"unsigned short", "float", "f16_bits_to_float(raw)"};
+    return {"unsigned short", "float", "tg::device::to_float<tg::device::Elem::F16>(raw)"};
   case CaptureType::BF16:
-    return {"unsigned short", "float", "bf16_bits_to_float(raw)"};
+    return {"unsigned short", "float", "tg::device::to_float<tg::device::Elem::BF16>(raw)"};
   case CaptureType::I32:
     return {"int", "long long", "static_cast<long long>(raw)"};
   case CaptureType::I64:
@@ -229,95 +226,13 @@ CaptureInfo captureInfo(CaptureType type) {
   return {"float", "float", "raw"};
 }
 
-/// The wgmma wrappers for this kernel's shapes: S (m64 x blockN, A and B
-/// from shared memory) and O (m64 x Dv, A = P from registers, B = V
-/// MN-major). Their operand lists depend on N, so they are generated.
-std::string wgmmaHelpers(AttentionElementType type, int blockN, int headDimV) {
-  std::string t = type == AttentionElementType::BF16 ? "bf16" : "f16";
+const char *boolName(bool b) { return b ? "true" : "false"; }
+
+std::string indent(const std::string &statements, const std::string &prefix) {
   std::ostringstream os;
-  os << R"cuda(
-// ---------------------------------------------------------------------------
-// Device helpers: wgmma (sm_90a)
-// ---------------------------------------------------------------------------
-#if !defined(__CUDA_ARCH_FEAT_SM90_ALL)
-#error "this kernel uses wgmma: compile it for sm_90a"
-#endif
-
-__device__ __forceinline__ void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
-__device__ __forceinline__ void wgmma_commit() { asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory"); }
-template <int kPending>
-__device__ __forceinline__ void wgmma_wait() {
-  asm volatile("wgmma.wait_group.sync.aligned %0;\n" :: "n"(kPending) : "memory");
-}
-// Keeps the compiler from moving accumulator accesses across wgmma fences and waits.
-__device__ __forceinline__ void fence_operand(float (&r)[4]) {
-#pragma unroll
-  for (int e = 0; e < 4; ++e) asm volatile("" : "+f"(r[e]) :: "memory");
-}
-// cp.async writes shared memory through the generic proxy; wgmma reads it
-// through the async proxy.
-__device__ __forceinline__ void fence_proxy_async() {
-  asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
-}
-
-// Shared-memory matrix descriptor: start address >> 4 (bits 0-13), leading
-// byte offset >> 4 (16-29), stride byte offset >> 4 (32-45), swizzle mode
-// (62-63; 1 = 128-byte).
-__device__ __forceinline__ unsigned long long make_descriptor(unsigned address, unsigned leading,
-                                                              unsigned stride) {
-  return static_cast<unsigned long long>((address & 0x3FFFF) >> 4) |
-         (static_cast<unsigned long long>(leading >> 4) << 16) |
-         (static_cast<unsigned long long>(stride >> 4) << 32) | (1ull << 62);
-}
-// K-major, 128-byte swizzle: 8-row groups of 128-byte rows are 1024 bytes
-// apart; the leading offset is unused (16 by convention).
-__device__ __forceinline__ unsigned long long k_major_descriptor(unsigned address) {
-  return make_descriptor(address, 16, 1024);
-}
-// MN-major (V, dims contiguous), 128-byte swizzle: 64-dim blocks are
-// kBlockN * 128 bytes apart (leading), 8-key groups 1024 bytes (stride).
-__device__ __forceinline__ unsigned long long mn_major_descriptor(unsigned address) {
-  return make_descriptor(address, kBlockN * 128, 1024);
-}
-)cuda";
-  auto regList = [](int first, int count) {
-    std::string r;
-    for (int i = 0; i < count; ++i)
-      r += (i ? ", %" : "%") + std::to_string(first + i);
-    return r;
-  };
-  auto accOperands = [](int tiles) {
-    std::string r;
-    for (int n = 0; n < tiles; ++n)
-      for (int e = 0; e < 4; ++e)
-        r += std::string(n || e ? ", " : "") + "\"+f\"(d[" + std::to_string(n) + "][" +
-             std::to_string(e) + "])";
-    return r;
-  };
-  int sRegs = blockN / 2, oRegs = headDimV / 2;
-  os << "\n// S (+)= Q K^T for one k16 step: m64n" << blockN << "k16, A and B from shared memory.\n"
-     << "__device__ __forceinline__ void wgmma_scores(float (&d)[" << blockN / 8
-     << "][4], unsigned long long desc_a,\n"
-     << "                                             unsigned long long desc_b, bool accumulate) {\n"
-     << "  asm volatile(\n"
-     << "      \"{\\n.reg .pred p;\\nsetp.ne.b32 p, %" << sRegs + 2 << ", 0;\\n\"\n"
-     << "      \"wgmma.mma_async.sync.aligned.m64n" << blockN << "k16.f32." << t << "." << t
-     << " {" << regList(0, sRegs) << "}, %" << sRegs << ", %" << sRegs + 1
-     << ", p, 1, 1, 0, 0;\\n}\\n\"\n"
-     << "      : " << accOperands(blockN / 8) << "\n"
-     << "      : \"l\"(desc_a), \"l\"(desc_b), \"r\"(static_cast<int>(accumulate)));\n}\n";
-  os << "\n// O += P V for one k16 step: m64n" << headDimV
-     << "k16, A = P from registers, B = V (MN-major).\n"
-     << "__device__ __forceinline__ void wgmma_output(float (&d)[" << headDimV / 8
-     << "][4], const unsigned (&a)[4],\n"
-     << "                                             unsigned long long desc_b) {\n"
-     << "  asm volatile(\n"
-     << "      \"{\\n.reg .pred p;\\nsetp.ne.b32 p, %" << oRegs + 5 << ", 0;\\n\"\n"
-     << "      \"wgmma.mma_async.sync.aligned.m64n" << headDimV << "k16.f32." << t << "." << t
-     << " {" << regList(0, oRegs) << "}, {" << regList(oRegs, 4) << "}, %" << oRegs + 4
-     << ", p, 1, 1, 1;\\n}\\n\"\n"
-     << "      : " << accOperands(headDimV / 8) << "\n"
-     << "      : \"r\"(a[0]), \"r\"(a[1]), \"r\"(a[2]), \"r\"(a[3]), \"l\"(desc_b), \"r\"(1));\n}\n";
+  std::istringstream lines(statements);
+  for (std::string line; std::getline(lines, line);)
+    os << prefix << line << "\n";
   return os.str();
 }
 
@@ -327,7 +242,6 @@ public:
       : spec(spec), tile(tile), layout(attentionLayout(spec, tile)) {
     upper = hasUpperBound(spec);
     left = spec.windowLeft.has_value();
-    needsDiagonal = upper || left;
     dropout = spec.dropoutProbability > 0.0;
     // Folding the scale into the exp2 argument needs max(scale * x) =
     // scale * max(x): a positive scale and no modifier in between. Otherwise
@@ -341,17 +255,14 @@ public:
 private:
   std::string headerComment() const;
   std::string configuration() const;
-  std::string captureSupport() const;
-  std::string masks() const;
-  std::string dropoutStage() const;
-  std::string epilogue() const;
-  std::string kernel() const;
+  std::string scoreMod() const;
+  std::string entryPoint() const;
   std::string entryName() const;
 
   const AttentionForwardSpec &spec;
   AttentionTileConfig tile;
   AttentionSmemLayout layout;
-  bool upper, left, needsDiagonal, dropout, modifier, foldScale;
+  bool upper, left, dropout, modifier, foldScale;
 };
 
 std::string AttentionEmitter::headerComment() const {
@@ -386,124 +297,96 @@ std::string AttentionEmitter::headerComment() const {
 
 std::string AttentionEmitter::configuration() const {
   SourceTemplate t;
-  t.set("HEAD_DIM_QK", spec.headDimQK)
-      .set("HEAD_DIM_QK_PADDED", layout.headDimQKPadded)
+  t.set("ELEM", spec.elementType == AttentionElementType::BF16 ? "tg::device::Elem::BF16"
+                                                               : "tg::device::Elem::F16")
+      .set("HEAD_DIM_QK", spec.headDimQK)
       .set("HEAD_DIM_V", spec.headDimV)
       .set("BLOCK_M", tile.blockM)
       .set("BLOCK_N", tile.blockN)
       .set("WARPS", tile.warps)
       .set("MIN_BLOCKS", tile.minBlocksPerSM)
-      .set("QK_PITCH", layout.qkPitch)
-      .set("V_PITCH", layout.vPitch)
-      .set("O_PITCH", layout.oPitch)
-      .set("Q_REGION_PITCH", layout.qRegionPitch)
-      .set("Q_REGION_BYTES", layout.qRegionBytes)
-      .set("K_STAGE_BYTES", layout.kStageBytes)
-      .set("V_STAGE_BYTES", layout.vStageBytes)
-      .set("SMEM_BYTES", layout.totalBytes - layout.alignSlack)
       .set("STAGES", tile.stages)
-      .set("PREFETCH_DECL",
-           tile.wgmma ? std::string()
-                      : "constexpr int kFragmentPrefetch = " + std::to_string(tile.prefetch) +
-                            ";  // ldmatrix this many mma steps ahead\n")
+      .set("PREFETCH", tile.prefetch)
+      .set("Q_IN_REGISTERS", boolName(tile.qInRegisters))
+      .set("WGMMA", boolName(tile.wgmma))
+      .set("SMEM", layout.totalBytes)
       .set("GROUP", spec.numHeadsQ / spec.numHeadsKV)
-      .set("SCORE_SCALE_DECL",
-           foldScale ? std::string()
-                     : "constexpr float kScoreScale = " + floatLiteral(spec.scale) +
-                           ";  // s = kScoreScale * (q . k)\n")
-      .set("SOFTMAX_SCALE_LOG2",
-           floatLiteral(foldScale ? spec.scale * kLog2e : kLog2e))
-      .set("SUBTRACT_MAX_FIRST", modifier ? "true" : "false")
-      .set("SOFTMAX_SCALE_NOTE",
-           foldScale ? "x is the raw dot product q.k: the score scale is folded in"
-                     : "x is the score after scaling and the score modifier");
-  std::string text = t.expand(R"cuda(
+      .set("SCORE_MOD", boolName(modifier))
+      .set("SCORE_SCALE", floatLiteral(foldScale ? 1.0 : spec.scale))
+      .set("SOFTMAX_SCALE_LOG2", floatLiteral(foldScale ? spec.scale * kLog2e : kLog2e))
+      .set("SOFTMAX_SCALE", floatLiteral(foldScale ? spec.scale : 1.0))
+      .set("SOFTMAX_SCALE_NOTE", foldScale
+                                     ? "x is the raw dot product q.k: the score scale is folded in"
+                                     : "x is the score after scaling and the score modifier")
+      .set("TRAINING", boolName(spec.training))
+      .set("UPPER", boolName(upper))
+      .set("RIGHT_LIMIT", upper ? rightLimit(spec) : 0)
+      .set("LEFT", boolName(left))
+      .set("WINDOW_LEFT", left ? clampWindow(*spec.windowLeft) : 0)
+      .set("BOTTOM_RIGHT", boolName(spec.causal == AttentionCausalMode::BottomRight))
+      .set("SEQ_LEN_Q", boolName(spec.hasSeqLenQ))
+      .set("SEQ_LEN_KV", boolName(spec.hasSeqLenKv))
+      .set("DROPOUT", boolName(dropout))
+      .set("THRESHOLD", std::to_string(dropoutThreshold(spec.dropoutProbability)) + "u")
+      .set("RESCALE", floatLiteral(dropout ? 1.0 / (1.0 - spec.dropoutProbability) : 1.0))
+      .set("DOCUMENT_MASK", boolName(spec.documentMask.has_value()));
+  return t.expand(R"cuda(
 // ---------------------------------------------------------------------------
-// Configuration
+// Configuration (device/attention_fwd.cuh: ForwardTraits, attention_forward)
 // ---------------------------------------------------------------------------
-constexpr int kHeadDimQK = $(HEAD_DIM_QK);
-constexpr int kHeadDimQKPadded = $(HEAD_DIM_QK_PADDED);  // multiple of the mma k-step (16); pad columns hold zeros
-constexpr int kHeadDimV = $(HEAD_DIM_V);
-constexpr int kBlockM = $(BLOCK_M);  // query rows per CTA
-constexpr int kBlockN = $(BLOCK_N);  // keys per K/V tile
-constexpr int kWarps = $(WARPS);
-constexpr int kThreads = kWarps * 32;
-constexpr int kMinBlocksPerSM = $(MIN_BLOCKS);  // occupancy the register budget is sized for
-constexpr int kWarpRows = kBlockM / kWarps;     // query rows owned by one warp
-constexpr int kMTiles = kWarpRows / 16;         // m16 mma tiles per warp
-constexpr int kNTiles = kBlockN / 8;            // n8 score tiles per K tile
-constexpr int kQKSteps = kHeadDimQKPadded / 16; // k16 steps of S = Q K^T
-constexpr int kPVSteps = kBlockN / 16;          // k16 steps of O += P V
-constexpr int kOTiles = kHeadDimV / 8;          // n8 output tiles
-constexpr int kStages = $(STAGES);              // K and V buffers in shared memory
-$(PREFETCH_DECL)
-
-// Shared memory: [Q tile (later O staging) | K stages | V stages]. Row pitches
-// are an odd number of 16-byte chunks: the 8 rows one ldmatrix reads then
-// fall in 8 different groups of 4 banks (no bank conflicts). Pitch 0 means the
-// 128-byte-swizzled layout that wgmma reads (tile_offset).
-constexpr int kQKPitch = $(QK_PITCH);
-constexpr int kVPitch = $(V_PITCH);
-constexpr int kOPitch = $(O_PITCH);
-constexpr int kQRegionPitch = $(Q_REGION_PITCH);
-constexpr unsigned kQRegionBytes = $(Q_REGION_BYTES);
-constexpr unsigned kKStageBytes = $(K_STAGE_BYTES);
-constexpr unsigned kVStageBytes = $(V_STAGE_BYTES);
-static_assert(kQRegionBytes + kStages * (kKStageBytes + kVStageBytes) == $(SMEM_BYTES),
-              "the layout fills exactly the launch's dynamic shared memory");
-
-constexpr long long kQueryHeadsPerKvHead = $(GROUP);  // GQA: kv head = h / this
-
-$(SCORE_SCALE_DECL)// Softmax in base 2: exp(s - max s) = exp2(x * kSoftmaxScaleLog2 - max_x * kSoftmaxScaleLog2),
-// where $(SOFTMAX_SCALE_NOTE).
-constexpr float kSoftmaxScaleLog2 = $(SOFTMAX_SCALE_LOG2);
-// Scores may be huge finite values (additive finfo.min masks): the online
-// softmax subtracts the max before scaling (see online_softmax).
-constexpr bool kSubtractMaxFirst = $(SUBTRACT_MAX_FIRST);
+struct ForwardConfig {
+  static constexpr tg::device::Elem kElem = $(ELEM);
+  static constexpr int kHeadDimQK = $(HEAD_DIM_QK), kHeadDimV = $(HEAD_DIM_V);
+  static constexpr int kBlockM = $(BLOCK_M);  // query rows per CTA
+  static constexpr int kBlockN = $(BLOCK_N);  // keys per K/V tile
+  static constexpr int kWarps = $(WARPS);
+  static constexpr int kMinBlocksPerSM = $(MIN_BLOCKS);  // occupancy the register budget is sized for
+  static constexpr int kStages = $(STAGES);              // K and V buffers in shared memory
+  static constexpr int kFragmentPrefetch = $(PREFETCH);  // mma.sync: ldmatrix this many steps ahead
+  static constexpr bool kQInRegisters = $(Q_IN_REGISTERS);  // mma.sync: Q fragments loaded once
+  static constexpr bool kWgmma = $(WGMMA);                  // sm_90a warpgroup mma (else mma.sync)
+  static constexpr unsigned kSharedBytes = $(SMEM);      // dynamic shared memory of the launch
+  static constexpr long long kQueryHeadsPerKvHead = $(GROUP);  // GQA: kv head = h / this
+  // Score modifier: s = kScoreScale * (q . k), then ScoreMod::apply.
+  static constexpr bool kScoreMod = $(SCORE_MOD);
+  static constexpr float kScoreScale = $(SCORE_SCALE);
+  // Softmax in base 2: exp(s - max s) = exp2(x * kSoftmaxScaleLog2 - max_x * kSoftmaxScaleLog2),
+  // where $(SOFTMAX_SCALE_NOTE).
+  static constexpr float kSoftmaxScaleLog2 = $(SOFTMAX_SCALE_LOG2);
+  // Scores may be huge finite values (additive finfo.min masks): the online
+  // softmax subtracts the max before scaling (softmax.cuh).
+  static constexpr bool kSubtractMaxFirst = $(SCORE_MOD);
+  static constexpr bool kTraining = $(TRAINING);  // also write the log-sum-exp
+  static constexpr float kSoftmaxScale = $(SOFTMAX_SCALE);  // kSoftmaxScaleLog2 in natural units
+  // Masks relative to the diagonal diag = q_idx + diag_shift (bottom-right:
+  // diag_shift = len_kv - len_q): kv_idx <= diag + kRightLimit (kUpper),
+  // kv_idx >= diag - kWindowLeft (kLeft); padding from seq_lens (kSeqLen*).
+  static constexpr bool kUpper = $(UPPER);
+  static constexpr int kRightLimit = $(RIGHT_LIMIT);
+  static constexpr bool kLeft = $(LEFT);
+  static constexpr int kWindowLeft = $(WINDOW_LEFT);
+  static constexpr bool kBottomRight = $(BOTTOM_RIGHT);
+  static constexpr bool kSeqLenQ = $(SEQ_LEN_Q), kSeqLenKv = $(SEQ_LEN_KV);
+  // Dropout: keep iff the Philox word >= floor(p * 2^32); kept P scaled by 1 / (1 - p).
+  static constexpr bool kDropout = $(DROPOUT);
+  static constexpr unsigned kDropoutThreshold = $(THRESHOLD);
+  static constexpr float kDropoutRescale = $(RESCALE);
+  // Document mask: each CTA's keys narrowed to its rows' documents
+  // (ScoreMod::document_of_query, document_of_key).
+  static constexpr bool kDocumentMask = $(DOCUMENT_MASK);
+};
 )cuda");
-  if (spec.training)
-    text += "constexpr float kLn2 = 0.693147181f;  // log-sum-exp back to natural log\n"
-            "constexpr float kSoftmaxScale = " +
-            floatLiteral(foldScale ? spec.scale : 1.0) +
-            ";  // kSoftmaxScaleLog2 in natural units (log-sum-exp)\n";
-  if (needsDiagonal) {
-    std::ostringstream os;
-    os << "\n// Masks relative to the diagonal key diag = q_idx + diag_shift ("
-       << (spec.causal == AttentionCausalMode::BottomRight
-               ? "bottom_right: diag_shift = len_kv - len_q"
-               : "top_left: diag_shift = 0")
-       << ").\n";
-    if (upper)
-      os << "constexpr int kRightLimit = " << rightLimit(spec)
-         << ";  // keys kv_idx <= diag + kRightLimit are visible"
-         << (spec.causal != AttentionCausalMode::None ? " (causal)" : "") << "\n";
-    if (left)
-      os << "constexpr int kWindowLeft = " << clampWindow(*spec.windowLeft)
-         << ";  // keys kv_idx >= diag - kWindowLeft are visible\n";
-    text += os.str();
-  }
-  if (dropout) {
-    std::ostringstream os;
-    os << "\n// Dropout with probability " << spec.dropoutProbability << ".\n"
-       << "constexpr unsigned kDropoutThreshold = " << dropoutThreshold(spec.dropoutProbability)
-       << "u;  // floor(p * 2^32): keep iff Philox word >= this\n"
-       << "constexpr float kDropoutRescale = " << floatLiteral(1.0 / (1.0 - spec.dropoutProbability))
-       << ";  // 1 / (1 - p), applied with the softmax normalisation\n";
-    text += os.str();
-  }
-  return text;
 }
 
-std::string AttentionEmitter::captureSupport() const {
+std::string AttentionEmitter::scoreMod() const {
   std::ostringstream os;
   os << R"cuda(
 // ---------------------------------------------------------------------------
-// Stage: score modifier (tg.attention's score region)
-// ---------------------------------------------------------------------------
-// Captured tensors broadcast to [B, Hq, Sq, Skv] through their strides (0 along
-// broadcast dimensions).
-// Table captures (tg.gather) are read at indices the modifier computes, each
+// Score modifier (tg.attention's score region). Captured tensors broadcast
+// to [B, Hq, Sq, Skv] through their strides (0 along broadcast dimensions);
+// table captures (tg.gather) are read at indices the modifier computes, each
 // clamped to its dimension.
+// ---------------------------------------------------------------------------
 struct Captures {
 )cuda";
   for (const AttentionCapture &c : spec.captures) {
@@ -534,195 +417,66 @@ struct Captures {
        << "_stride_kv];\n"
        << "  return " << info.convert << ";\n}\n";
   }
-  if (spec.documentMask)
-    os << "\n// The document ids of the document mask (the modifier masks keys of another\n"
-       << "// document; these reads are the same as its own).\n"
-       << "__device__ __forceinline__ long long document_of_query(const Captures &captures, "
-          "long long b,\n"
-       << "                                                      long long h, long long q_idx) {\n"
-       << "  return " << spec.documentMask->queryId << ";\n}\n"
-       << "__device__ __forceinline__ long long document_of_key(const Captures &captures, "
-          "long long b,\n"
-       << "                                                    long long h, long long kv_idx) {\n"
-       << "  return " << spec.documentMask->keyId << ";\n}\n";
+  // The modifier's statements see s, b, h, q_idx, kv_idx, the captures (by
+  // name for element captures, through `captures` for tables) and the
+  // device library's helpers (neg_inf, ...). The loop over a tile's scores
+  // is written here, around the statements, rather than calling a
+  // per-element function from the library: measured with
+  // tgc-kernel-fingerprint, a per-element call lets the optimiser turn the
+  // modifier's branches into selects first and spills up to 4x more
+  // (d64_f16_document_prefix_tables_fill_training).
   os << R"cuda(
-// Rewrites each score s = kScoreScale * (q . k) with the modifier. Rows and keys
-// past the end of the tensors are clamped to the last one: their scores are
-// never used (rows are not stored, keys are masked) and captures are never read
-// out of bounds.
-__device__ __forceinline__ void apply_score_modifier(float (&scores)[kMTiles][kNTiles][4],
-                                                     const Captures &captures, long long b,
-                                                     long long h, int warp_row0, int n0, int lane,
-                                                     long long seq_len_q, long long seq_len_kv) {
+struct ScoreMod {
+  Captures captures;
+  // Rewrites each score s = kScoreScale * (q . k) of one tile (the mma
+  // accumulator layout, device/mma.cuh: rows warp_row0 + 16 m + lane / 4 + 8 half,
+  // keys n0 + 8 n + 2 (lane % 4) + j). Rows and keys past the end of the
+  // tensors are clamped to the last one: their scores are never used (rows
+  // are not stored, keys are masked) and captures are never read out of bounds.
+  template <class K>
+  __device__ __forceinline__ void apply(float (&scores)[K::kMTiles][K::kNTiles][4], long long b,
+                                        long long h, int warp_row0, int n0, int lane,
+                                        long long seq_len_q, long long seq_len_kv) const {
+    using namespace tg::device;
 #pragma unroll
-  for (int m = 0; m < kMTiles; ++m) {
+    for (int m = 0; m < K::kMTiles; ++m) {
 #pragma unroll
-    for (int half = 0; half < 2; ++half) {
-      long long q_idx = warp_row0 + m * 16 + lane / 4 + 8 * half;
-      q_idx = q_idx < seq_len_q ? q_idx : seq_len_q - 1;
+      for (int half = 0; half < 2; ++half) {
+        long long q_idx = warp_row0 + m * 16 + lane / 4 + 8 * half;
+        q_idx = q_idx < seq_len_q ? q_idx : seq_len_q - 1;
 #pragma unroll
-      for (int n = 0; n < kNTiles; ++n) {
+        for (int n = 0; n < K::kNTiles; ++n) {
 #pragma unroll
-        for (int j = 0; j < 2; ++j) {
-          long long kv_idx = n0 + n * 8 + 2 * (lane % 4) + j;
-          kv_idx = kv_idx < seq_len_kv ? kv_idx : seq_len_kv - 1;
-          float s = scores[m][n][2 * half + j] * kScoreScale;
+          for (int j = 0; j < 2; ++j) {
+            long long kv_idx = n0 + n * 8 + 2 * (lane % 4) + j;
+            kv_idx = kv_idx < seq_len_kv ? kv_idx : seq_len_kv - 1;
+            float s = scores[m][n][2 * half + j] * K::kScoreScale;
 )cuda";
   for (const AttentionCapture &c : spec.captures)
     if (c.tableRank == 0)
-      os << "          const " << captureInfo(c.type).valueType << " " << c.name
+      os << "            const " << captureInfo(c.type).valueType << " " << c.name
          << " = load_capture_" << c.name << "(captures, b, h, q_idx, kv_idx);\n";
-  os << "          {  // --- score modifier ---\n";
-  std::istringstream lines(spec.scoreModifier);
-  for (std::string line; std::getline(lines, line);)
-    os << "            " << line << "\n";
-  os << R"cuda(          }  // --- end of score modifier ---
-          scores[m][n][2 * half + j] = s;
+  os << "            {  // --- score modifier ---\n"
+     << indent(spec.scoreModifier, "              ") << "            }  // --- end of score modifier ---\n"
+     << R"cuda(            scores[m][n][2 * half + j] = s;
+          }
         }
       }
     }
   }
-}
 )cuda";
-  return os.str();
-}
-
-std::string AttentionEmitter::masks() const {
-  std::ostringstream os;
-  os << R"cuda(
-// ---------------------------------------------------------------------------
-// Stage: masks (only K/V tiles on a mask boundary; the others skip this)
-// ---------------------------------------------------------------------------
-// Sets s = -inf where key kv_idx is not visible from query row q_idx: keys past
-// the sequence (kv_idx >= len_kv))cuda";
-  if (upper)
-    os << ", keys after diag + kRightLimit";
-  if (left)
-    os << ", keys before diag - kWindowLeft";
-  os << ".\n";
-  os << "__device__ __forceinline__ void apply_masks(float (&s)[kMTiles][kNTiles][4], int "
-        "warp_row0, int n0,\n"
-     << "                                            int lane, int len_kv"
-     << (needsDiagonal ? ", int diag_shift" : "") << ") {\n";
-  os << R"cuda(#pragma unroll
-  for (int m = 0; m < kMTiles; ++m) {
-#pragma unroll
-    for (int half = 0; half < 2; ++half) {
-)cuda";
-  if (needsDiagonal)
-    os << "      const int diag = warp_row0 + m * 16 + lane / 4 + 8 * half + diag_shift;\n";
-  os << R"cuda(#pragma unroll
-      for (int n = 0; n < kNTiles; ++n) {
-#pragma unroll
-        for (int j = 0; j < 2; ++j) {
-          const int kv_idx = n0 + n * 8 + 2 * (lane % 4) + j;
-          bool visible = kv_idx < len_kv;
-)cuda";
-  if (upper)
-    os << "          visible = visible && kv_idx <= diag + kRightLimit;\n";
-  if (left)
-    os << "          visible = visible && kv_idx >= diag - kWindowLeft;\n";
-  os << R"cuda(          if (!visible) s[m][n][2 * half + j] = neg_inf();
-        }
-      }
-    }
-  }
-}
-)cuda";
-  return os.str();
-}
-
-std::string AttentionEmitter::dropoutStage() const {
-  return R"cuda(
-// ---------------------------------------------------------------------------
-// Stage: dropout on the unnormalised probabilities
-// ---------------------------------------------------------------------------
-// The row sums were taken before this stage (the softmax normalises over all
-// keys); the 1 / (1 - p) rescale is applied with the normalisation.
-__device__ __forceinline__ void apply_dropout(float (&p)[kMTiles][kNTiles][4], PhiloxKey key,
-                                              unsigned long long offset, long long b, long long h,
-                                              long long num_heads_q, int warp_row0, int n0, int lane,
-                                              long long seq_len_q, long long seq_len_kv) {
-#pragma unroll
-  for (int m = 0; m < kMTiles; ++m) {
-#pragma unroll
-    for (int half = 0; half < 2; ++half) {
-      const long long q_idx = warp_row0 + m * 16 + lane / 4 + 8 * half;
-      // Linear index of (b, h, q_idx, 0) in [B, Hq, Sq, Skv].
-      const unsigned long long row_index =
-          static_cast<unsigned long long>(((b * num_heads_q + h) * seq_len_q + q_idx) * seq_len_kv);
-#pragma unroll
-      for (int n = 0; n < kNTiles; ++n) {
-        const int kv_idx = n0 + n * 8 + 2 * (lane % 4);
-        bool keep0, keep1;
-        dropout_keep_pair(row_index + kv_idx, key, offset, kDropoutThreshold, keep0, keep1);
-        if (!keep0) p[m][n][2 * half] = 0.0f;
-        if (!keep1) p[m][n][2 * half + 1] = 0.0f;
-      }
-    }
-  }
-}
-)cuda";
-}
-
-std::string AttentionEmitter::epilogue() const {
-  std::ostringstream os;
-  os << R"cuda(
-// ---------------------------------------------------------------------------
-// Stage: epilogue
-// ---------------------------------------------------------------------------
-// O / rowsum rounded to the element type, staged through shared memory (each
-// warp its own rows) so that global stores are 16 bytes wide. Rows with no
-// visible key (rowsum 0) and padding rows (q_idx >= len_q) become zeros with
-// log-sum-exp -inf.
-__device__ __forceinline__ void store_output(const float (&o_acc)[kMTiles][kOTiles][4],
-                                             const float (&row_max)[kMTiles][2],
-                                             const float (&row_sum)[kMTiles][2],
-                                             unsigned char *smem, elem_t *o_tile,
-                                             long long o_stride_s, float *lse_tile, int m0,
-                                             int warp, int lane, int len_q, long long seq_len_q) {
-  elem_t *o_stage = reinterpret_cast<elem_t *>(smem);
-#pragma unroll
-  for (int m = 0; m < kMTiles; ++m) {
-#pragma unroll
-    for (int half = 0; half < 2; ++half) {
-      const int row = warp * kWarpRows + m * 16 + lane / 4 + 8 * half;  // within the CTA tile
-      const float sum = quad_sum(row_sum[m][half]);
-      const bool has_keys = sum > 0.0f && m0 + row < len_q;
-)cuda";
-  os << "      const float inv_sum = has_keys ? "
-     << (dropout ? "kDropoutRescale / sum" : "1.0f / sum") << " : 0.0f;\n";
-  if (spec.training)
-    os << R"cuda(      if (lse_tile != nullptr && lane % 4 == 0 && m0 + row < seq_len_q) {
-        // Natural-log log-sum-exp of the scaled, modified, masked scores. The
-        // max is scaled in natural units (not base 2) so that a huge finite
-        // max (finfo.min masks) does not overflow.
-        lse_tile[row] = has_keys ? row_max[m][half] * kSoftmaxScale + log2f(sum) * kLn2
-                                 : neg_inf();
-      }
-)cuda";
-  os << R"cuda(#pragma unroll
-      for (int d = 0; d < kOTiles; ++d) {
-        const unsigned packed =
-            pack_elem_x2(o_acc[m][d][2 * half] * inv_sum, o_acc[m][d][2 * half + 1] * inv_sum);
-        *reinterpret_cast<unsigned *>(&o_stage[row * kOPitch + d * 8 + 2 * (lane % 4)]) = packed;
-      }
-    }
-  }
-  __syncwarp();
-  constexpr int kChunksPerRow = kHeadDimV / 8;  // 16-byte chunks
-#pragma unroll
-  for (int i = 0; i < (kWarpRows * kChunksPerRow + 31) / 32; ++i) {
-    const int chunk = lane + 32 * i;
-    const int row = warp * kWarpRows + chunk / kChunksPerRow;
-    const int col = (chunk % kChunksPerRow) * 8;
-    if (chunk < kWarpRows * kChunksPerRow && m0 + row < seq_len_q) {
-      *reinterpret_cast<uint4 *>(o_tile + row * o_stride_s + col) =
-          *reinterpret_cast<const uint4 *>(&o_stage[row * kOPitch + col]);
-    }
-  }
-}
-)cuda";
+  if (spec.documentMask)
+    os << "  // The document ids of the document mask (the modifier masks keys of another\n"
+       << "  // document; these reads are the same as its own).\n"
+       << "  __device__ __forceinline__ long long document_of_query(long long b, long long h,\n"
+       << "                                                       long long q_idx) const {\n"
+       << "    using namespace tg::device;\n"
+       << "    return " << spec.documentMask->queryId << ";\n  }\n"
+       << "  __device__ __forceinline__ long long document_of_key(long long b, long long h,\n"
+       << "                                                     long long kv_idx) const {\n"
+       << "    using namespace tg::device;\n"
+       << "    return " << spec.documentMask->keyId << ";\n  }\n";
+  os << "};\n";
   return os.str();
 }
 
@@ -739,20 +493,20 @@ std::string AttentionEmitter::entryName() const {
   return buf;
 }
 
-std::string AttentionEmitter::kernel() const {
+std::string AttentionEmitter::entryPoint() const {
   std::ostringstream os;
   os << R"cuda(
 // ---------------------------------------------------------------------------
-// The kernel: one CTA per (query tile, query head, batch)
+// Entry point: one CTA per (query tile, query head, batch)
 // ---------------------------------------------------------------------------
-extern "C" __global__ void __launch_bounds__(kThreads, kMinBlocksPerSM)
+extern "C" __global__ void __launch_bounds__(ForwardConfig::kWarps * 32, ForwardConfig::kMinBlocksPerSM)
 )cuda";
   os << entryName() << "(\n";
-  os << R"cuda(    const elem_t *__restrict__ q, const elem_t *__restrict__ k, const elem_t *__restrict__ v,
-    elem_t *__restrict__ o, float *__restrict__ lse, const int *__restrict__ seq_lens_q,
-    const int *__restrict__ seq_lens_kv, const long long *__restrict__ dropout_seed,
-    const long long *__restrict__ dropout_offset, long long batch, long long num_heads_q,
-    long long seq_len_q, long long seq_len_kv,
+  os << R"cuda(    const unsigned short *__restrict__ q, const unsigned short *__restrict__ k,
+    const unsigned short *__restrict__ v, unsigned short *__restrict__ o, float *__restrict__ lse,
+    const int *__restrict__ seq_lens_q, const int *__restrict__ seq_lens_kv,
+    const long long *__restrict__ dropout_seed, const long long *__restrict__ dropout_offset,
+    long long batch, long long num_heads_q, long long seq_len_q, long long seq_len_kv,
     long long q_stride_b, long long q_stride_h, long long q_stride_s,
     long long k_stride_b, long long k_stride_h, long long k_stride_s,
     long long v_stride_b, long long v_stride_h, long long v_stride_s,
@@ -766,302 +520,41 @@ extern "C" __global__ void __launch_bounds__(kThreads, kMinBlocksPerSM)
        << ", long long " << c.name << "_stride_b, long long " << c.name << "_stride_h, long long "
        << c.name << "_stride_q, long long " << c.name << "_stride_kv";
   }
-  os << ") {\n";
-  if (tile.wgmma)
-    os << R"cuda(  extern __shared__ __align__(1024) unsigned char smem_raw[];
-  // The swizzled tiles need 1024-byte alignment (the launch reserves the slack).
-  unsigned char *smem = smem_raw + ((1024 - (shared_address(smem_raw) & 1023)) & 1023);
+  os << R"cuda() {
+  const tg::device::ForwardParams params{
+      q, k, v, o, lse, seq_lens_q, seq_lens_kv, dropout_seed, dropout_offset,
+      batch, num_heads_q, seq_len_q, seq_len_kv,
+      q_stride_b, q_stride_h, q_stride_s, k_stride_b, k_stride_h, k_stride_s,
+      v_stride_b, v_stride_h, v_stride_s, o_stride_b, o_stride_h, o_stride_s};
 )cuda";
-  else
-    os << "  extern __shared__ __align__(16) unsigned char smem[];\n";
-  os << R"cuda(  const int tid = threadIdx.x;
-  const int warp = tid / 32;
-  const int lane = tid % 32;
-
-  // --- Which tile: query rows [m0, m0 + kBlockM) of head h in batch b ---
-)cuda";
-  if (upper)
-    os << "  // Heaviest tiles (most visible keys) first: they start in the first wave.\n"
-       << "  const int m_block = static_cast<int>(gridDim.x - 1 - blockIdx.x);\n";
-  else
-    os << "  const int m_block = static_cast<int>(blockIdx.x);\n";
-  os << R"cuda(  const long long h = blockIdx.y;
-  const long long b = blockIdx.z;
-  const long long h_kv = h / kQueryHeadsPerKvHead;
-  const int m0 = m_block * kBlockM;
-  const int warp_row0 = m0 + warp * kWarpRows;  // first query row of this warp
-
-  // --- Actual lengths: rows >= len_q and keys >= len_kv are padding ---
-)cuda";
-  if (spec.hasSeqLenQ)
-    os << "  const int len_q = imax(0, imin(seq_lens_q[b], static_cast<int>(seq_len_q)));\n";
-  else
-    os << "  const int len_q = static_cast<int>(seq_len_q);\n";
-  if (spec.hasSeqLenKv)
-    os << "  const int len_kv = imax(0, imin(seq_lens_kv[b], static_cast<int>(seq_len_kv)));\n";
-  else
-    os << "  const int len_kv = static_cast<int>(seq_len_kv);\n";
-
-  if (modifier) {
-    os << "  const Captures captures{";
-    if (spec.captures.empty())
-      os << "0";
-    for (size_t i = 0; i < spec.captures.size(); ++i) {
-      const std::string &n = spec.captures[i].name;
-      os << (i ? ",\n                          " : "");
-      if (spec.captures[i].tableRank > 0) {
-        os << tableCaptureInitializer(spec.captures[i]);
-        continue;
-      }
-      os << "capture_" << n << ", " << n << "_stride_b, " << n << "_stride_h, " << n << "_stride_q, " << n << "_stride_kv";
-    }
-    os << "};\n";
+  if (!modifier) {
+    os << "  tg::device::attention_forward<ForwardConfig>(params, tg::device::NoScoreMod{});\n}\n";
+    return os.str();
   }
-  os << "\n  // --- Visible K/V tiles: whole tiles outside the masks are skipped ---\n";
-  if (needsDiagonal) {
-    if (spec.causal == AttentionCausalMode::BottomRight)
-      os << "  const int diag_shift = len_kv - len_q;  // bottom_right: diag = q_idx + len_kv - "
-            "len_q\n";
-    else
-      os << "  const int diag_shift = 0;  // top_left: diag = q_idx\n";
+  os << "  const Captures captures{";
+  if (spec.captures.empty())
+    os << "0";
+  for (size_t i = 0; i < spec.captures.size(); ++i) {
+    const std::string &n = spec.captures[i].name;
+    os << (i ? ",\n                          " : "");
+    if (spec.captures[i].tableRank > 0) {
+      os << tableCaptureInitializer(spec.captures[i]);
+      continue;
+    }
+    os << "capture_" << n << ", " << n << "_stride_b, " << n << "_stride_h, " << n
+       << "_stride_q, " << n << "_stride_kv";
   }
-  os << "  int kv_begin = 0, kv_end = len_kv;\n";
-  if (upper)
-    os << "  {\n"
-       << "    const int last_row = imin(m0 + kBlockM, len_q) - 1;\n"
-       << "    kv_end = imin(kv_end, last_row + diag_shift + kRightLimit + 1);\n"
-       << "  }\n";
-  if (left)
-    os << "  kv_begin = imax(0, m0 + diag_shift - kWindowLeft);\n";
-  if (spec.documentMask)
-    os << R"cuda(  {
-    // Document mask: a key is visible only if its document id equals a row's,
-    // so only keys whose id lies in [min, max] of this tile's row ids can be;
-    // the range shrinks to the first and last of them (packed sequences: the
-    // tile's own documents). Keys inside it are still masked by the region.
-    constexpr long long largest = 9223372036854775807LL, smallest = -largest - 1;
-    // id min, id max, first key, last key: in the Q region, not loaded yet.
-    long long *document_bounds = reinterpret_cast<long long *>(smem);
-    if (tid == 0) {
-      document_bounds[0] = largest; document_bounds[1] = smallest;
-      document_bounds[2] = largest; document_bounds[3] = smallest;
-    }
-    __syncthreads();
-    long long id_min = largest, id_max = smallest;
-    for (int r = tid; r < kBlockM && m0 + r < len_q; r += kThreads) {
-      const long long id = document_of_query(captures, b, h, m0 + r);
-      id_min = id < id_min ? id : id_min;
-      id_max = id > id_max ? id : id_max;
-    }
-    atomicMin(&document_bounds[0], id_min);
-    atomicMax(&document_bounds[1], id_max);
-    __syncthreads();
-    id_min = document_bounds[0];
-    id_max = document_bounds[1];
-    long long first = largest, last = smallest;
-    for (int j = kv_begin + tid; j < kv_end; j += kThreads) {
-      const long long id = document_of_key(captures, b, h, j);
-      if (id >= id_min && id <= id_max) {
-        first = j < first ? j : first;
-        last = j;
-      }
-    }
-    atomicMin(&document_bounds[2], first);
-    atomicMax(&document_bounds[3], last);
-    __syncthreads();
-    first = document_bounds[2];
-    last = document_bounds[3];
-    __syncthreads();  // the bounds are read before the Q tile lands there
-    if (last < first) {
-      kv_end = kv_begin;  // no key of these documents: every score is masked
-    } else {
-      kv_begin = static_cast<int>(first);
-      kv_end = static_cast<int>(last) + 1;
-    }
-  }
-)cuda";
-  os << R"cuda(  const int tile_begin = kv_begin / kBlockN;
-  int tile_end = kv_end > kv_begin ? (kv_end + kBlockN - 1) / kBlockN : tile_begin;
-  if (m0 >= len_q) tile_end = tile_begin;  // only padding rows: no keys needed
-)cuda";
-
-  os << R"cuda(
-  const elem_t *q_tile = q + b * q_stride_b + h * q_stride_h + m0 * q_stride_s;
-  const elem_t *k_head = k + b * k_stride_b + h_kv * k_stride_h;
-  const elem_t *v_head = v + b * v_stride_b + h_kv * v_stride_h;
-  const unsigned smem_q = shared_address(smem);
-  const unsigned smem_k = smem_q + kQRegionBytes;
-  const unsigned smem_v = smem_k + kStages * kKStageBytes;
-)cuda";
-  if (dropout)
-    os << R"cuda(  const unsigned long long seed = static_cast<unsigned long long>(*dropout_seed);
-  const PhiloxKey philox_key{static_cast<unsigned>(seed), static_cast<unsigned>(seed >> 32)};
-  const unsigned long long philox_offset = static_cast<unsigned long long>(*dropout_offset);
-)cuda";
-
-  os << R"cuda(
-  // --- Accumulators: O, and per row the running max and (per lane) sum ---
-  float o_acc[kMTiles][kOTiles][4];
-  float row_max[kMTiles][2], row_sum[kMTiles][2];
-#pragma unroll
-  for (int m = 0; m < kMTiles; ++m) {
-#pragma unroll
-    for (int d = 0; d < kOTiles; ++d)
-#pragma unroll
-      for (int e = 0; e < 4; ++e) o_acc[m][d][e] = 0.0f;
-    row_max[m][0] = row_max[m][1] = neg_inf();
-    row_sum[m][0] = row_sum[m][1] = 0.0f;
-  }
-)cuda";
-  if (tile.qInRegisters)
-    os << "  unsigned q_frag[kMTiles][kQKSteps][4];\n";
-
-  os << "\n  if (tile_begin < tile_end) {\n";
-  if (layout.headDimQKPadded != spec.headDimQK)
-    os << R"cuda(    // Zero the pad columns [kHeadDimQK, kHeadDimQKPadded) of Q and both K stages
-    // once: the copies never write them and the k-step reads them.
-    constexpr int kPad = kHeadDimQKPadded - kHeadDimQK;
-    for (int i = tid; i < kBlockM * kPad; i += kThreads)
-      reinterpret_cast<elem_t *>(smem)[(i / kPad) * kQRegionPitch + kHeadDimQK + i % kPad] = 0;
-    for (int i = tid; i < kStages * kBlockN * kPad; i += kThreads)
-      reinterpret_cast<elem_t *>(smem + kQRegionBytes)[(i / kPad) * kQKPitch + kHeadDimQK + i % kPad] = 0;
-)cuda";
-  os << R"cuda(    // --- Prologue: Q tile, then the first K/V tile into stage 0 ---
-    load_tile_async<kBlockM, kHeadDimQK, kQRegionPitch, true>(smem_q, q_tile, q_stride_s,
-                                                               static_cast<int>(seq_len_q) - m0, tid);
-    cp_async_commit();
-    load_k_tile(smem_k, k_head, k_stride_s, tile_begin * kBlockN, len_kv, tid);
-)cuda";
-  if (tile.stages > 1)
-    os << "    load_v_tile(smem_v, v_head, v_stride_s, tile_begin * kBlockN, len_kv, tid);\n";
-  os << "    cp_async_commit();\n";
-  if (tile.qInRegisters)
-    os << R"cuda(    cp_async_wait<1>();  // Q has landed
-    __syncthreads();
-#pragma unroll
-    for (int m = 0; m < kMTiles; ++m)
-#pragma unroll
-      for (int ks = 0; ks < kQKSteps; ++ks) load_q_fragment(q_frag[m][ks], smem_q, warp * kWarpRows, m, ks, lane);
-)cuda";
-  os << "  }\n";
-
-  if (tile.stages > 1)
-    os << R"cuda(
-  // --- Main loop over the visible K/V tiles (double-buffered) ---
-  for (int tile = tile_begin; tile < tile_end; ++tile) {
-    const int stage = (tile - tile_begin) % kStages;
-    const int n0 = tile * kBlockN;
-    // Tile `tile` has landed, and every warp is done with the other stage.
-    cp_async_wait<0>();
-    __syncthreads();
-    // Prefetch the next tile into the other stage; it lands during this tile's math.
-    if (tile + 1 < tile_end) {
-      const int next = (stage + 1) % kStages;
-      load_k_tile(smem_k + next * kKStageBytes, k_head, k_stride_s, n0 + kBlockN, len_kv, tid);
-      load_v_tile(smem_v + next * kVStageBytes, v_head, v_stride_s, n0 + kBlockN, len_kv, tid);
-    }
-    cp_async_commit();
-    const unsigned smem_k_tile = smem_k + stage * kKStageBytes;
-    const unsigned smem_v_tile = smem_v + stage * kVStageBytes;
-
-    float s[kMTiles][kNTiles][4];
-)cuda";
-  else
-    os << R"cuda(
-  // --- Main loop over the visible K/V tiles (one K and one V buffer) ---
-  for (int tile = tile_begin; tile < tile_end; ++tile) {
-    const int n0 = tile * kBlockN;
-    const unsigned smem_k_tile = smem_k, smem_v_tile = smem_v;
-    // K tile `tile` has landed, and every warp is done with the previous V.
-    cp_async_wait<0>();
-    __syncthreads();
-    // V streams in while S = Q K^T is computed.
-    load_v_tile(smem_v_tile, v_head, v_stride_s, n0, len_kv, tid);
-    cp_async_commit();
-
-    float s[kMTiles][kNTiles][4];
-)cuda";
-  if (tile.wgmma)
-    os << "    compute_scores(s, smem_q, warp, smem_k_tile);\n";
-  else if (tile.qInRegisters)
-    os << "    compute_scores(s, q_frag, smem_k_tile, lane);\n";
-  else
-    os << "    compute_scores(s, smem_q, warp * kWarpRows, smem_k_tile, lane);\n";
-  if (modifier)
-    os << "    apply_score_modifier(s, captures, b, h, warp_row0, n0, lane, seq_len_q, seq_len_kv);\n";
-  os << "    // Mask-free tiles (the common case) skip the per-element tests.\n";
-  os << "    const bool boundary_tile = n0 + kBlockN > len_kv";
-  if (upper)
-    os << " ||\n        n0 + kBlockN - 1 > m0 + diag_shift + kRightLimit";
-  if (left)
-    os << " ||\n        n0 < m0 + kBlockM - 1 + diag_shift - kWindowLeft";
-  os << ";\n";
-  os << "    if (boundary_tile) apply_masks(s, warp_row0, n0, lane, len_kv"
-     << (needsDiagonal ? ", diag_shift" : "") << ");\n";
-  if (tile.stages == 1)
-    os << R"cuda(    // V has landed, and every warp is done with K: the next K streams in
-    // during the softmax and P V.
-    cp_async_wait<0>();
-    __syncthreads();
-    if (tile + 1 < tile_end) load_k_tile(smem_k_tile, k_head, k_stride_s, n0 + kBlockN, len_kv, tid);
-    cp_async_commit();
-)cuda";
-  os << "    online_softmax(s, row_max, row_sum, o_acc);\n";
-  if (dropout)
-    os << "    apply_dropout(s, philox_key, philox_offset, b, h, num_heads_q, warp_row0, n0, lane, seq_len_q, "
-          "seq_len_kv);\n";
-  os << (tile.wgmma ? "    accumulate_pv(o_acc, s, smem_v_tile);\n"
-                    : "    accumulate_pv(o_acc, s, smem_v_tile, lane);\n");
-  os << "  }\n";
-
-  os << R"cuda(
-  // --- Epilogue (the Q region becomes the O staging buffer) ---
-  cp_async_wait<0>();
-  __syncthreads();
-  elem_t *o_tile = o + b * o_stride_b + h * o_stride_h + m0 * o_stride_s;
-)cuda";
-  if (spec.training)
-    os << "  float *lse_tile = lse + (b * num_heads_q + h) * seq_len_q + m0;\n";
-  else
-    os << "  float *lse_tile = nullptr;\n";
-  os << "  store_output(o_acc, row_max, row_sum, smem, o_tile, o_stride_s, lse_tile, m0, warp, "
-        "lane, len_q,\n               seq_len_q);\n";
-  os << "}\n";
-  std::string text = os.str();
-  if (tile.wgmma) {
-    // Copies that wgmma reads next: the generic-to-async proxy fence goes
-    // between the wait and the barrier.
-    const std::string wait = "    cp_async_wait<0>();\n    __syncthreads();\n";
-    const std::string fenced = "    cp_async_wait<0>();\n    fence_proxy_async();  // wgmma reads these copies\n"
-                               "    __syncthreads();\n";
-    for (size_t at = text.find(wait); at != std::string::npos; at = text.find(wait, at + fenced.size()))
-      text.replace(at, wait.size(), fenced);
-  }
-  return text;
+  os << "};\n  tg::device::attention_forward<ForwardConfig>(params, ScoreMod{captures});\n}\n";
+  return os.str();
 }
 
 AttentionKernel AttentionEmitter::emit() {
   std::string src = headerComment();
+  src += deviceLibrarySource({"attention_fwd.cuh"});
   src += configuration();
-  src += cudaPrelude(spec.elementType);
-  if (dropout)
-    src += cudaPhiloxSource();
-  if (tile.wgmma)
-    src += wgmmaHelpers(spec.elementType, tile.blockN, spec.headDimV);
-  src += templates::kTileLoads;
-  if (!tile.wgmma) {
-    src += templates::kQFragments;
-    src += tile.qInRegisters ? templates::kScoresQInRegisters : templates::kScoresQInShared;
-  }
   if (modifier)
-    src += captureSupport();
-  src += masks();
-  src += templates::kOnlineSoftmax;
-  if (dropout)
-    src += dropoutStage();
-  src += tile.wgmma ? templates::kWgmmaStages : templates::kAccumulatePV;
-  src += epilogue();
-  src += kernel();
+    src += scoreMod();
+  src += entryPoint();
 
   AttentionKernel k;
   k.source = std::move(src);

@@ -4,12 +4,26 @@
 
 namespace tg::device {
 
+/// Byte offset of element (row, col) in a shared tile of kRows rows: rows of
+/// kPitch elements, or (kPitch == 0) the 128-byte-swizzled K-major layout
+/// that wgmma reads: 64-column blocks of kRows rows x 128 bytes, 16-byte
+/// chunk c of row r stored at chunk c ^ (r % 8) (tiles 1024-byte aligned).
+template <int kRows, int kPitch>
+__device__ __forceinline__ unsigned tile_offset(int row, int col) {
+  if constexpr (kPitch > 0) {
+    return (row * kPitch + col) * 2;
+  } else {
+    const int chunk = col / 8;
+    return (chunk / 8) * (kRows * 128) + row * 128 + (((chunk % 8) ^ (row % 8)) * 16) + (col % 8) * 2;
+  }
+}
+
 /// Issues the copies of rows [0, kRows) x columns [0, kCols) of a global
 /// tile (rows `row_stride` elements apart, columns contiguous) into a shared
-/// tile of row pitch kPitch elements at `smem`. Rows >= valid_rows are
-/// zero-filled without reading global memory (the end of a sequence).
-/// Columns [kCols, kPitch) are not written.
-template <int kRows, int kCols, int kPitch, int kThreads>
+/// tile at `smem` laid out as tile_offset<kRows, kPitch>. With kCheckRows,
+/// rows >= valid_rows are zero-filled without reading global memory (the
+/// end of a sequence). Columns [kCols, kPitch) are not written.
+template <int kRows, int kCols, int kPitch, int kThreads, bool kCheckRows = true>
 __device__ __forceinline__ void load_rows_async(unsigned smem, const u16 *gmem,
                                                 long long row_stride, int valid_rows,
                                                 int tid) {
@@ -26,11 +40,25 @@ __device__ __forceinline__ void load_rows_async(unsigned smem, const u16 *gmem,
     if (kChunks % kThreads == 0 || chunk < kChunks) {
       const int row = chunk / kChunksPerRow;
       const int col = (chunk % kChunksPerRow) * 8;
-      const bool valid = row < valid_rows;
+      const bool valid = !kCheckRows || row < valid_rows;
       const u16 *src = valid ? gmem + row * row_stride + col : gmem;
-      cp_async_16(smem + (row * kPitch + col) * 2, src, valid);
+      cp_async_16(smem + tile_offset<kRows, kPitch>(row, col), src, valid);
     }
   }
+}
+
+/// As load_rows_async for rows [row0, row0 + kRows) of a sequence of
+/// `len` rows, checking rows only when the tile runs past the end.
+template <int kRows, int kCols, int kPitch, int kThreads>
+__device__ __forceinline__ void load_sequence_rows_async(unsigned smem, const u16 *sequence,
+                                                         long long row_stride, int row0, int len,
+                                                         int tid) {
+  const u16 *src = sequence + row0 * row_stride;
+  const int valid_rows = len - row0;
+  if (valid_rows >= kRows)
+    load_rows_async<kRows, kCols, kPitch, kThreads, false>(smem, src, row_stride, valid_rows, tid);
+  else
+    load_rows_async<kRows, kCols, kPitch, kThreads, true>(smem, src, row_stride, valid_rows, tid);
 }
 
 /// Issues 4-byte copies of kCount floats from global

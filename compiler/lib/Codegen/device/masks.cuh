@@ -20,7 +20,13 @@ struct MaskRule {
   int len_q, len_kv, diag_shift;
 
   __device__ __forceinline__ bool visible(int q, int kv) const {
-    bool v = q < len_q && kv < len_kv;
+    return q < len_q && key_visible(q, kv);
+  }
+
+  /// visible without the row test, for callers whose rows >= len_q are
+  /// never stored (the forward).
+  __device__ __forceinline__ bool key_visible(int q, int kv) const {
+    bool v = kv < len_kv;
     if constexpr (kUpper) v = v && kv <= q + diag_shift + kRightLimit;
     if constexpr (kLeft) v = v && kv >= q + diag_shift - kWindowLeft;
     return v;

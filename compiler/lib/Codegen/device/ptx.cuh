@@ -1,5 +1,6 @@
 // tgc device library: every inline-PTX instruction the library uses, as a
-// thin function each. The only header with asm: a host emulation of the
+// thin function each (the wgmma instructions themselves, whose operand lists
+// depend on the tile shape, are in wgmma.cuh). A host emulation of the
 // device code (tgc-codegen-tests, AttentionBackwardEmulationTest.cpp)
 // defines TG_DEVICE_HOST_EMULATION and provides these functions itself.
 #pragma once
@@ -99,6 +100,26 @@ __device__ __forceinline__ void red_release_gpu_add(int *address, int value) {
   asm volatile("red.release.gpu.global.add.s32 [%0], %1;\n" ::"l"(address), "r"(value) : "memory");
 }
 
+// --- sm_90a: wgmma ordering, and the proxy fence between generic-proxy
+// writes of shared memory (cp.async, st.shared) and async-proxy reads
+// (wgmma operands).
+__device__ __forceinline__ void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
+__device__ __forceinline__ void wgmma_commit() { asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory"); }
+/// Waits until at most `kPending` committed wgmma groups are in flight.
+template <int kPending>
+__device__ __forceinline__ void wgmma_wait() {
+  asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(kPending) : "memory");
+}
+__device__ __forceinline__ void fence_proxy_async() {
+  asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+}
+/// Keeps the compiler from moving accesses of four accumulator registers
+/// across wgmma fences and waits.
+__device__ __forceinline__ void fence_operand(float (&r)[4]) {
+#pragma unroll
+  for (int e = 0; e < 4; ++e) asm volatile("" : "+f"(r[e])::"memory");
+}
+
 /// Makes a 64-bit value opaque to the optimiser (keeps it from hoisting
 /// address arithmetic that depends on it out of a loop).
 template <class T>
@@ -126,6 +147,12 @@ void mma_bf16_16x8x16(float (&acc)[4], const unsigned (&a)[4], unsigned b0, unsi
 void mma_f16_16x8x16(float (&acc)[4], const unsigned (&a)[4], unsigned b0, unsigned b1);
 int ld_acquire_gpu(const int *address);
 void red_release_gpu_add(int *address, int value);
+void wgmma_fence();
+void wgmma_commit();
+template <int kPending>
+void wgmma_wait();
+void fence_proxy_async();
+void fence_operand(float (&r)[4]);
 template <class T>
 void opaque(T &value);
 

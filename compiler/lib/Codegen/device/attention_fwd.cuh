@@ -1,0 +1,382 @@
+// tgc device library: the fused attention forward kernel (FlashAttention-2's
+// algorithm; mma.sync on sm_80+ and as compute_80 PTX, or wgmma on sm_90a).
+//
+// One CTA owns kBlockM query rows of one (batch, query head). Stages:
+//   load Q -> for each visible K/V tile (the next one in flight, cp.async):
+//   S = Q K^T -> score modifier (kScoreMod) -> masks (boundary tiles only)
+//   -> online softmax (softmax.cuh) -> dropout (kDropout) -> O += P V
+//   -> epilogue: O / rowsum, log-sum-exp (kTraining).
+// The matrix stages are attention_fwd_mma.cuh (mma.sync) or
+// attention_fwd_wgmma.cuh (kWgmma); which K/V tiles are visible, and which
+// need the per-element mask, is masks.cuh's rule.
+//
+// A kernel instantiates attention_forward<Config>(params, score_mod) with a
+// configuration struct (the generator writes it, AttentionKernel.cpp; every
+// member is used in ForwardTraits and attention_forward below) and a score
+// modifier (NoScoreMod without one) with
+//   template <class K>  // ForwardTraits<Config>
+//   void apply(float (&s)[K::kMTiles][K::kNTiles][4], long long b, long long h, int warp_row0,
+//              int n0, int lane, long long seq_len_q, long long seq_len_kv) const;
+// which rewrites a tile of scaled scores (mma.cuh's accumulator layout) in
+// place (the generator writes the loop around the modifier's statements, so
+// that they are optimised with it),
+// and, with Config::kDocumentMask,
+//   long long document_of_query(long long b, long long h, long long q_idx) const;
+//   long long document_of_key(long long b, long long h, long long kv_idx) const;
+#pragma once
+#include "attention_fwd_epilogue.cuh"
+#include "attention_fwd_mma.cuh"
+#include "attention_fwd_wgmma.cuh"
+#include "copy.cuh"
+#include "masks.cuh"
+#include "philox.cuh"
+#include "softmax.cuh"
+
+namespace tg::device {
+
+/// The kernel's pointers and sizes (the entry point fills it from its
+/// parameters). Strides are in elements; head dims are contiguous.
+struct ForwardParams {
+  const u16 *q, *k, *v;
+  u16 *o;
+  float *lse;                                      // [B, Hq, Sq] (kTraining)
+  const int *seq_lens_q, *seq_lens_kv;             // [B] (kSeqLenQ, kSeqLenKv)
+  const long long *dropout_seed, *dropout_offset;  // scalars (kDropout)
+  long long batch, num_heads_q, seq_len_q, seq_len_kv;
+  long long q_stride_b, q_stride_h, q_stride_s;
+  long long k_stride_b, k_stride_h, k_stride_s;
+  long long v_stride_b, v_stride_h, v_stride_s;
+  long long o_stride_b, o_stride_h, o_stride_s;
+};
+
+/// The score modifier of a kernel without one (Config::kScoreMod false).
+struct NoScoreMod {};
+
+/// The configuration with the warp tiling and the shared-memory layout
+/// derived from it. The generator computes the same layout
+/// (AttentionLayout.h); Config::kSharedBytes is checked against it.
+template <class Cfg>
+struct ForwardTraits : Cfg {
+  static constexpr int kThreads = Cfg::kWarps * 32;
+  static constexpr int kWarpRows = Cfg::kBlockM / Cfg::kWarps;  // query rows owned by one warp
+  static constexpr int kMTiles = kWarpRows / 16;                // m16 mma tiles per warp
+  static constexpr int kNTiles = Cfg::kBlockN / 8;              // n8 score tiles per K tile
+  static constexpr int kHeadDimQKPadded = round_up(Cfg::kHeadDimQK, 16);  // pad columns hold zeros
+  static constexpr int kQKSteps = kHeadDimQKPadded / 16;        // k16 steps of S = Q K^T
+  static constexpr int kPVSteps = Cfg::kBlockN / 16;            // k16 steps of O += P V
+  static constexpr int kOTiles = Cfg::kHeadDimV / 8;            // n8 output tiles
+
+  // Shared memory: [Q tile (later O staging) | K stages | V stages]. Row
+  // pitches are conflict-free (prelude.cuh); pitch 0 means the
+  // 128-byte-swizzled layout that wgmma reads (copy.cuh: tile_offset), with
+  // every tile 1024-byte aligned (the launch reserves kAlignSlack for that).
+  static constexpr int kOPitch = conflict_free_pitch(Cfg::kHeadDimV);
+  static constexpr int kQKPitch = Cfg::kWgmma ? 0 : conflict_free_pitch(kHeadDimQKPadded);
+  static constexpr int kVPitch = Cfg::kWgmma ? 0 : conflict_free_pitch(Cfg::kHeadDimV);
+  static constexpr int kQRegionPitch = kQKPitch > kOPitch || Cfg::kWgmma ? kQKPitch : kOPitch;
+  static constexpr int kQBytes = Cfg::kBlockM * Cfg::kHeadDimQK * 2, kOBytes = Cfg::kBlockM * kOPitch * 2;
+  static constexpr unsigned kQRegionBytes =
+      Cfg::kWgmma ? round_up(kQBytes > kOBytes ? kQBytes : kOBytes, 1024) : Cfg::kBlockM * kQRegionPitch * 2;
+  static constexpr unsigned kKStageBytes = Cfg::kBlockN * (Cfg::kWgmma ? Cfg::kHeadDimQK : kQKPitch) * 2;
+  static constexpr unsigned kVStageBytes = Cfg::kBlockN * (Cfg::kWgmma ? Cfg::kHeadDimV : kVPitch) * 2;
+  static constexpr unsigned kAlignSlack = Cfg::kWgmma ? 1024 : 0;
+  static constexpr unsigned kLayoutBytes =
+      kQRegionBytes + Cfg::kStages * (kKStageBytes + kVStageBytes) + kAlignSlack;
+
+  static_assert(Cfg::kBlockM % (16 * Cfg::kWarps) == 0 && Cfg::kBlockN % 16 == 0, "tile sizes");
+  static_assert(Cfg::kStages == 1 || Cfg::kStages == 2, "one or two K/V buffers");
+  static_assert(!Cfg::kWgmma || (kWarpRows == 16 && Cfg::kWarps % 4 == 0 && !Cfg::kQInRegisters),
+                "wgmma: whole warpgroups of 64 rows, Q read from shared memory");
+  static_assert(kLayoutBytes == Cfg::kSharedBytes, "the layout fills exactly the launch's shared memory");
+};
+
+/// The dynamic shared memory, aligned to 1024 bytes for the swizzled wgmma
+/// tiles (the launch reserves the slack), else to 16.
+template <bool kWgmma>
+__device__ __forceinline__ unsigned char *forward_shared_memory() {
+  if constexpr (kWgmma) {
+    extern __shared__ __align__(1024) unsigned char smem_raw[];
+    return smem_raw + ((1024 - (shared_address(smem_raw) & 1023)) & 1023);
+  } else {
+    extern __shared__ __align__(16) unsigned char smem[];
+    return smem;
+  }
+}
+
+/// Waits for every copy of this thread, then for all threads: the tiles
+/// have landed and every warp is done with the buffers the next copies
+/// overwrite. With kAsyncProxy (wgmma reads the tiles next) the
+/// generic-to-async proxy fence goes between the wait and the barrier.
+template <bool kAsyncProxy>
+__device__ __forceinline__ void copies_landed() {
+  cp_async_wait<0>();
+  if constexpr (kAsyncProxy) fence_proxy_async();  // wgmma reads these copies
+  __syncthreads();
+}
+
+/// Sets s = -inf where key kv_idx is not visible from query row q_idx
+/// (masks.cuh: key_visible). Only K/V tiles on a mask boundary run this.
+template <class K, class Mask>
+__device__ __forceinline__ void apply_masks(float (&s)[K::kMTiles][K::kNTiles][4], const Mask &mask,
+                                            int warp_row0, int n0, int lane) {
+#pragma unroll
+  for (int m = 0; m < K::kMTiles; ++m) {
+#pragma unroll
+    for (int half = 0; half < 2; ++half) {
+      const int q_idx = warp_row0 + m * 16 + lane / 4 + 8 * half;
+#pragma unroll
+      for (int n = 0; n < K::kNTiles; ++n) {
+#pragma unroll
+        for (int j = 0; j < 2; ++j) {
+          const int kv_idx = n0 + n * 8 + 2 * (lane % 4) + j;
+          if (!mask.key_visible(q_idx, kv_idx)) s[m][n][2 * half + j] = neg_inf();
+        }
+      }
+    }
+  }
+}
+
+/// Dropout on the unnormalised probabilities (philox.cuh: the tg.dropout
+/// mapping over [B, Hq, Sq, Skv]). The row sums were taken before this
+/// stage (the softmax normalises over all keys); the 1 / (1 - p) rescale is
+/// applied with the normalisation (store_output).
+template <class K>
+__device__ __forceinline__ void apply_dropout(float (&p)[K::kMTiles][K::kNTiles][4], PhiloxKey key,
+                                              unsigned long long offset, long long b, long long h,
+                                              long long num_heads_q, int warp_row0, int n0, int lane,
+                                              long long seq_len_q, long long seq_len_kv) {
+#pragma unroll
+  for (int m = 0; m < K::kMTiles; ++m) {
+#pragma unroll
+    for (int half = 0; half < 2; ++half) {
+      const long long q_idx = warp_row0 + m * 16 + lane / 4 + 8 * half;
+      // Linear index of (b, h, q_idx, 0) in [B, Hq, Sq, Skv].
+      const unsigned long long row_index =
+          static_cast<unsigned long long>(((b * num_heads_q + h) * seq_len_q + q_idx) * seq_len_kv);
+#pragma unroll
+      for (int n = 0; n < K::kNTiles; ++n) {
+        const int kv_idx = n0 + n * 8 + 2 * (lane % 4);
+        bool keep0, keep1;
+        dropout_keep_pair(row_index + kv_idx, key, offset, K::kDropoutThreshold, keep0, keep1);
+        if (!keep0) p[m][n][2 * half] = 0.0f;
+        if (!keep1) p[m][n][2 * half + 1] = 0.0f;
+      }
+    }
+  }
+}
+
+/// Document mask: a key is visible only if its document id equals a row's,
+/// so only keys whose id lies in [min, max] of this tile's row ids can be;
+/// [*kv_begin, *kv_end) shrinks to the first and last of them (packed
+/// sequences: the tile's own documents). Keys inside it are still masked by
+/// the score modifier. `bounds` is 4 long longs of shared memory that no
+/// copy writes yet.
+template <class K, class ScoreMod>
+__device__ __forceinline__ void narrow_to_documents(const ScoreMod &score_mod, long long *bounds,
+                                                    long long b, long long h, int m0, int len_q,
+                                                    int tid, int *kv_begin, int *kv_end) {
+  constexpr long long largest = 9223372036854775807LL, smallest = -largest - 1;
+  // id min, id max, first key, last key.
+  if (tid == 0) {
+    bounds[0] = largest; bounds[1] = smallest;
+    bounds[2] = largest; bounds[3] = smallest;
+  }
+  __syncthreads();
+  long long id_min = largest, id_max = smallest;
+  for (int r = tid; r < K::kBlockM && m0 + r < len_q; r += K::kThreads) {
+    const long long id = score_mod.document_of_query(b, h, m0 + r);
+    id_min = id < id_min ? id : id_min;
+    id_max = id > id_max ? id : id_max;
+  }
+  atomicMin(&bounds[0], id_min);
+  atomicMax(&bounds[1], id_max);
+  __syncthreads();
+  id_min = bounds[0];
+  id_max = bounds[1];
+  long long first = largest, last = smallest;
+  for (int j = *kv_begin + tid; j < *kv_end; j += K::kThreads) {
+    const long long id = score_mod.document_of_key(b, h, j);
+    if (id >= id_min && id <= id_max) {
+      first = j < first ? j : first;
+      last = j;
+    }
+  }
+  atomicMin(&bounds[2], first);
+  atomicMax(&bounds[3], last);
+  __syncthreads();
+  first = bounds[2];
+  last = bounds[3];
+  __syncthreads();  // the bounds are read before the Q tile lands there
+  if (last < first) {
+    *kv_end = *kv_begin;  // no key of these documents: every score is masked
+  } else {
+    *kv_begin = static_cast<int>(first);
+    *kv_end = static_cast<int>(last) + 1;
+  }
+}
+
+/// The kernel body: one CTA per (query tile blockIdx.x, query head
+/// blockIdx.y, batch blockIdx.z).
+template <class Cfg, class ScoreMod>
+__device__ __forceinline__ void attention_forward(const ForwardParams &p, const ScoreMod &score_mod) {
+  using K = ForwardTraits<Cfg>;
+  static_assert(!K::kWgmma || kHasWgmma, "this kernel uses wgmma: compile it for sm_90a");
+  unsigned char *smem = forward_shared_memory<K::kWgmma>();
+  const int tid = threadIdx.x;
+  const int warp = tid / 32;
+  const int lane = tid % 32;
+
+  // --- Which tile: query rows [m0, m0 + kBlockM) of head h in batch b ---
+  // With an upper mask bound, the heaviest tiles (most visible keys) go
+  // first: they start in the first wave.
+  const int m_block = K::kUpper ? static_cast<int>(gridDim.x - 1 - blockIdx.x) : static_cast<int>(blockIdx.x);
+  const long long h = blockIdx.y;
+  const long long b = blockIdx.z;
+  const long long h_kv = h / K::kQueryHeadsPerKvHead;  // GQA
+  const int m0 = m_block * K::kBlockM;
+  const int warp_row0 = m0 + warp * K::kWarpRows;  // first query row of this warp
+
+  // --- Actual lengths: rows >= len_q and keys >= len_kv are padding ---
+  const int len_q = K::kSeqLenQ ? imax(0, imin(p.seq_lens_q[b], static_cast<int>(p.seq_len_q)))
+                                : static_cast<int>(p.seq_len_q);
+  const int len_kv = K::kSeqLenKv ? imax(0, imin(p.seq_lens_kv[b], static_cast<int>(p.seq_len_kv)))
+                                  : static_cast<int>(p.seq_len_kv);
+
+  // --- Visible K/V tiles: whole tiles outside the masks are skipped ---
+  const MaskRule<K::kUpper, K::kRightLimit, K::kLeft, K::kWindowLeft> mask{
+      len_q, len_kv, K::kBottomRight ? len_kv - len_q : 0};
+  int kv_begin, kv_end;
+  mask.keys_seen(m0, m0 + K::kBlockM, &kv_begin, &kv_end);
+  if constexpr (K::kDocumentMask)
+    narrow_to_documents<K>(score_mod, reinterpret_cast<long long *>(smem), b, h, m0, len_q, tid,
+                           &kv_begin, &kv_end);
+  const int tile_begin = kv_begin / K::kBlockN;
+  const int tile_end = kv_end > kv_begin ? (kv_end + K::kBlockN - 1) / K::kBlockN : tile_begin;
+
+  const u16 *q_tile = p.q + b * p.q_stride_b + h * p.q_stride_h + m0 * p.q_stride_s;
+  const u16 *k_head = p.k + b * p.k_stride_b + h_kv * p.k_stride_h;
+  const u16 *v_head = p.v + b * p.v_stride_b + h_kv * p.v_stride_h;
+  const unsigned smem_q = shared_address(smem);
+  const unsigned smem_k = smem_q + K::kQRegionBytes;
+  const unsigned smem_v = smem_k + K::kStages * K::kKStageBytes;
+  auto load_k = [&](unsigned stage, int n0) {
+    load_sequence_rows_async<K::kBlockN, K::kHeadDimQK, K::kQKPitch, K::kThreads>(stage, k_head, p.k_stride_s,
+                                                                                n0, len_kv, tid);
+  };
+  auto load_v = [&](unsigned stage, int n0) {
+    load_sequence_rows_async<K::kBlockN, K::kHeadDimV, K::kVPitch, K::kThreads>(stage, v_head, p.v_stride_s,
+                                                                              n0, len_kv, tid);
+  };
+  PhiloxKey philox_key{0, 0};
+  unsigned long long philox_offset = 0;
+  if constexpr (K::kDropout) {
+    const unsigned long long seed = static_cast<unsigned long long>(*p.dropout_seed);
+    philox_key = PhiloxKey{static_cast<unsigned>(seed), static_cast<unsigned>(seed >> 32)};
+    philox_offset = static_cast<unsigned long long>(*p.dropout_offset);
+  }
+
+  // --- Accumulators: O, and per row the running max and (per lane) sum ---
+  float o_acc[K::kMTiles][K::kOTiles][4];
+  float row_max[K::kMTiles][2], row_sum[K::kMTiles][2];
+#pragma unroll
+  for (int m = 0; m < K::kMTiles; ++m) {
+#pragma unroll
+    for (int d = 0; d < K::kOTiles; ++d)
+#pragma unroll
+      for (int e = 0; e < 4; ++e) o_acc[m][d][e] = 0.0f;
+    row_max[m][0] = row_max[m][1] = neg_inf();
+    row_sum[m][0] = row_sum[m][1] = 0.0f;
+  }
+  unsigned q_frag[K::kQInRegisters ? K::kMTiles : 1][K::kQKSteps][4];
+
+  if (tile_begin < tile_end) {
+    // Zero the pad columns [kHeadDimQK, kHeadDimQKPadded) of Q and both K
+    // stages once: the copies never write them and the k-step reads them.
+    if constexpr (K::kHeadDimQKPadded != K::kHeadDimQK) {
+      zero_columns<K::kBlockM, K::kQRegionPitch, K::kHeadDimQK, K::kHeadDimQKPadded, K::kThreads>(
+          reinterpret_cast<u16 *>(smem), tid);
+      zero_columns<K::kStages * K::kBlockN, K::kQKPitch, K::kHeadDimQK, K::kHeadDimQKPadded, K::kThreads>(
+          reinterpret_cast<u16 *>(smem + K::kQRegionBytes), tid);
+    }
+    // --- Prologue: Q tile, then the first K/V tile into stage 0 ---
+    load_rows_async<K::kBlockM, K::kHeadDimQK, K::kQRegionPitch, K::kThreads, true>(
+        smem_q, q_tile, p.q_stride_s, static_cast<int>(p.seq_len_q) - m0, tid);
+    cp_async_commit();
+    load_k(smem_k, tile_begin * K::kBlockN);
+    if constexpr (K::kStages > 1) load_v(smem_v, tile_begin * K::kBlockN);
+    cp_async_commit();
+    if constexpr (K::kQInRegisters) {
+      cp_async_wait<1>();  // Q has landed
+      __syncthreads();
+#pragma unroll
+      for (int m = 0; m < K::kMTiles; ++m)
+#pragma unroll
+        for (int ks = 0; ks < K::kQKSteps; ++ks) load_q_fragment<K>(q_frag[m][ks], smem_q, warp * K::kWarpRows, m, ks, lane);
+    }
+  }
+
+  // --- Main loop over the visible K/V tiles ---
+  for (int tile = tile_begin; tile < tile_end; ++tile) {
+    const int n0 = tile * K::kBlockN;
+    unsigned smem_k_tile = smem_k, smem_v_tile = smem_v;
+    if constexpr (K::kStages > 1) {
+      // Double-buffered: tile `tile` has landed, and every warp is done with
+      // the other stage; the next tile is prefetched into it and lands
+      // during this tile's math.
+      const int stage = (tile - tile_begin) % K::kStages;
+      copies_landed<K::kWgmma>();
+      if (tile + 1 < tile_end) {
+        const int next = (stage + 1) % K::kStages;
+        load_k(smem_k + next * K::kKStageBytes, n0 + K::kBlockN);
+        load_v(smem_v + next * K::kVStageBytes, n0 + K::kBlockN);
+      }
+      cp_async_commit();
+      smem_k_tile = smem_k + stage * K::kKStageBytes;
+      smem_v_tile = smem_v + stage * K::kVStageBytes;
+    } else {
+      // One K and one V buffer: K tile `tile` has landed, and every warp is
+      // done with the previous V, which streams in while S is computed.
+      copies_landed<K::kWgmma>();
+      load_v(smem_v_tile, n0);
+      cp_async_commit();
+    }
+
+    float s[K::kMTiles][K::kNTiles][4];
+    if constexpr (K::kWgmma)
+      compute_scores_wgmma<K>(s, smem_q, warp, smem_k_tile);
+    else if constexpr (K::kQInRegisters)
+      compute_scores<K>(s, q_frag, smem_k_tile, lane);
+    else
+      compute_scores<K>(s, smem_q, warp * K::kWarpRows, smem_k_tile, lane);
+    if constexpr (K::kScoreMod)
+      score_mod.template apply<K>(s, b, h, warp_row0, n0, lane, p.seq_len_q, p.seq_len_kv);
+    // Mask-free tiles (the common case) skip the per-element tests.
+    if (!mask.all_visible(m0, imin(m0 + K::kBlockM, len_q), n0, n0 + K::kBlockN))
+      apply_masks<K>(s, mask, warp_row0, n0, lane);
+    if constexpr (K::kStages == 1) {
+      // V has landed, and every warp is done with K: the next K streams in
+      // during the softmax and P V.
+      copies_landed<K::kWgmma>();
+      if (tile + 1 < tile_end) load_k(smem_k_tile, n0 + K::kBlockN);
+      cp_async_commit();
+    }
+    online_softmax<K::kMTiles, K::kNTiles, K::kOTiles, K::kSubtractMaxFirst>(s, row_max, row_sum, o_acc,
+                                                                            K::kSoftmaxScaleLog2);
+    if constexpr (K::kDropout)
+      apply_dropout<K>(s, philox_key, philox_offset, b, h, p.num_heads_q, warp_row0, n0, lane, p.seq_len_q,
+                       p.seq_len_kv);
+    if constexpr (K::kWgmma)
+      accumulate_pv_wgmma<K>(o_acc, s, smem_v_tile);
+    else
+      accumulate_pv<K>(o_acc, s, smem_v_tile, lane);
+  }
+
+  // --- Epilogue (the Q region becomes the O staging buffer) ---
+  copies_landed<false>();
+  u16 *o_tile = p.o + b * p.o_stride_b + h * p.o_stride_h + m0 * p.o_stride_s;
+  float *lse_tile = K::kTraining ? p.lse + (b * p.num_heads_q + h) * p.seq_len_q + m0 : nullptr;
+  store_output<K>(o_acc, row_max, row_sum, smem, o_tile, p.o_stride_s, lse_tile, m0, warp, lane, len_q,
+                  p.seq_len_q);
+}
+
+} // namespace tg::device

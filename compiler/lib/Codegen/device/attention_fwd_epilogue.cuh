@@ -1,0 +1,61 @@
+// tgc device library: the attention forward's epilogue. O / rowsum rounded
+// to the element type, staged through shared memory (each warp its own
+// rows) so that global stores are 16 bytes wide; with training, the
+// natural-log log-sum-exp per row. Rows with no visible key (rowsum 0) and
+// padding rows (q_idx >= len_q) become zeros with log-sum-exp -inf.
+#pragma once
+#include "softmax.cuh"
+
+namespace tg::device {
+
+/// `o_stage` is the kernel's Q region (no longer read), rows of kOPitch
+/// elements; `lse_tile` is null without training.
+template <class K>
+__device__ __forceinline__ void store_output(const float (&o_acc)[K::kMTiles][K::kOTiles][4],
+                                             const float (&row_max)[K::kMTiles][2],
+                                             const float (&row_sum)[K::kMTiles][2],
+                                             unsigned char *smem, u16 *o_tile, long long o_stride_s,
+                                             float *lse_tile, int m0, int warp, int lane, int len_q,
+                                             long long seq_len_q) {
+  u16 *o_stage = reinterpret_cast<u16 *>(smem);
+#pragma unroll
+  for (int m = 0; m < K::kMTiles; ++m) {
+#pragma unroll
+    for (int half = 0; half < 2; ++half) {
+      const int row = warp * K::kWarpRows + m * 16 + lane / 4 + 8 * half;  // within the CTA tile
+      const float sum = quad_sum(row_sum[m][half]);
+      const bool has_keys = sum > 0.0f && m0 + row < len_q;
+      // Dropout: the row sums were taken before it, so kept values are
+      // rescaled by 1 / (1 - p) here.
+      const float inv_sum = has_keys ? (K::kDropout ? K::kDropoutRescale / sum : 1.0f / sum) : 0.0f;
+      if constexpr (K::kTraining) {
+        if (lse_tile != nullptr && lane % 4 == 0 && m0 + row < seq_len_q) {
+          // Natural-log log-sum-exp of the scaled, modified, masked scores.
+          // The max is scaled in natural units (not base 2) so that a huge
+          // finite max (finfo.min masks) does not overflow.
+          lse_tile[row] = has_keys ? row_max[m][half] * K::kSoftmaxScale + log2f(sum) * kLn2 : neg_inf();
+        }
+      }
+#pragma unroll
+      for (int d = 0; d < K::kOTiles; ++d) {
+        const unsigned packed =
+            pack2<K::kElem>(o_acc[m][d][2 * half] * inv_sum, o_acc[m][d][2 * half + 1] * inv_sum);
+        *reinterpret_cast<unsigned *>(&o_stage[row * K::kOPitch + d * 8 + 2 * (lane % 4)]) = packed;
+      }
+    }
+  }
+  __syncwarp();
+  constexpr int kChunksPerRow = K::kHeadDimV / 8;  // 16-byte chunks
+#pragma unroll
+  for (int i = 0; i < (K::kWarpRows * kChunksPerRow + 31) / 32; ++i) {
+    const int chunk = lane + 32 * i;
+    const int row = warp * K::kWarpRows + chunk / kChunksPerRow;
+    const int col = (chunk % kChunksPerRow) * 8;
+    if (chunk < K::kWarpRows * kChunksPerRow && m0 + row < seq_len_q) {
+      *reinterpret_cast<uint4 *>(o_tile + row * o_stride_s + col) =
+          *reinterpret_cast<const uint4 *>(&o_stage[row * K::kOPitch + col]);
+    }
+  }
+}
+
+} // namespace tg::device

@@ -1,0 +1,63 @@
+// tgc device library: the attention forward's matrix stages with wgmma
+// (sm_90a). Each warpgroup (4 warps) owns 64 query rows; wgmma reads Q and
+// K from shared memory through descriptors (both K-major, 128-byte swizzle,
+// copy.cuh: tile_offset with pitch 0), so a K tile is read once per
+// warpgroup instead of once per warp. The f32 accumulators have the
+// mma.sync layout per 16-row warp slice, so the softmax and the other
+// stages are shared with the mma.sync kernels (kMTiles = 1).
+#pragma once
+#include "wgmma.cuh"
+
+namespace tg::device {
+
+/// S = Q K^T for one K tile.
+template <class K>
+__device__ __forceinline__ void compute_scores_wgmma(float (&s)[K::kMTiles][K::kNTiles][4],
+                                                     unsigned smem_q, int warp, unsigned smem_k_stage) {
+  const unsigned q_rows = smem_q + (warp / 4) * 64 * 128;  // this warpgroup's 64 rows
+#pragma unroll
+  for (int n = 0; n < K::kNTiles; ++n) fence_operand(s[0][n]);
+  wgmma_fence();
+#pragma unroll
+  for (int ks = 0; ks < K::kQKSteps; ++ks) {
+    // k16 step: 64-column block ks / 4, 32 bytes per step inside the swizzled row.
+    const unsigned a = q_rows + (ks / 4) * (K::kBlockM * 128) + (ks % 4) * 32;
+    const unsigned b = smem_k_stage + (ks / 4) * (K::kBlockN * 128) + (ks % 4) * 32;
+    WgmmaM64<K::kBlockN>::template ss<K::kElem>(s[0], k_major_descriptor(a), k_major_descriptor(b), ks > 0);
+  }
+  wgmma_commit();
+  wgmma_wait<0>();
+#pragma unroll
+  for (int n = 0; n < K::kNTiles; ++n) fence_operand(s[0][n]);
+}
+
+/// O += P V for one V tile. P (rounded to the element type) is the register
+/// A operand: its layout is the accumulator layout of S. V [keys x dims] is
+/// the MN-major B operand (dims contiguous, 128-byte swizzle): 64-dim blocks
+/// kBlockN * 128 bytes apart, 8-key groups 1024 bytes apart.
+template <class K>
+__device__ __forceinline__ void accumulate_pv_wgmma(float (&o_acc)[K::kMTiles][K::kOTiles][4],
+                                                    const float (&p)[K::kMTiles][K::kNTiles][4],
+                                                    unsigned smem_v_stage) {
+  unsigned p_frag[K::kPVSteps][4];
+#pragma unroll
+  for (int kk = 0; kk < K::kPVSteps; ++kk) {
+    p_frag[kk][0] = pack2<K::kElem>(p[0][2 * kk][0], p[0][2 * kk][1]);
+    p_frag[kk][1] = pack2<K::kElem>(p[0][2 * kk][2], p[0][2 * kk][3]);
+    p_frag[kk][2] = pack2<K::kElem>(p[0][2 * kk + 1][0], p[0][2 * kk + 1][1]);
+    p_frag[kk][3] = pack2<K::kElem>(p[0][2 * kk + 1][2], p[0][2 * kk + 1][3]);
+  }
+#pragma unroll
+  for (int d = 0; d < K::kOTiles; ++d) fence_operand(o_acc[0][d]);
+  wgmma_fence();
+#pragma unroll
+  for (int kk = 0; kk < K::kPVSteps; ++kk)
+    WgmmaM64<K::kHeadDimV>::template rs<K::kElem>(
+        o_acc[0], p_frag[kk], mn_major_descriptor<K::kBlockN>(smem_v_stage + kk * 16 * 128));
+  wgmma_commit();
+  wgmma_wait<0>();
+#pragma unroll
+  for (int d = 0; d < K::kOTiles; ++d) fence_operand(o_acc[0][d]);
+}
+
+} // namespace tg::device
