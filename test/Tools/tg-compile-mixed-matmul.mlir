@@ -38,9 +38,9 @@
 
 // Each remark comes with a note that prints the op; the op's location is
 // its tg.matmul, the line of %acc in each function.
-// AUTO: mixed-matmul.mlir:[[#M16:]]:10: remark: mixed-input matmul plan fused: i8 weights, scaled, M=16 K=8192 N=8192: rows at K=8192 N=8192: M=16 (fused {{[0-9.]+}}, dequant {{[0-9.]+}} TFLOP/s), fused/dequant {{[0-9.]+}} (provisional
+// AUTO: mixed-matmul.mlir:[[#M16:]]:10: remark: mixed-input matmul plan fused: i8 weights, scaled, M=16 K=8192 N=8192: rows at K=8192 N=8192: M=16 (fused {{[0-9.]+}}, dequant {{[0-9.]+}} TFLOP/s), fused/dequant {{[0-9.]+}} ({{.+}})
 // AUTO: mixed-matmul.mlir:[[#M16]]:10: remark: backend cudnn: cuDNN matmul is faster than the generic matmul kernel
-// AUTO: mixed-matmul.mlir:[[#M8192:]]:10: remark: mixed-input matmul plan dequant: i8 weights, scaled, M=8192 K=8192 N=8192: rows at K=8192 N=8192: M=8192 (fused {{[0-9.]+}}, dequant {{[0-9.]+}} TFLOP/s), fused/dequant 0.{{[0-9]+}} (provisional
+// AUTO: mixed-matmul.mlir:[[#M8192:]]:10: remark: mixed-input matmul plan dequant: i8 weights, scaled, M=8192 K=8192 N=8192: rows at K=8192 N=8192: M=8192 (fused {{[0-9.]+}}, dequant {{[0-9.]+}} TFLOP/s), fused/dequant 0.{{[0-9]+}} ({{.+}})
 // AUTO: mixed-matmul.mlir:[[#M8192]]:10: remark: backend cudnn: cuDNN matmul is faster than the generic matmul kernel
 // AUTO-NOT: remark:
 

@@ -71,9 +71,11 @@ func.func @m8192(%x: tensor<8192x8192xbf16>, %w: tensor<8192x8192xi8>,
   return %y : tensor<8192x8192xbf16>
 }
 
-// Between two measured M the ratio is interpolated in log M; a plain
-// tg.matmul with an i8 weight dequantises by a cast to the activation type.
-// AUTO: remark: mixed-input matmul plan {{fused|dequant}}: i8 weights, M=512 K=4096 N=4096: rows at K=8192 N=8192: M=16 (fused {{[0-9.]+}}, dequant {{[0-9.]+}} TFLOP/s) and M=8192 (fused {{[0-9.]+}}, dequant {{[0-9.]+}} TFLOP/s), fused/dequant {{[0-9.]+}} interpolated at M=512
+// Between two measured M the ratio is interpolated in log M (M = 512 is
+// between measured rows in the provisional table and in the bench's grid);
+// a plain tg.matmul with an i8 weight dequantises by a cast to the
+// activation type.
+// AUTO: remark: mixed-input matmul plan {{fused|dequant}}: i8 weights, M=512 K=4096 N=4096: rows at K={{[0-9]+}} N={{[0-9]+}}: M={{[0-9]+}} (fused {{[0-9.]+}}, dequant {{[0-9.]+}} TFLOP/s) and M={{[0-9]+}} (fused {{[0-9.]+}}, dequant {{[0-9.]+}} TFLOP/s), fused/dequant {{[0-9.]+}} interpolated at M=512
 // DEQUANT-LABEL: func.func @plain
 // DEQUANT: %[[C:.*]] = tg.cast %{{.*}} : tensor<4096x4096xi8> to tensor<4096x4096xf16>
 // DEQUANT: tg.matmul %{{.*}}, %[[C]] : tensor<512x4096xf16>, tensor<4096x4096xf16> -> tensor<512x4096xf32>
