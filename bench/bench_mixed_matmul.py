@@ -189,7 +189,8 @@ def main():
     ap.add_argument("--out", default=os.environ.get("OUT", "bench/results"))
     ap.add_argument("--arch", default="sm_90a")
     ap.add_argument("--ms", default="1,16,64,256,1024,4096,8192,16384")
-    ap.add_argument("--kns", default="4096,8192")
+    ap.add_argument("--kns", default="8192,4096",
+                    help="K = N values; 8192 first: the provisional table's shapes, kept if --total-s runs out")
     ap.add_argument("--reps", type=int, default=10)
     ap.add_argument("--warm", type=int, default=2)
     ap.add_argument("--tol", type=float, default=2e-2)
