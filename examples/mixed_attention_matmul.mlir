@@ -6,7 +6,9 @@
 //   - the projection, a tg.fused_matmul of the bf16 activations with int8
 //     weights dequantised per output channel in prologue_b and the bias
 //     added in the epilogue, on cuDNN as a mixed-input matmul (the i8 -> bf16
-//     conversion is a pointwise identity feeding the matmul),
+//     conversion is a pointwise identity feeding the matmul) or, where the
+//     measured table says it is faster, as a dequantise kernel and a bf16
+//     matmul (--mixed-matmul=auto|fused|dequant, docs/cudnn.md),
 //   - the residual is added in the epilogue, in f32 before the one rounding
 //     to bf16 (adding it after a bf16 projection would round twice and
 //     cancel: results no test tolerance can judge),

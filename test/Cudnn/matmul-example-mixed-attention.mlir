@@ -3,13 +3,15 @@
 // int8 x bf16 output projection goes to cuDNN as a mixed-input matmul
 // (identity conversion of the weights, per-channel scale, bias and residual
 // in the epilogue), the head merge stays an NVRTC kernel (no remark: it is
-// not a candidate). With --backend=nvrtc nothing goes to cuDNN.
+// not a candidate). With --backend=nvrtc nothing goes to cuDNN. The graph
+// text is that of the fused plan (--mixed-matmul=fused): under auto the
+// measured table may send the projection to the dequant plan instead.
 // RUN: tg-compile %tgc_src/examples/mixed_attention_matmul.mlir --explain-backend -o /dev/null 2>&1 | FileCheck %s --check-prefix=EXPLAIN
-// RUN: tg-compile %tgc_src/examples/mixed_attention_matmul.mlir --emit=cudnn | FileCheck %s --check-prefix=CUDNN
+// RUN: tg-compile %tgc_src/examples/mixed_attention_matmul.mlir --emit=cudnn --mixed-matmul=fused | FileCheck %s --check-prefix=CUDNN
 // RUN: tg-compile %tgc_src/examples/mixed_attention_matmul.mlir --backend=nvrtc --emit=cudnn | FileCheck %s --check-prefix=NVRTC --allow-empty
 
-// EXPLAIN: mixed_attention_matmul.mlir:28:8: remark: backend cudnn:
-// EXPLAIN: mixed_attention_matmul.mlir:35:8: remark: backend cudnn: cuDNN matmul is faster than the generic matmul kernel
+// EXPLAIN: mixed_attention_matmul.mlir:30:8: remark: backend cudnn:
+// EXPLAIN: mixed_attention_matmul.mlir:37:8: remark: backend cudnn: cuDNN matmul is faster than the generic matmul kernel
 // EXPLAIN-NOT: remark: backend
 
 // CUDNN: ===== step {{[0-9]+}} (cudnn), fallback kernel

@@ -2,11 +2,12 @@
 // a pointwise identity whose virtual 16-bit output feeds the matmul; in
 // tg.fused_matmul the prologue regions become pointwise ops on the operand
 // and the epilogue region pointwise ops on the f32 accumulator, the last one
-// writing the bound result.
-// RUN: tg-compile %s --emit=cudnn --backend=cudnn --entry=plain_i8 | FileCheck %s --check-prefix=PLAIN
-// RUN: tg-compile %s --emit=cudnn --backend=cudnn --entry=dequant | FileCheck %s --check-prefix=DEQUANT
-// RUN: tg-compile %s --emit=cudnn --backend=cudnn --entry=fp8_prologue_a | FileCheck %s --check-prefix=FP8A
-// RUN: tg-compile %s --emit=cudnn --backend=cudnn --entry=colmajor_i8 | FileCheck %s --check-prefix=COLMAJOR
+// writing the bound result. --mixed-matmul=fused: these are the graphs of
+// the fused plan, whichever plan the measured table would pick.
+// RUN: tg-compile %s --emit=cudnn --backend=cudnn --mixed-matmul=fused --entry=plain_i8 | FileCheck %s --check-prefix=PLAIN
+// RUN: tg-compile %s --emit=cudnn --backend=cudnn --mixed-matmul=fused --entry=dequant | FileCheck %s --check-prefix=DEQUANT
+// RUN: tg-compile %s --emit=cudnn --backend=cudnn --mixed-matmul=fused --entry=fp8_prologue_a | FileCheck %s --check-prefix=FP8A
+// RUN: tg-compile %s --emit=cudnn --backend=cudnn --mixed-matmul=fused --entry=colmajor_i8 | FileCheck %s --check-prefix=COLMAJOR
 // RUN: tg-opt %s --tg-select-backend=explain=true 2>&1 | FileCheck %s --check-prefix=EXPLAIN
 
 // EXPLAIN: remark: backend cudnn: cuDNN matmul is faster than the generic matmul kernel

@@ -5,7 +5,9 @@
 // CHECK: good: 0
 // CHECK: deterministic: 0
 // CHECK: garbage: 4 {{.*}}error: custom op 'this' is unknown
-// CHECK: bad option: 1 unknown compile option '--fast' (expected --arch=, --entry=, --backend= or --deterministic)
+// CHECK: bad option: 1 unknown compile option '--fast' (expected --arch=, --entry=, --backend=, --mixed-matmul= or --deterministic)
+// CHECK: mixed plan: 0
+// CHECK: bad mixed plan: 4 {{.*}}error: unknown mixed-matmul plan 'split' (expected auto, fused or dequant)
 // CHECK: bad arch: 1 unknown arch 'gfx90a'
 // CHECK: null out: 1 tgc_compile_string: source and out must not be null
 // CHECK: missing file: 3 cannot read

@@ -19,6 +19,9 @@
 #   gather      suite --set gather (tables read by tg.gather: relative bias, T5 buckets, documents), nvrtc
 #   gathersan   the same under compute-sanitizer memcheck (an out-of-bounds access fails the row)
 #   benchgather bench/bench_gather.py (table gathers vs FlexAttention; bench_gather.{json,md})
+#   benchmixed  tg-run --check of a mixed-input matmul under each --mixed-matmul plan, then
+#               bench/bench_mixed_matmul.py (both plans vs torch, M = 1..16384;
+#               bench_mixed_matmul.{json,md,png}), e.g. STAGES="env benchmixed"
 #   sanitizer   compute-sanitizer memcheck/racecheck/synccheck/initcheck over tg-run --check of a few
 #               graphs on both backends (test/gpu/sanitizer_check.sh); writes sanitizer.md
 # Each stage has a timeout; the bench gets what is left. Files in $OUT (6, +1 with
@@ -71,7 +74,8 @@ stage() {
   rc=$?
   cat "$f" >>"$LOG"
   if [[ $name == env ]]; then cat "$f"; fi
-  if [[ $name == bench || $name == benchbwd || $name == benchgather ]]; then grep -E "^\|" "$f" | cut -c1-220 | head -50; fi
+  if [[ $name == bench || $name == benchbwd || $name == benchgather || $name == benchmixed ]]; then grep -E "^\|" "$f" | cut -c1-220 | head -50; fi
+  if [[ $name == mixedcheck_* ]]; then cut -c1-220 "$f" | head -20; fi
   grep -E "^(summary|kind |fwd |bwd |train |graph |mask_|cuDNN loaded|note:|bench_cudnn:|Ratios|tgc GPU suite|sanitizer:)|FAIL|Traceback|Error|error:" "$f" \
     | grep -v "^\s*$" | head -60
   local dt=$(( $(date +%s) - t ))
@@ -118,6 +122,15 @@ for s in $STAGES; do
       (( left > 200 )) && left=200
       stage benchgather "$left" "$VENV_CUDNN:$CUDA_LIB:$BASE_LD" \
         python3 bench/bench_gather.py --lib "$LIB" --out "$OUT" ${BENCH_ARGS:-} ;;
+    benchmixed)
+      for plan in fused dequant auto; do
+        stage "mixedcheck_$plan" 40 "$VENV_CUDNN:$CUDA_LIB:$BASE_LD" \
+          "$BIN/tg-run" examples/mixed_attention_matmul.mlir --check --backend=cudnn --mixed-matmul=$plan
+      done
+      left=$(( LIMIT - $(elapsed) - 10 ))
+      (( left > 240 )) && left=240
+      stage benchmixed "$left" "$VENV_CUDNN:$CUDA_LIB:$BASE_LD" \
+        python3 bench/bench_mixed_matmul.py --lib "$LIB" --out "$OUT" --total-s $(( left - 40 )) ${BENCH_ARGS:-} ;;
     masks) stage masks 70 "$CUDA_LIB:$BASE_LD" \
       $SUITE --set masks --backend nvrtc --tag masks_nvrtc ;;
     masks919) stage masks919 90 "$VENV_CUDNN:$CUDA_LIB:$BASE_LD" \

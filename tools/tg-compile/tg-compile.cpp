@@ -61,6 +61,13 @@ cl::opt<bool> deterministic(
     cl::desc("Reproducible results run to run: the fused attention backward "
              "adds dQ in a fixed order (slower)"),
     cl::cat(category));
+cl::opt<std::string> mixedMatmul(
+    "mixed-matmul",
+    cl::desc("auto, fused or dequant: run mixed-input matmuls (16-bit x "
+             "i8/fp8) as one fused cuDNN graph or as a dequantise kernel "
+             "and a 16-bit matmul (auto: the measured faster, "
+             "docs/cudnn.md)"),
+    cl::init("auto"), cl::cat(category));
 cl::opt<bool> explainBackend("explain-backend",
                              cl::desc("Report why each op got its backend"),
                              cl::init(false), cl::cat(category));
@@ -158,6 +165,7 @@ static int compileMain() {
   settings.targetSm = *sm;
   settings.backend = backendChoice.empty() ? "auto" : backendChoice;
   settings.explainBackend = explainBackend;
+  settings.mixedMatmul = mixedMatmul;
   settings.deterministic = deterministic;
   auto output = openOutputFile(outputFile, &error);
   if (!output) {

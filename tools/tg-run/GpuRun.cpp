@@ -178,6 +178,8 @@ int run::runOnGpu(ModuleOp module, func::FuncOp fn,
   if (!options.backend.empty())
     settings.backend = options.backend;
   settings.deterministic = options.deterministic;
+  if (!options.mixedMatmul.empty())
+    settings.mixedMatmul = options.mixedMatmul;
   unsigned droppedRoundings = 0;
   FailureOr<tgc::Plan> plan;
   {

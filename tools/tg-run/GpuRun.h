@@ -17,6 +17,7 @@ struct GpuRunOptions {
   bool check = false;  // compare every output with the CPU reference
   int benchRuns = 0;   // > 0: time this many runs after warm-up
   std::string backend; // auto | nvrtc | cudnn
+  std::string mixedMatmul; // auto | fused | dequant (empty: auto)
   bool printPlan = false;
   bool deterministic = false; // CompileSettings::deterministic
   int repeats = 0; // > 0: run again this many times; every output must be

@@ -56,6 +56,11 @@ cl::opt<std::string> backendName(
     "backend", cl::desc("GPU mode: auto, nvrtc or cudnn (default: "
                         "TGC_BACKEND, else auto)"),
     cl::init(""), cl::cat(category));
+cl::opt<std::string> mixedMatmulPlan(
+    "mixed-matmul",
+    cl::desc("GPU mode: auto, fused or dequant, the plan of mixed-input "
+             "matmuls (tg-compile --mixed-matmul)"),
+    cl::init(""), cl::cat(category));
 cl::opt<bool> deterministicMode(
     "deterministic",
     cl::desc("GPU mode: compile with tg-compile --deterministic (the fused "
@@ -293,6 +298,7 @@ int runGpu(ModuleOp module, func::FuncOp fn) {
   options.deterministic = deterministicMode;
   options.repeats = repeatRuns;
   options.backend = backendName;
+  options.mixedMatmul = mixedMatmulPlan;
   if (options.backend.empty())
     if (const char *env = std::getenv("TGC_BACKEND"))
       options.backend = env;
@@ -334,6 +340,7 @@ static int runMain() {
     for (auto [given, flag] :
          {std::pair{bool(checkMode), "--check"}, {benchRuns > 0, "--bench"},
           {!backendName.empty(), "--backend"}, {bool(printPlan), "--print-plan"},
+          {!mixedMatmulPlan.empty(), "--mixed-matmul"},
           {repeatRuns > 0, "--repeat"}, {bool(deterministicMode), "--deterministic"}})
       if (given)
         return fail(llvm::Twine(flag) +

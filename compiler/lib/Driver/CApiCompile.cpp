@@ -7,7 +7,7 @@
 
 namespace {
 /// Parses a tg-compile style option string: --arch=X, --entry=Y,
-/// --backend=Z, --deterministic, separated by spaces.
+/// --backend=Z, --mixed-matmul=P, --deterministic, separated by spaces.
 tgc::Expected<tgc::CompileOptions> parseOptions(const char *text) {
   tgc::CompileOptions options;
   if (!text)
@@ -18,13 +18,13 @@ tgc::Expected<tgc::CompileOptions> parseOptions(const char *text) {
     if (word.rfind("--arch=", 0) == 0)
       options.arch = word.substr(7);
     else if (word.rfind("--entry=", 0) == 0 || word.rfind("--backend=", 0) == 0 ||
-             word == "--deterministic")
+             word.rfind("--mixed-matmul=", 0) == 0 || word == "--deterministic")
       options.extra.push_back(word);
     else
       return tgc::Status(tgc::StatusCode::InvalidArgument,
                          "unknown compile option '" + word +
-                             "' (expected --arch=, --entry=, --backend= or "
-                             "--deterministic)");
+                             "' (expected --arch=, --entry=, --backend=, "
+                             "--mixed-matmul= or --deterministic)");
   }
   return options;
 }

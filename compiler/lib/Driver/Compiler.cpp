@@ -60,7 +60,8 @@ LogicalResult tg::runCompilePipeline(ModuleOp module,
                                     const CompileSettings &settings) {
   PassManager pm(module.getContext());
   buildCompilePipeline(pm, settings.backend, settings.explainBackend,
-                       settings.fusionNumerics, settings.deterministic);
+                       settings.fusionNumerics, settings.deterministic,
+                       settings.mixedMatmul);
   return pm.run(module);
 }
 
@@ -170,11 +171,13 @@ compileBuffer(std::unique_ptr<llvm::MemoryBuffer> buffer,
       settings.backend = text.str();
     else if (text == "--deterministic")
       settings.deterministic = true;
+    else if (text.consume_front("--mixed-matmul="))
+      settings.mixedMatmul = text.str();
     else
       return tgc::Status(tgc::StatusCode::InvalidArgument,
                          "unknown compile option '" + opt +
-                             "' (expected --entry=NAME, --backend=NAME or "
-                             "--deterministic)");
+                             "' (expected --entry=NAME, --backend=NAME, "
+                             "--mixed-matmul=PLAN or --deterministic)");
   }
   if (!options.arch.empty()) {
     std::optional<int> sm = tg::parseArch(options.arch);

@@ -8,7 +8,7 @@ using namespace mlir;
 
 void tg::buildCompilePipeline(OpPassManager &pm, StringRef backend,
                               bool explain, bool numerics,
-                              bool deterministic) {
+                              bool deterministic, StringRef mixedMatmul) {
   OpPassManager &fn = pm.nest<func::FuncOp>();
   fn.addPass(createDecomposeSdpa());
   fn.addPass(createCanonicalizerPass());
@@ -22,6 +22,14 @@ void tg::buildCompilePipeline(OpPassManager &pm, StringRef backend,
   // would then fuse.
   fn.addPass(createCSEPass());
   fn.addPass(createFuseMatmul());
+  // After fusion (the prologue it builds is what the dequant plan applies to
+  // the whole weight) and before backend selection (which then places the
+  // dequantising pointwise ops and the 16-bit matmul like any others).
+  MixedMatmulPlanOptions mixed;
+  mixed.plan = mixedMatmul.str();
+  mixed.backend = backend.str();
+  mixed.explain = explain;
+  fn.addPass(createMixedMatmulPlan(mixed));
   SelectBackendOptions select;
   select.backend = backend.str();
   select.explain = explain;

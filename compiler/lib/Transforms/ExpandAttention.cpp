@@ -2,6 +2,7 @@
 // for the ops neither cuDNN nor the fused kernels run (and, with all=true,
 // every one not on cuDNN, for testing).
 #include "AttentionScores.h"
+#include "FusionUtils.h"
 
 #include "tg/Cudnn/CudnnLowering.h"
 #include "tg/Dialect/TG/IR/ScoreGradient.h"
@@ -54,31 +55,8 @@ static Value applyRegion(OpBuilder &b, Location loc, Block &block,
   for (Value value : trailing)
     mapping.map(block.getArgument(next++), value);
 
-  for (Operation &inner : block.without_terminator()) {
-    SmallVector<Value> operands;
-    SmallVector<ArrayRef<int64_t>> shapes;
-    for (Value operand : inner.getOperands()) {
-      operands.push_back(mapping.lookup(operand));
-      shapes.push_back(
-          cast<RankedTensorType>(operands.back().getType()).getShape());
-    }
-    // A gather's table is read whole: only its indices broadcast.
-    ArrayRef<ArrayRef<int64_t>> broadcastOperands = shapes;
-    if (isa<GatherOp>(inner))
-      broadcastOperands = broadcastOperands.drop_front();
-    SmallVector<int64_t> resultShape =
-        broadcastOperands.empty() ? SmallVector<int64_t>{}
-                                  : *broadcastShapes(broadcastOperands);
-    OperationState state(inner.getLoc(), inner.getName());
-    state.addOperands(operands);
-    state.addAttributes(inner.getAttrs());
-    state.propertiesAttr = inner.getPropertiesAsAttribute();
-    for (Type type : inner.getResultTypes())
-      state.addTypes(RankedTensorType::get(
-          resultShape, cast<RankedTensorType>(type).getElementType()));
-    Operation *rebuilt = b.create(state);
-    mapping.map(inner.getResults(), rebuilt->getResults());
-  }
+  for (Operation &inner : block.without_terminator())
+    fusion::rebuildOnTensors(b, inner, mapping);
   Value yielded = mapping.lookup(block.getTerminator()->getOperand(0));
   // A region yielding a value that does not depend on the score (e.g. a
   // constant) still gives one score per element.

@@ -1,6 +1,8 @@
 //===- FusionUtils.cpp - Helpers shared by the fusion passes --------------===//
 #include "FusionUtils.h"
 
+#include "tg/Dialect/TG/IR/TGShapes.h"
+
 #include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/APFloat.h"
@@ -171,6 +173,30 @@ void eraseDeadOps(RewriterBase &rewriter, ArrayRef<Operation *> roots,
       changed = true;
     }
   }
+}
+
+void rebuildOnTensors(OpBuilder &b, Operation &inner, IRMapping &mapping) {
+  SmallVector<Value> operands;
+  SmallVector<ArrayRef<int64_t>> shapes;
+  for (Value operand : inner.getOperands()) {
+    operands.push_back(mapping.lookup(operand));
+    shapes.push_back(shapeOf(operands.back()));
+  }
+  ArrayRef<ArrayRef<int64_t>> broadcastOperands = shapes;
+  if (isa<GatherOp>(inner))
+    broadcastOperands = broadcastOperands.drop_front();
+  SmallVector<int64_t> resultShape =
+      broadcastOperands.empty() ? SmallVector<int64_t>{}
+                                : *broadcastShapes(broadcastOperands);
+  OperationState state(inner.getLoc(), inner.getName());
+  state.addOperands(operands);
+  state.addAttributes(inner.getAttrs());
+  state.propertiesAttr = inner.getPropertiesAsAttribute();
+  for (Type type : inner.getResultTypes())
+    state.addTypes(RankedTensorType::get(
+        resultShape, cast<RankedTensorType>(type).getElementType()));
+  Operation *rebuilt = b.create(state);
+  mapping.map(inner.getResults(), rebuilt->getResults());
 }
 
 } // namespace mlir::tg::fusion

@@ -10,6 +10,7 @@
 
 #include "tg/Dialect/TG/IR/TGOps.h"
 
+#include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/SetVector.h"
@@ -73,6 +74,13 @@ void eraseDeadOps(RewriterBase &rewriter, ArrayRef<Operation *> roots,
 
 /// True when `--tg-fusion-report` was given on the command line.
 bool fusionReportFlag();
+
+/// Rebuilds `inner`, a pointwise op of a per-element region (rank-0
+/// values), on the whole tensors its operands map to in `mapping`, with the
+/// broadcast shape of those operands (a gather's table is read whole: only
+/// its indices broadcast), and maps its results to the new op's. How
+/// tg-expand-attention and tg-mixed-matmul-plan apply a region to tensors.
+void rebuildOnTensors(OpBuilder &b, Operation &inner, IRMapping &mapping);
 
 } // namespace mlir::tg::fusion
 

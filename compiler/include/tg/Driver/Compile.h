@@ -23,6 +23,9 @@ struct CompileSettings {
   /// the fused op drops (docs/fusion.md, "Numerics").
   bool fusionNumerics = false;
   bool deterministic = false; // reproducible kernels (PlanOptions)
+  /// auto | fused | dequant: how mixed-input matmuls run
+  /// (tg-mixed-matmul-plan).
+  std::string mixedMatmul = "auto";
 };
 
 /// "sm_90a", "sm_80", "compute_90", "90" -> 90, 80, ...

@@ -26,10 +26,13 @@ struct PlanOptions {
 /// canonicalisation, attention and matmul fusion, backend selection
 /// (`backend`: auto, nvrtc or cudnn; `explain`: remarks with the reasons;
 /// `numerics`: tg-fuse-attention's remarks on the roundings it drops;
-/// `deterministic`: tg.attention_grad on the deterministic fused backward).
+/// `deterministic`: tg.attention_grad on the deterministic fused backward;
+/// `mixedMatmul`: auto, fused or dequant, the plan of mixed-input matmuls,
+/// tg-mixed-matmul-plan).
 void buildCompilePipeline(OpPassManager &pm, StringRef backend = "auto",
                           bool explain = false, bool numerics = false,
-                          bool deterministic = false);
+                          bool deterministic = false,
+                          StringRef mixedMatmul = "auto");
 
 /// Lowers `fn` to a Plan. Emits located diagnostics and fails on anything
 /// it cannot lower.

@@ -171,6 +171,60 @@ def ExpandAttention : Pass<"tg-expand-attention", "func::FuncOp"> {
   let dependentDialects = ["::mlir::tg::TGDialect"];
 }
 
+def MixedMatmulPlan : Pass<"tg-mixed-matmul-plan", "func::FuncOp"> {
+  let summary = "Choose how a mixed-input matmul runs: fused or dequantise + 16-bit matmul";
+  let description = [{
+    A mixed-input matmul is a tg.fused_matmul or tg.matmul whose a operand
+    enters the product as bf16/f16 and whose b operand (the weight) is i8 or
+    fp8. It has two plans:
+      - `fused`: the op as it is; cuDNN converts (and scales) the weight
+        inside its matmul graph (cuDNN's mixed-input matmul).
+      - `dequant`: prologue_b applied to the whole weight as graph-level
+        pointwise ops (a generic NVRTC kernel writing a 16-bit workspace
+        tensor), then the op with an empty prologue_b and the same
+        prologue_a and epilogue (a 16-bit matmul on cuDNN). Region ops
+        round like graph ops, so the dequantised weight and the result are
+        the same values as the fused op's in the reference semantics.
+    `plan=auto` picks, per op, the plan measured faster at the nearest
+    (K, N) bucket and, between measured M, the one whose speed ratio,
+    interpolated in log M, favours it (MixedMatmulTable.inc: H200 figures
+    and where they came from). Auto only decides ops cuDNN can run as they
+    are and that are not on NVRTC (`backend=nvrtc` or a `tg.backend =
+    "nvrtc"`): the table measures cuDNN plans. `plan=fused` or
+    `plan=dequant` forces one plan for every mixed-input matmul. With
+    `explain`, a remark says which plan each op got and which figures
+    decided.
+
+    Before (`plan=dequant`):
+    ```mlir
+    %y = tg.fused_matmul %x, %w b_captures(%s : tensor<1x32xbf16>) ...
+      prologue_b {
+      ^bb0(%e: tensor<i8>, %c: tensor<bf16>):
+        %h = tg.cast %e : tensor<i8> to tensor<bf16>
+        %d = tg.mul %h, %c : tensor<bf16>, tensor<bf16>
+        tg.yield %d : tensor<bf16>
+      } epilogue {...}
+    ```
+    After:
+    ```mlir
+    %h = tg.cast %w : tensor<64x32xi8> to tensor<64x32xbf16>
+    %d = tg.mul %h, %s : tensor<64x32xbf16>, tensor<1x32xbf16>
+    %y = tg.fused_matmul %x, %d ... prologue_b {} epilogue {...}
+    ```
+  }];
+  let options = [
+    Option<"plan", "plan", "std::string", /*default=*/"\"auto\"",
+           "auto (from the measurement table), fused or dequant "
+           "(tg-compile --mixed-matmul)">,
+    Option<"backend", "backend", "std::string", /*default=*/"\"auto\"",
+           "The backend request tg-select-backend will see: auto does not "
+           "decide ops bound for nvrtc">,
+    Option<"explain", "explain", "bool", /*default=*/"false",
+           "Report each op's plan and the figures that decided it">,
+  ];
+  let dependentDialects = ["::mlir::tg::TGDialect"];
+}
+
 def SelectBackend : Pass<"tg-select-backend", "func::FuncOp"> {
   let summary = "Choose the backend (cudnn or nvrtc) of every op that launches work";
   let description = [{

@@ -1,0 +1,243 @@
+#!/usr/bin/env python3
+"""Benchmark (not a test): the two plans of a mixed-input matmul side by side
+with PyTorch, in one process on the GPU, to fill the table that
+tg-mixed-matmul-plan chooses from (compiler/lib/Transforms/MixedMatmulTable.inc;
+bench/fill_mixed_matmul_table.py rewrites it from this script's json).
+
+x bf16 [M,K] . w int8 [K,N] -> y bf16, plain (w converted) and scaled (w
+times a per-output-channel bf16 scale [1,N], dequantised in prologue_b as
+examples/mixed_attention_matmul.mlir does), M = 1 ... 16384, K = N = 4096
+and 8192. Per shape:
+  - tgc fused    --mixed-matmul=fused: cuDNN's mixed-input matmul graph
+  - tgc dequant  --mixed-matmul=dequant: NVRTC dequantise kernel into a bf16
+                 workspace tensor, then a bf16 cuDNN matmul
+  - tgc auto     --mixed-matmul=auto: what the committed table chooses (and
+                 which plan that was, from the runtime's step list)
+  - torch dequant + matmul: x @ w.to(bf16) (x @ (w.to(bf16) * scale))
+  - torch bf16 GEMM ceiling: x @ w_bf16 with the weight converted beforehand
+TFLOP/s = 2*M*N*K / median time (CUDA events, bench_attention.bench).
+Every output (tgc's poisoned with NaN first) is checked against a float32
+reference: x.float() @ w_deq.float() with TF32 off, where w_deq is the
+dequantised weight rounded to bf16 as tg's prologue defines it; the error is
+max |y - ref| / max |ref| and must be <= --tol (default 2e-2, the bf16
+tolerance of tg-run --check: one bf16 rounding of y is 2^-9 relative, the
+rest is f32 accumulation order).
+
+tgc compiles with --backend=cudnn and the runtime's TGC_BACKEND left unset
+(auto): a cuDNN step that cannot run falls back to NVRTC and the `ran`
+column says so. Same libcudnn as torch (bench_cudnn.torch_cudnn).
+
+Usage (GPU machine): python3 bench/bench_mixed_matmul.py --lib .carry/lib/libtgc.so --out $OUT
+Writes bench_mixed_matmul.{json,md,png} under --out; about 3 minutes
+(--total-s skips the shapes left after it)."""
+import argparse, json, os, sys, tempfile, time
+
+import torch  # first: its cuDNN is the one tgc must use
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(ROOT, "test", "gpu"))
+from bench_attention import bench  # noqa: E402
+from bench_cudnn import TgcX, backend_of, torch_cudnn  # noqa: E402
+import attention_graphs as ag  # noqa: E402
+
+DEV = "cuda"
+PLANS = ("fused", "dequant", "auto")
+
+
+def max_rel_err(got, ref):
+    """max |got - ref| / max |ref|; NaN anywhere (a poisoned element left
+    unwritten) gives NaN."""
+    got = got.float()
+    if torch.isnan(got).any():
+        return float("nan")
+    return ((got - ref).abs().max() / ref.abs().max().clamp_min(1e-30)).item()
+
+
+def plan_of(describe_text):
+    """Which plan a compiled graph runs: the dequant plan has a dequantise
+    kernel step before the matmul, the fused one a single step."""
+    steps = [l for l in describe_text.splitlines() if l.strip().startswith("step")]
+    if not steps:
+        return "?"
+    return "dequant" if len(steps) > 1 else "fused"
+
+
+def shape_row(tgc, M, KN, scaled, args, stream):
+    K = N = KN
+    flops = 2.0 * M * N * K
+    tflops = lambda ms: round(flops / ms / 1e9, 1)  # noqa: E731
+    row = {"M": M, "K": K, "N": N, "weight": "i8", "scaled": scaled}
+    torch.manual_seed(0)
+    x = torch.randn(M, K, device=DEV, dtype=torch.bfloat16)
+    w = torch.randint(-128, 128, (K, N), device=DEV, dtype=torch.int8)
+    scale = (torch.rand(1, N, device=DEV) * 0.02 + 0.001).to(torch.bfloat16)
+    # tg's prologue: cast to bf16 (exact), then a bf16 multiply (rounded).
+    w_deq = w.to(torch.bfloat16) * scale if scaled else w.to(torch.bfloat16)
+    ref = x.float() @ w_deq.float()
+
+    def check(name, y):
+        err = max_rel_err(y, ref)
+        row["err_" + name] = err
+        if not err <= args.tol:
+            row.setdefault("bad", []).append(name)
+
+    if scaled:
+        torch_dequant = lambda: x @ (w.to(torch.bfloat16) * scale)  # noqa: E731
+    else:
+        torch_dequant = lambda: x @ w.to(torch.bfloat16)  # noqa: E731
+    w_bf16 = w_deq.contiguous()
+    ceiling = lambda: x @ w_bf16  # noqa: E731
+    for name, fn in (("torch_dequant", torch_dequant), ("torch_bf16", ceiling)):
+        check(name, fn())
+        row[name] = tflops(bench(fn, reps=args.reps, warm=args.warm))
+
+    graph = ag.mixed_matmul_graph(M, K, N, scaled)
+    for plan in PLANS:
+        key = "tgc_" + plan
+        try:
+            exe = tgc.compile(graph, "--arch=%s --backend=cudnn --mixed-matmul=%s" % (args.arch, plan))
+            y = torch.full((M, N), float("nan"), device=DEV, dtype=torch.bfloat16)
+            bindings = {"x": x, "w": w, "y": y}
+            if scaled:
+                bindings["scale"] = scale
+            arr = tgc.bindings(bindings)
+            tgc.run(exe, arr, stream)
+            torch.cuda.synchronize()
+            text = tgc.describe(exe, stream)
+            row["ran_" + plan] = backend_of(text)
+            if plan == "auto":
+                row["auto_plan"] = plan_of(text)
+            check(key, y)
+            row[key] = tflops(bench(lambda: tgc.run(exe, arr, stream), reps=args.reps, warm=args.warm))
+            tgc.lib.tgc_executable_destroy(exe)
+        except Exception as ex:  # noqa: BLE001 - recorded in the row
+            row["error_" + plan] = str(ex)[:300]
+            row.setdefault("bad", []).append(key)
+    for plan in PLANS:
+        if row.get("tgc_" + plan) and row.get("torch_dequant"):
+            row["ratio_%s_vs_torch_dequant" % plan] = round(row["tgc_" + plan] / row["torch_dequant"], 3)
+    del x, w, w_bf16, w_deq, ref
+    torch.cuda.empty_cache()
+    return row
+
+
+def fmt(v, spec="%s"):
+    return "-" if v is None else spec % v
+
+
+def markdown(env, rows, tol):
+    L = ["# Mixed-input matmul plans vs PyTorch (%s, %s, commit %s)" % (env["gpu"], env["date"], env["commit"]), "",
+         "x bf16 [M,K] · w int8 [K,N] → y bf16; scaled: w × a per-output-channel bf16 scale [1,N]. One process; "
+         "torch %s, cuDNN %s (`%s`, also tgc's). TFLOP/s = 2·M·N·K / median time. tgc: `--backend=cudnn "
+         "--mixed-matmul=fused|dequant|auto`; auto's column says which plan the committed table chose. torch "
+         "dequant: `x @ w.to(bf16)` (`* scale`), conversion timed; torch bf16: `x @ w_bf16`, weight converted "
+         "beforehand (the GEMM ceiling). Every output checked against a float32 reference (TF32 off) of the "
+         "bf16-rounded dequantised weight: max err / max |ref| <= %.0e; a failed check or error is marked ✗." % (
+             env["torch"], env["torch_cudnn"], env["cudnn_path"], tol), "",
+         "| M | K=N | w | tgc fused | tgc dequant | tgc auto (plan) | torch dequant | torch bf16 | "
+         "best tgc / torch dequant | ran fused / dequant | max err |",
+         "|---|---|---|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        if r.get("skipped"):
+            L.append("| %d | %d | %s | skipped: %s | | | | | | | |" % (r["M"], r["K"], "scaled" if r["scaled"] else
+                                                                      "plain", r["skipped"]))
+            continue
+        best = max([r.get("tgc_fused") or 0, r.get("tgc_dequant") or 0])
+        errs = [r[k] for k in r if k.startswith("err_")]
+        L.append("| %d | %d | %s | %s | %s | %s (%s) | %s | %s | %s | %s / %s | %s%s |" % (
+            r["M"], r["K"], "scaled" if r["scaled"] else "plain", fmt(r.get("tgc_fused")), fmt(r.get("tgc_dequant")),
+            fmt(r.get("tgc_auto")), r.get("auto_plan", "-"), fmt(r.get("torch_dequant")), fmt(r.get("torch_bf16")),
+            fmt(round(best / r["torch_dequant"], 3) if best and r.get("torch_dequant") else None),
+            r.get("ran_fused", "-"), r.get("ran_dequant", "-"),
+            fmt(max(errs) if errs and all(e == e for e in errs) else (float("nan") if errs else None), "%.1e"),
+            " ✗ " + ",".join(r["bad"]) if r.get("bad") else ""))
+    errors = [(r, k, r[k]) for r in rows for k in r if k.startswith("error_")]
+    if errors:
+        L += ["", "Errors:", ""] + ["- M=%d K=N=%d %s, %s: %s" % (r["M"], r["K"], "scaled" if r["scaled"] else "plain",
+                                                                   k[6:], e) for r, k, e in errors]
+    L += ["", "Fill the table: `python3 bench/fill_mixed_matmul_table.py bench_mixed_matmul.json`."]
+    return "\n".join(L) + "\n"
+
+
+def chart(path, rows):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    groups = sorted({(r["K"], r["scaled"]) for r in rows})
+    fig, axes = plt.subplots(1, len(groups), figsize=(5 * len(groups), 4.5), squeeze=False)
+    for ax, (KN, scaled) in zip(axes[0], groups):
+        sub = sorted((r for r in rows if r["K"] == KN and r["scaled"] == scaled), key=lambda r: r["M"])
+        for key, label in (("tgc_fused", "tgc fused"), ("tgc_dequant", "tgc dequant"), ("tgc_auto", "tgc auto"),
+                           ("torch_dequant", "torch dequant+mm"), ("torch_bf16", "torch bf16 GEMM")):
+            pts = [(r["M"], r[key]) for r in sub if r.get(key)]
+            if pts:
+                ax.plot(*zip(*pts), marker="o", label=label, linestyle="--" if key == "tgc_auto" else "-")
+        ax.set_xscale("log", base=2)
+        ax.set_yscale("log")
+        ax.set_xlabel("M")
+        ax.set_title("K=N=%d int8 %s (TFLOP/s)" % (KN, "scaled" if scaled else "plain"))
+        ax.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(path, dpi=80)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--lib", default="build/lib/libtgc.so")
+    ap.add_argument("--out", default=os.environ.get("OUT", "bench/results"))
+    ap.add_argument("--arch", default="sm_90a")
+    ap.add_argument("--ms", default="1,16,64,256,1024,4096,8192,16384")
+    ap.add_argument("--kns", default="8192,4096",
+                    help="K = N values; 8192 first: the provisional table's shapes, kept if --total-s runs out")
+    ap.add_argument("--reps", type=int, default=10)
+    ap.add_argument("--warm", type=int, default=2)
+    ap.add_argument("--tol", type=float, default=2e-2)
+    ap.add_argument("--total-s", type=float, default=180, help="shapes after this are skipped")
+    args = ap.parse_args()
+    t_start = time.time()
+    torch.backends.cuda.matmul.allow_tf32 = False  # the float32 reference is exact f32
+    version, path = torch_cudnn()
+    if path:
+        os.environ["TGC_CUDNN_LIBRARY"] = path
+    log = tempfile.NamedTemporaryFile(prefix="tgc-log-", suffix=".txt", delete=False).name
+    os.environ.setdefault("TGC_LOG", "info")
+    os.environ.setdefault("TGC_LOG_FILE", log)
+    tgc = TgcX(args.lib)
+    env = {"torch": torch.__version__, "torch_cudnn": version, "cudnn_path": path, "gpu": torch.cuda.get_device_name(),
+           "commit": os.environ.get("TGC_COMMIT", "unknown"), "date": time.strftime("%Y-%m-%d %H:%M:%S"),
+           "tol": args.tol}
+    print(env, flush=True)
+    stream = torch.cuda.current_stream().cuda_stream
+    rows = []
+    for KN in map(int, args.kns.split(",")):
+        for scaled in (False, True):
+            for M in map(int, args.ms.split(",")):
+                if time.time() - t_start > args.total_s:
+                    rows.append({"M": M, "K": KN, "N": KN, "weight": "i8", "scaled": scaled,
+                                 "skipped": "time budget"})
+                    continue
+                t0 = time.time()
+                row = shape_row(tgc, M, KN, scaled, args, stream)
+                row["seconds"] = round(time.time() - t0, 1)
+                rows.append(row)
+                print("mixed", row, flush=True)
+    env["seconds"] = round(time.time() - t_start, 1)
+    os.makedirs(args.out, exist_ok=True)
+    with open(os.path.join(args.out, "bench_mixed_matmul.json"), "w") as f:
+        json.dump({"env": env, "rows": rows}, f, indent=1)
+    md = markdown(env, rows, args.tol)
+    with open(os.path.join(args.out, "bench_mixed_matmul.md"), "w") as f:
+        f.write(md)
+    print(md)
+    try:
+        chart(os.path.join(args.out, "bench_mixed_matmul.png"), [r for r in rows if not r.get("skipped")])
+    except Exception as ex:  # noqa: BLE001
+        print("chart failed:", ex)
+    print("bench_mixed_matmul: %.0f s" % env["seconds"])
+    sys.exit(1 if any(r.get("bad") for r in rows) else 0)
+
+
+if __name__ == "__main__":
+    main()

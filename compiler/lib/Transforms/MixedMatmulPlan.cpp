@@ -1,0 +1,171 @@
+// tg-mixed-matmul-plan: run each mixed-input matmul (16-bit activations x
+// i8/fp8 weights) as it is (cuDNN's mixed-input graph) or as a dequantise
+// step into a 16-bit tensor followed by a 16-bit matmul, whichever the
+// committed H200 measurements say is faster (or as forced).
+#include "FusionUtils.h"
+
+#include "tg/Cudnn/CudnnLowering.h"
+#include "tg/Dialect/TG/IR/TGOps.h"
+#include "tg/Transforms/MixedMatmulTable.h"
+#include "tg/Transforms/Passes.h"
+
+#include "mlir/IR/IRMapping.h"
+
+namespace mlir::tg {
+#define GEN_PASS_DEF_MIXEDMATMULPLAN
+#include "tg/Transforms/Passes.h.inc"
+} // namespace mlir::tg
+
+using namespace mlir;
+using namespace mlir::tg;
+using fusion::elementTypeOf;
+using fusion::shapeOf;
+
+static bool is16Bit(Type t) { return t.isF16() || t.isBF16(); }
+static bool isNarrow(Type t) {
+  return t.isInteger(8) || isa<Float8E4M3FNType, Float8E5M2Type>(t);
+}
+
+namespace {
+/// A tg.matmul or tg.fused_matmul seen as x . w with a narrow w.
+struct MixedMatmul {
+  Operation *op;
+  Type activation;   // the 16-bit type a enters the product as
+  Type weightMatmul; // the type w enters the product as (after prologue_b)
+
+  Value a() const { return op->getOperand(0); }
+  Value w() const { return op->getOperand(1); }
+  Region *prologueB() const {
+    auto fused = dyn_cast<FusedMatmulOp>(op);
+    return fused && !fused.getPrologueB().empty() ? &fused.getPrologueB()
+                                                  : nullptr;
+  }
+  ValueRange weightCaptures() const {
+    if (auto fused = dyn_cast<FusedMatmulOp>(op))
+      return fused.getBCaptures();
+    return {};
+  }
+};
+} // namespace
+
+/// `op` as a mixed-input matmul: a enters the product as bf16/f16, b is i8
+/// or fp8 and enters it as a 16-bit type or as it is (then converted to a's
+/// type, exactly, as tg.matmul defines).
+static std::optional<MixedMatmul> asMixed(Operation *op) {
+  MixedMatmul m{op, Type(), Type()};
+  if (auto fused = dyn_cast<FusedMatmulOp>(op)) {
+    m.activation = fused.getPrologueResultType(0);
+    m.weightMatmul = fused.getPrologueResultType(1);
+  } else if (auto plain = dyn_cast<MatmulOp>(op)) {
+    m.activation = elementTypeOf(plain.getA());
+    m.weightMatmul = elementTypeOf(plain.getB());
+  } else {
+    return std::nullopt;
+  }
+  if (!is16Bit(m.activation) || !isNarrow(elementTypeOf(m.w())))
+    return std::nullopt;
+  if (!is16Bit(m.weightMatmul) && !isNarrow(m.weightMatmul))
+    return std::nullopt;
+  return m;
+}
+
+static MixedMatmulShape shapeFor(const MixedMatmul &m) {
+  ArrayRef<int64_t> result = shapeOf(m.op->getResult(0));
+  MixedMatmulShape shape;
+  shape.weight = fusion::typeName(elementTypeOf(m.w()));
+  // "Scaled": the dequantisation reads a tensor besides the weight (a
+  // per-channel or per-tensor scale); the table measures both kinds.
+  shape.scaled = !m.weightCaptures().empty();
+  shape.m = 1;
+  for (int64_t dim : result.drop_back())
+    shape.m *= dim;
+  shape.k = shapeOf(m.a()).back();
+  shape.n = result.back();
+  return shape;
+}
+
+/// The dequant plan: prologue_b applied to the whole weight as graph-level
+/// ops (region ops round like graph ops, so every element is the value the
+/// region yields for it), a cast to the activation type where the weight
+/// still enters the product narrow, and the op reading that tensor with an
+/// empty prologue_b.
+static void dequantise(const MixedMatmul &m) {
+  OpBuilder b(m.op);
+  Location loc = m.op->getLoc();
+  auto weightType = cast<RankedTensorType>(m.w().getType());
+  Value weight = m.w();
+  if (Region *prologue = m.prologueB()) {
+    Block &block = prologue->front();
+    IRMapping mapping;
+    mapping.map(block.getArgument(0), weight);
+    for (auto [index, capture] : llvm::enumerate(m.weightCaptures()))
+      mapping.map(block.getArgument(1 + index), capture);
+    for (Operation &inner : block.without_terminator())
+      fusion::rebuildOnTensors(b, inner, mapping);
+    weight = mapping.lookup(block.getTerminator()->getOperand(0));
+    // A region whose value does not depend on the element still gives one
+    // value per weight element.
+    if (shapeOf(weight) != weightType.getShape())
+      weight = BroadcastOp::create(
+          b, loc, weightType.clone(elementTypeOf(weight)), weight);
+  }
+  if (!is16Bit(elementTypeOf(weight)))
+    weight = CastOp::create(b, loc, weightType.clone(m.activation), weight);
+
+  m.op->setOperand(1, weight);
+  if (auto fused = dyn_cast<FusedMatmulOp>(m.op)) {
+    fused.getBCapturesMutable().clear();
+    fused.getPrologueB().getBlocks().clear();
+  }
+}
+
+namespace {
+struct MixedMatmulPlanPass
+    : tg::impl::MixedMatmulPlanBase<MixedMatmulPlanPass> {
+  using MixedMatmulPlanBase::MixedMatmulPlanBase;
+
+  /// The plan for `m` and why.
+  MixedMatmulChoice choose(const MixedMatmul &m) {
+    if (plan == "fused")
+      return {MixedMatmulPlan::Fused, "requested (fused)"};
+    if (plan == "dequant")
+      return {MixedMatmulPlan::Dequant, "requested (dequant)"};
+    StringRef requested = backend;
+    if (auto pinned = m.op->getAttrOfType<StringAttr>("tg.backend"))
+      requested = pinned.getValue();
+    if (requested == "nvrtc")
+      return {MixedMatmulPlan::Fused,
+              "bound for nvrtc; the table measures cuDNN plans, so the op "
+              "stays as it is"};
+    std::string unsupported = cudnn::unsupportedReason(m.op);
+    if (!unsupported.empty())
+      return {MixedMatmulPlan::Fused,
+              "cuDNN cannot run it (" + unsupported +
+                  "); the table measures cuDNN plans, so the op stays as "
+                  "it is"};
+    return chooseMixedMatmulPlan(shapeFor(m));
+  }
+
+  void runOnOperation() override {
+    if (plan != "auto" && plan != "fused" && plan != "dequant") {
+      getOperation().emitError("unknown mixed-matmul plan '")
+          << plan << "' (expected auto, fused or dequant)";
+      return signalPassFailure();
+    }
+    SmallVector<MixedMatmul> mixed;
+    getOperation().walk([&](Operation *op) {
+      if (std::optional<MixedMatmul> m = asMixed(op))
+        mixed.push_back(*m);
+    });
+    for (const MixedMatmul &m : mixed) {
+      MixedMatmulChoice choice = choose(m);
+      bool dequant = choice.plan == MixedMatmulPlan::Dequant;
+      if (explain)
+        m.op->emitRemark("mixed-input matmul plan ")
+            << (dequant ? "dequant" : "fused") << ": " << choice.why;
+      if (dequant)
+        dequantise(m);
+    }
+  }
+};
+} // namespace
