@@ -28,6 +28,7 @@
 #include "attention_fwd_mma.cuh"
 #include "attention_fwd_wgmma.cuh"
 #include "copy.cuh"
+#include "documents.cuh"
 #include "masks.cuh"
 #include "philox.cuh"
 #include "softmax.cuh"
@@ -165,56 +166,6 @@ __device__ __forceinline__ void apply_dropout(float (&p)[K::kMTiles][K::kNTiles]
   }
 }
 
-/// Document mask: a key is visible only if its document id equals a row's,
-/// so only keys whose id lies in [min, max] of this tile's row ids can be;
-/// [*kv_begin, *kv_end) shrinks to the first and last of them (packed
-/// sequences: the tile's own documents). Keys inside it are still masked by
-/// the score modifier. `bounds` is 4 long longs of shared memory that no
-/// copy writes yet.
-template <class K, class ScoreMod>
-__device__ __forceinline__ void narrow_to_documents(const ScoreMod &score_mod, long long *bounds,
-                                                    long long b, long long h, int m0, int len_q,
-                                                    int tid, int *kv_begin, int *kv_end) {
-  constexpr long long largest = 9223372036854775807LL, smallest = -largest - 1;
-  // id min, id max, first key, last key.
-  if (tid == 0) {
-    bounds[0] = largest; bounds[1] = smallest;
-    bounds[2] = largest; bounds[3] = smallest;
-  }
-  __syncthreads();
-  long long id_min = largest, id_max = smallest;
-  for (int r = tid; r < K::kBlockM && m0 + r < len_q; r += K::kThreads) {
-    const long long id = score_mod.document_of_query(b, h, m0 + r);
-    id_min = id < id_min ? id : id_min;
-    id_max = id > id_max ? id : id_max;
-  }
-  atomicMin(&bounds[0], id_min);
-  atomicMax(&bounds[1], id_max);
-  __syncthreads();
-  id_min = bounds[0];
-  id_max = bounds[1];
-  long long first = largest, last = smallest;
-  for (int j = *kv_begin + tid; j < *kv_end; j += K::kThreads) {
-    const long long id = score_mod.document_of_key(b, h, j);
-    if (id >= id_min && id <= id_max) {
-      first = j < first ? j : first;
-      last = j;
-    }
-  }
-  atomicMin(&bounds[2], first);
-  atomicMax(&bounds[3], last);
-  __syncthreads();
-  first = bounds[2];
-  last = bounds[3];
-  __syncthreads();  // the bounds are read before the Q tile lands there
-  if (last < first) {
-    *kv_end = *kv_begin;  // no key of these documents: every score is masked
-  } else {
-    *kv_begin = static_cast<int>(first);
-    *kv_end = static_cast<int>(last) + 1;
-  }
-}
-
 /// The kernel body: one CTA per (query tile blockIdx.x, query head
 /// blockIdx.y, batch blockIdx.z).
 template <class Cfg, class ScoreMod>
@@ -247,9 +198,11 @@ __device__ __forceinline__ void attention_forward(const ForwardParams &p, const 
       len_q, len_kv, K::kBottomRight ? len_kv - len_q : 0};
   int kv_begin, kv_end;
   mask.keys_seen(m0, m0 + K::kBlockM, &kv_begin, &kv_end);
-  if constexpr (K::kDocumentMask)
-    narrow_to_documents<K>(score_mod, reinterpret_cast<long long *>(smem), b, h, m0, len_q, tid,
-                           &kv_begin, &kv_end);
+  if constexpr (K::kDocumentMask)  // the Q region is free until the Q tile is loaded
+    narrow_to_documents<K::kThreads>(
+        m0, imin(m0 + K::kBlockM, len_q), &kv_begin, &kv_end, reinterpret_cast<long long *>(smem),
+        [&](int q) { return score_mod.document_of_query(b, h, q); },
+        [&](int kv) { return score_mod.document_of_key(b, h, kv); }, tid);
   const int tile_begin = kv_begin / K::kBlockN;
   const int tile_end = kv_end > kv_begin ? (kv_end + K::kBlockN - 1) / K::kBlockN : tile_begin;
 
