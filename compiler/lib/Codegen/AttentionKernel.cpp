@@ -14,6 +14,7 @@
 #include "CudaPrelude.h"
 #include "SourceTemplate.h"
 #include "TableCaptures.h"
+#include "device/philox.cuh" // dropout_threshold
 
 #include <algorithm>
 #include <cctype>
@@ -61,13 +62,6 @@ const char *toString(CaptureType type) {
     return "i1";
   }
   return "?";
-}
-
-uint32_t dropoutThreshold(double probability) {
-  if (!(probability > 0.0))
-    return 0;
-  double t = std::floor(probability * 4294967296.0);
-  return t >= 4294967295.0 ? 0xffffffffu : static_cast<uint32_t>(t);
 }
 
 namespace {
@@ -485,7 +479,7 @@ constexpr bool kSubtractMaxFirst = $(SUBTRACT_MAX_FIRST);
   if (dropout) {
     std::ostringstream os;
     os << "\n// Dropout with probability " << spec.dropoutProbability << ".\n"
-       << "constexpr unsigned kDropoutThreshold = " << dropoutThreshold(spec.dropoutProbability)
+       << "constexpr unsigned kDropoutThreshold = " << dropout_threshold(spec.dropoutProbability)
        << "u;  // floor(p * 2^32): keep iff Philox word >= this\n"
        << "constexpr float kDropoutRescale = " << floatLiteral(1.0 / (1.0 - spec.dropoutProbability))
        << ";  // 1 / (1 - p), applied with the softmax normalisation\n";

@@ -3,9 +3,11 @@
 
 // Device helpers shared by generated kernels: thin wrappers over the PTX
 // instructions they use (cp.async, ldmatrix, mma.sync, ex2, cvt) and the
-// Philox generator. Header-free, so NVRTC needs no include path.
+// Philox generator (cudaPhiloxSource, tg/Codegen/CudaText.h). Header-free,
+// so NVRTC needs no include path.
 
 #include "tg/Codegen/AttentionKernel.h"
+#include "tg/Codegen/CudaText.h"
 
 #include <string>
 
@@ -13,9 +15,6 @@ namespace tg::codegen {
 
 /// Types, conversions and the tensor-core/async-copy wrappers for `type`.
 std::string cudaPrelude(AttentionElementType type);
-
-/// Philox 4x32-10 and the tg.dropout keep-bit mapping.
-std::string cudaPhiloxSource();
 
 } // namespace tg::codegen
 
