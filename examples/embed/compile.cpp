@@ -63,8 +63,9 @@ int main(int argc, char **argv) {
   for (const tgc::Step &step : plan->steps)
     std::printf("  step: %s\n", tgc::stepKindName(step));
 
-  // What a GPU of that arch would run, compiled now (arch "sm_80" -> 80).
-  int deviceArch = std::stoi(arch.substr(3, 2));
+  // What a GPU of that arch would run, compiled now ("sm_80" -> 80,
+  // "sm_90a" -> 90, "sm_100" -> 100; the compile above rejected other names).
+  int deviceArch = std::stoi(arch.substr(arch.find('_') + 1));
   tgc::Status status = tgc::precompilePlan(*plan, deviceArch, false);
   if (!status.isOk()) {
     std::fprintf(stderr, "compile-example: %s\n", status.message().c_str());

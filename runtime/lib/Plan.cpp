@@ -1,4 +1,5 @@
 #include "tgc/Plan.h"
+#include "tgc/Target.h" // CompileTarget::name, for arch-specific kernel targets
 
 #include <algorithm>
 #include <cstring>
@@ -46,8 +47,8 @@ uint64_t Buffer::byteSpan() const {
 }
 
 std::string KernelTarget::str() const {
-  if (kind == Kind::ArchSpecific)
-    return strCat("sm_", arch, "a");
+  if (kind == Kind::ArchSpecific) // NVRTC's name: "sm_90a"
+    return CompileTarget{BinaryKind::Cubin, arch, true}.name();
   return strCat("portable ", arch);
 }
 

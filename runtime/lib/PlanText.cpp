@@ -5,6 +5,7 @@
 #include "FileUtil.h"
 #include "tgc/Plan.h"
 #include "tgc/Sha256.h"
+#include "tgc/Target.h"
 #include "tgc/tgc.hpp"
 
 #include <charconv>
@@ -105,8 +106,8 @@ struct Token {
 
 class PlanParser {
 public:
-  PlanParser(std::string_view body, std::string sourceName)
-      : text_(body), source_(std::move(sourceName)) {}
+  PlanParser(std::string_view body, std::string sourceName, int version)
+      : text_(body), source_(std::move(sourceName)), version_(version) {}
 
   Expected<Plan> parse();
 
@@ -156,6 +157,7 @@ private:
 
   std::string_view text_;
   std::string source_;
+  int version_; // the header's format version
   size_t pos_ = 0;
   size_t line_ = 0;
   std::vector<Token> tokens_;
@@ -356,18 +358,13 @@ Status PlanParser::parseKernel(Plan &plan) {
     k.target.kind = KernelTarget::Kind::Portable;
     TGC_RETURN_IF_ERROR(integer(6, k.target.arch));
   } else {
-    int arch = 0;
-    bool ok = target.size() > 4 && target.compare(0, 3, "sm_") == 0 &&
-              target.back() == 'a';
-    if (ok) {
-      const char *first = target.data() + 3, *last = target.data() + target.size() - 1;
-      auto result = std::from_chars(first, last, arch);
-      ok = result.ec == std::errc() && result.ptr == last;
-    }
-    if (!ok)
+    // An arch-specific kernel is named as NVRTC names its target.
+    Expected<CompileTarget> parsed = parseCompileTarget(target);
+    if (!parsed || parsed->kind != BinaryKind::Cubin || !parsed->archSpecific ||
+        tokens_[5].quoted)
       return error(strCat("bad kernel target '", target,
                           "' (expected e.g. sm_90a or portable 80)"));
-    k.target = KernelTarget::archSpecific(arch);
+    k.target = KernelTarget::archSpecific(parsed->arch);
   }
   plan.kernels.push_back(std::move(k));
   return Status::ok();
@@ -464,6 +461,18 @@ Expected<Plan> PlanParser::parse() {
       TGC_RETURN_IF_ERROR(integer(1, plan.workspaceBytes));
       TGC_RETURN_IF_ERROR(word(2, "align"));
       TGC_RETURN_IF_ERROR(integer(3, plan.workspaceAlignment));
+    } else if (kw == "target") {
+      TGC_RETURN_IF_ERROR(expectCount(2, "target <name>"));
+      if (version_ < 2)
+        return error("'target' needs plan format version 2 (the file says "
+                     "version 1)");
+      if (!plan.target.empty())
+        return error("duplicate 'target' line");
+      Expected<CompileTarget> target = parseCompileTarget(tokens_[1].text);
+      if (!target || tokens_[1].quoted)
+        return error(strCat("bad target '", tokens_[1].text,
+                            "' (expected e.g. sm_90a, sm_80, compute_80)"));
+      plan.target = target->name();
     } else if (kw == "buffer") {
       TGC_RETURN_IF_ERROR(parseBuffer(plan));
     } else if (kw == "kernel") {
@@ -541,12 +550,16 @@ Expected<Plan> PlanParser::parse() {
 } // namespace
 
 std::string serializePlan(const Plan &plan) {
-  std::string out = strCat(kMagic, " ", kPlanFormatVersion, "\n");
+  int formatVersion =
+      plan.target.empty() ? kOldestPlanFormatVersion : kPlanFormatVersion;
+  std::string out = strCat(kMagic, " ", formatVersion, "\n");
   // For people and bug reports; the loader skips comments.
   out += strCat("# written by tgc ", version(), "\n");
   out += "plan " + quote(plan.name) + "\n";
   out += strCat("workspace ", plan.workspaceBytes, " align ",
                 plan.workspaceAlignment, "\n");
+  if (!plan.target.empty())
+    out += "target " + plan.target + "\n";
   for (const Buffer &b : plan.buffers) {
     out += strCat("buffer ", quote(b.name), " ", bufferRoleName(b.role), " ",
                   dtypeName(b.dtype), " shape ", dims(b.shape), " strides ",
@@ -611,11 +624,13 @@ Expected<Plan> parsePlan(std::string_view text, const std::string &sourceName) {
       result.ptr != versionText.data() + versionText.size())
     return corrupt(strCat("bad version '", versionText,
                           "' in header (expected 'tgc-plan ",
+                          kOldestPlanFormatVersion, "' to 'tgc-plan ",
                           kPlanFormatVersion, "')"));
-  if (version != kPlanFormatVersion)
+  if (version < kOldestPlanFormatVersion || version > kPlanFormatVersion)
     return makeError(StatusCode::InvalidPlan, sourceName,
                      ": unsupported plan format version ", version,
-                     "; this runtime reads version ", kPlanFormatVersion);
+                     "; this runtime reads versions ", kOldestPlanFormatVersion,
+                     " to ", kPlanFormatVersion);
 
   // The checksum line is the last line; everything before it is hashed.
   std::string_view trimmed = text;
@@ -634,7 +649,7 @@ Expected<Plan> parsePlan(std::string_view text, const std::string &sourceName) {
     return corrupt(strCat("checksum mismatch (the file was modified or "
                           "damaged): recorded ",
                           expected, ", computed ", actual));
-  return PlanParser(body, sourceName).parse();
+  return PlanParser(body, sourceName, version).parse();
 }
 
 Status writePlanFile(const Plan &plan, const std::string &path) {

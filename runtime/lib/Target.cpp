@@ -36,6 +36,25 @@ Expected<CompileTarget> parseCompileTarget(std::string_view name) {
   return target;
 }
 
+Expected<CompileTarget> parseTarget(std::string_view name) {
+  Expected<CompileTarget> target = parseCompileTarget(name);
+  if (!target)
+    return target;
+  if (target->arch < kMinTargetArch)
+    return makeError(StatusCode::InvalidArgument, "unsupported arch '", name,
+                     "': tgc generates kernels for sm_", kMinTargetArch,
+                     " (compute capability 8.0) or newer");
+  if (target->archSpecific && target->arch < 90)
+    return makeError(StatusCode::InvalidArgument, "unknown arch '", name,
+                     "': arch-specific targets (the 'a' suffix) start at "
+                     "sm_90a");
+  return target;
+}
+
+CompileTarget deviceTarget(int deviceArch) {
+  return {BinaryKind::Cubin, deviceArch, deviceArch >= 90};
+}
+
 bool forcePtxFromEnv() {
   const char *env = std::getenv("TGC_FORCE_PTX");
   if (!env)
@@ -60,13 +79,13 @@ Expected<CompileTarget> selectCompileTarget(const KernelTarget &kernel,
 
   if (kernel.kind == KernelTarget::Kind::ArchSpecific) {
     if (deviceArch != kernel.arch)
-      return makeError(StatusCode::Unsupported, "kernel needs sm_", kernel.arch,
-                       "a (compute capability ", archText(kernel.arch),
+      return makeError(StatusCode::Unsupported, "kernel needs ", kernel.str(),
+                       " (compute capability ", archText(kernel.arch),
                        " exactly) but the device has compute capability ",
                        archText(deviceArch));
     if (!nvrtcKnowsDevice)
-      return makeError(StatusCode::Unsupported, "kernel needs sm_", kernel.arch,
-                       "a, which this NVRTC does not support");
+      return makeError(StatusCode::Unsupported, "kernel needs ", kernel.str(),
+                       ", which this NVRTC does not support");
     return CompileTarget{forcePtx ? BinaryKind::Ptx : BinaryKind::Cubin,
                          kernel.arch, true};
   }

@@ -77,7 +77,7 @@ func.func @relative_bias(%q: tensor<2x4x48x64xbf16> {tg.name = "q"}, %k: tensor<
 // graph-level tg.gather fused into a pointwise kernel.
 // EXPANDED: Fused pointwise kernel: {{.*}}gather{{.*}} over [1, 2, 8, 8]
 // EXPANDED: // tg.gather
-// EXPANDED-NEXT: const float t{{[0-9]+}} = (({{.*}}) ? tg_load(in{{[0-9]+}}, {{.*}}) : (-TG_INF));
+// EXPANDED-NEXT: const float t{{[0-9]+}} = (({{.*}}) ? tg_load(in{{[0-9]+}}, {{.*}}) : __int_as_float(0xff800000));
 func.func @expanded(%q: tensor<1x2x8x16xf32>, %table: tensor<2x15xf32>) -> tensor<1x2x8x16xf32> {
   %o = tg.attention %q, %q, %q captures(%table : tensor<2x15xf32>)
       : tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32> -> tensor<1x2x8x16xf32> score {

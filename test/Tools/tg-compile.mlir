@@ -12,7 +12,8 @@
 // MLIR-NOT: tg.sdpa
 // MLIR-NOT: tg.matmul
 
-// PLAN: tgc-plan 1
+// PLAN: tgc-plan 2
+// PLAN: target sm_90a
 // PLAN: buffer "q" input bf16 shape [1,4,100,64]
 // PLAN: buffer "k" input bf16 shape [1,2,100,64]
 // PLAN: buffer "o" output bf16 shape [1,4,100,64] strides [25600,64,256,1]
@@ -27,7 +28,7 @@
 // PTX: .visible .entry tg_attention_fwd_bf16_d64
 // PTX: mma.sync.aligned.m16n8k16
 
-// ARCH: tg-compile: unknown --arch 'gfx90a' (expected e.g. sm_80, sm_90a)
+// ARCH: tg-compile: --arch: unknown arch 'gfx90a' (expected e.g. sm_80, sm_90a, compute_80)
 func.func @attention(%q: tensor<1x4x100x64xbf16> {tg.name = "q"},
                      %k: tensor<1x2x100x64xbf16> {tg.name = "k"},
                      %v: tensor<1x2x100x64xbf16> {tg.name = "v"})

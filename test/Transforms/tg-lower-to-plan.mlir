@@ -1,15 +1,17 @@
 // RUN: tg-opt %s --tg-select-backend --tg-lower-to-plan | FileCheck %s
-// RUN: tg-opt %s --tg-lower-to-plan="target-sm=80" | FileCheck %s --check-prefix=SM80
+// RUN: tg-opt %s --tg-lower-to-plan="target=sm_80" | FileCheck %s --check-prefix=SM80
 
 // A pointwise chain becomes one kernel; the result buffer is written in place.
-// CHECK: tgc-plan 1
+// CHECK: tgc-plan 2
 // CHECK: plan "chain"
+// CHECK: target sm_90a
 // CHECK: buffer "x" input f32 shape [4,8]
 // CHECK: buffer "y" output f32 shape [4,8]
 // CHECK: kernel "k0"
 // CHECK-NOT: kernel "k1"
 // CHECK: launch
 // SM80: plan "chain"
+// SM80: target sm_80
 // Then every other function's plan, in module order, with threading on (the
 // pass used to run one instance per function in parallel, all writing the
 // same output: crashes and lost plans).

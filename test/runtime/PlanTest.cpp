@@ -15,6 +15,7 @@ using namespace tgc::test;
 namespace {
 void expectSamePlan(const Plan &a, const Plan &b) {
   EXPECT_EQ(a.name, b.name);
+  EXPECT_EQ(a.target, b.target);
   EXPECT_EQ(a.workspaceBytes, b.workspaceBytes);
   EXPECT_EQ(a.workspaceAlignment, b.workspaceAlignment);
   ASSERT_EQ(a.buffers.size(), b.buffers.size());
@@ -167,15 +168,38 @@ TEST(Plan, WriterVersionIsACommentTheLoaderIgnores) {
 
 TEST(Plan, RejectsUnknownVersion) {
   std::string text = serializePlan(elementwisePlan());
-  EXPECT_EQ(errorOf(replaceOnce(text, "tgc-plan 1\n", "tgc-plan 2\n")),
-            "p.plan: unsupported plan format version 2; this runtime reads version 1");
+  EXPECT_EQ(errorOf(replaceOnce(text, "tgc-plan 1\n", "tgc-plan 3\n")),
+            "p.plan: unsupported plan format version 3; this runtime reads versions 1 to 2");
   EXPECT_EQ(errorOf(replaceOnce(text, "tgc-plan 1\n", "tgc-plan one\n")),
-            "p.plan: corrupt plan file: bad version 'one' in header (expected 'tgc-plan 1')");
+            "p.plan: corrupt plan file: bad version 'one' in header (expected 'tgc-plan 1' "
+            "to 'tgc-plan 2')");
   // Only the canonical spelling is version 1.
   for (const char *spelling : {"01", "+1", "1.0", " 1", "0x1", "1 "})
     EXPECT_EQ(errorOf(replaceOnce(text, "tgc-plan 1\n", std::string("tgc-plan ") + spelling + "\n")),
               std::string("p.plan: corrupt plan file: bad version '") + spelling +
-                  "' in header (expected 'tgc-plan 1')");
+                  "' in header (expected 'tgc-plan 1' to 'tgc-plan 2')");
+}
+
+// The compiler's target: version 2 holds it; without one the writer still
+// writes version 1, which older runtimes read.
+TEST(Plan, TargetNeedsVersionTwo) {
+  Plan plan = elementwisePlan();
+  ASSERT_EQ(serializePlan(plan).rfind("tgc-plan 1\n", 0), 0u);
+  plan.target = "sm_90";
+  std::string text = serializePlan(plan);
+  EXPECT_EQ(text.rfind("tgc-plan 2\n", 0), 0u);
+  EXPECT_NE(text.find("\nworkspace 4096 align 256\ntarget sm_90\n"), std::string::npos) << text;
+  Expected<Plan> parsed = parsePlan(text);
+  ASSERT_TRUE(parsed.hasValue()) << parsed.status().message();
+  EXPECT_EQ(parsed->target, "sm_90");
+  EXPECT_EQ(serializePlan(*parsed), text);
+
+  EXPECT_EQ(errorOf(resign(replaceOnce(text, "tgc-plan 2\n", "tgc-plan 1\n"))),
+            "p.plan:5: 'target' needs plan format version 2 (the file says version 1)");
+  EXPECT_EQ(errorOf(resign(replaceOnce(text, "target sm_90\n", "target sm_nine\n"))),
+            "p.plan:5: bad target 'sm_nine' (expected e.g. sm_90a, sm_80, compute_80)");
+  EXPECT_EQ(errorOf(resign(replaceOnce(text, "target sm_90\n", "target sm_90\ntarget sm_90\n"))),
+            "p.plan:6: duplicate 'target' line");
 }
 
 TEST(Plan, RejectsOtherFiles) {

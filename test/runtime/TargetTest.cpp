@@ -122,3 +122,39 @@ TEST(Target, ParseNames) {
                                              "' (expected e.g. sm_80, sm_90a, compute_80)");
   }
 }
+
+// The compiler's target: what NVRTC means by the name, sm_80 or newer.
+TEST(Target, ParseGenerationTargets) {
+  Expected<CompileTarget> sm90 = parseTarget("sm_90"), sm90a = parseTarget("sm_90a");
+  ASSERT_TRUE(sm90.hasValue() && sm90a.hasValue());
+  EXPECT_FALSE(sm90->archSpecific);
+  EXPECT_TRUE(sm90a->archSpecific);
+  EXPECT_EQ(sm90->arch, 90);
+  EXPECT_FALSE(*sm90 == *sm90a);
+  EXPECT_EQ(parseTarget("compute_80")->kind, BinaryKind::Ptx);
+  EXPECT_EQ(parseTarget("sm_90a")->virtualArch().name(), "compute_90a");
+  EXPECT_EQ(parseTarget("sm_100a")->name(), "sm_100a");
+  // The one default is sm_90a.
+  EXPECT_EQ(kDefaultTarget.name(), "sm_90a");
+  EXPECT_TRUE(*sm90a == kDefaultTarget);
+
+  for (const char *old : {"sm_75", "sm_70", "compute_75", "sm_10"}) {
+    Expected<CompileTarget> target = parseTarget(old);
+    ASSERT_FALSE(target.hasValue()) << old;
+    EXPECT_EQ(target.status().code(), StatusCode::InvalidArgument);
+    EXPECT_EQ(target.status().message(),
+              std::string("unsupported arch '") + old +
+                  "': tgc generates kernels for sm_80 (compute capability 8.0) or newer");
+  }
+  EXPECT_EQ(parseTarget("sm_86a").status().message(),
+            "unknown arch 'sm_86a': arch-specific targets (the 'a' suffix) start at sm_90a");
+  EXPECT_EQ(parseTarget("sm_9x").status().message(),
+            "unknown arch 'sm_9x' (expected e.g. sm_80, sm_90a, compute_80)");
+}
+
+TEST(Target, DeviceTargetUsesArchSpecificFeaturesFromHopper) {
+  EXPECT_EQ(deviceTarget(80).name(), "sm_80");
+  EXPECT_EQ(deviceTarget(86).name(), "sm_86");
+  EXPECT_EQ(deviceTarget(90).name(), "sm_90a");
+  EXPECT_EQ(deviceTarget(100).name(), "sm_100a");
+}

@@ -1,6 +1,5 @@
 // Tests of the attention forward kernel generator: spec validation, the
-// launch configuration, the structure of the generated source, the device
-// Philox code (compiled here on the host) against known answers, and NVRTC
+// launch configuration, the structure of the generated source, and NVRTC
 // compilation of the kernel variants for sm_80, sm_90a and compute_80 PTX
 // (NVRTC needs no GPU).
 
@@ -24,88 +23,7 @@
 using namespace tg::codegen;
 using namespace tg::codegen::testing;
 
-//===----------------------------------------------------------------------===//
-// The device Philox source, compiled on the host.
-//===----------------------------------------------------------------------===//
-
-namespace device_philox {
-#define __device__
-#define __forceinline__ inline
-static unsigned __umulhi(unsigned a, unsigned b) {
-  return static_cast<unsigned>((static_cast<uint64_t>(a) * b) >> 32);
-}
-#include "../../compiler/lib/Codegen/device/philox.cuh"
-#undef __device__
-#undef __forceinline__
-} // namespace device_philox
-
 namespace {
-
-/// The tg.dropout mapping written out directly from its definition, with
-/// an independent Philox 4x32-10.
-bool referenceKeep(uint64_t seed, uint64_t offset, uint64_t i, double p) {
-  uint32_t c[4] = {uint32_t(i / 4), uint32_t((i / 4) >> 32), uint32_t(offset),
-                   uint32_t(offset >> 32)};
-  uint32_t k[2] = {uint32_t(seed), uint32_t(seed >> 32)};
-  for (int r = 0; r < 10; ++r) {
-    uint64_t p0 = uint64_t(0xD2511F53u) * c[0], p1 = uint64_t(0xCD9E8D57u) * c[2];
-    uint32_t n[4] = {uint32_t(p1 >> 32) ^ c[1] ^ k[0], uint32_t(p1),
-                     uint32_t(p0 >> 32) ^ c[3] ^ k[1], uint32_t(p0)};
-    std::copy(n, n + 4, c);
-    k[0] += 0x9E3779B9u;
-    k[1] += 0xBB67AE85u;
-  }
-  uint64_t threshold = uint64_t(std::floor(p * 4294967296.0));
-  return c[i % 4] >= threshold;
-}
-
-TEST(AttentionPhilox, KnownAnswers) {
-  // Random123's published Philox4x32-10 test vectors.
-  struct Case {
-    uint32_t ctr[4], key[2], out[4];
-  } cases[] = {
-      {{0, 0, 0, 0}, {0, 0}, {0x6627e8d5, 0xe169c58d, 0xbc57ac4c, 0x9b00dbd8}},
-      {{0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff},
-       {0xffffffff, 0xffffffff},
-       {0x408f276d, 0x41c83b0e, 0xa20bc7c6, 0x6d5451fd}},
-      {{0x243f6a88, 0x85a308d3, 0x13198a2e, 0x03707344},
-       {0xa4093822, 0x299f31d0},
-       {0xd16cfe09, 0x94fdcceb, 0x5001e420, 0x24126ea1}},
-  };
-  for (const Case &c : cases) {
-    device_philox::PhiloxWords w = device_philox::philox4x32_10(
-        c.ctr[0], c.ctr[1], c.ctr[2], c.ctr[3], {c.key[0], c.key[1]});
-    EXPECT_EQ(w.w0, c.out[0]);
-    EXPECT_EQ(w.w1, c.out[1]);
-    EXPECT_EQ(w.w2, c.out[2]);
-    EXPECT_EQ(w.w3, c.out[3]);
-  }
-}
-
-TEST(AttentionPhilox, KeepPairMatchesMapping) {
-  std::mt19937_64 rng(7);
-  for (double p : {0.1, 0.5, 0.9}) {
-    uint32_t threshold = dropoutThreshold(p);
-    EXPECT_EQ(threshold, uint32_t(std::floor(p * 4294967296.0)));
-    for (int t = 0; t < 2000; ++t) {
-      uint64_t seed = rng(), offset = rng() >> (t % 40);
-      // Indices near group boundaries and past 2^32 (hi counter word).
-      uint64_t i = (rng() >> (t % 3 == 0 ? 20 : 40)) + uint64_t(t % 4);
-      bool k0, k1;
-      device_philox::dropout_keep_pair(i, {uint32_t(seed), uint32_t(seed >> 32)}, offset,
-                                       threshold, k0, k1);
-      ASSERT_EQ(k0, referenceKeep(seed, offset, i, p)) << "i=" << i;
-      ASSERT_EQ(k1, referenceKeep(seed, offset, i + 1, p)) << "i+1=" << i + 1;
-    }
-  }
-}
-
-TEST(AttentionPhilox, Threshold) {
-  EXPECT_EQ(dropoutThreshold(0.0), 0u);
-  EXPECT_EQ(dropoutThreshold(0.5), 0x80000000u);
-  EXPECT_EQ(dropoutThreshold(0.1), 429496729u);
-  EXPECT_EQ(dropoutThreshold(std::nextafter(1.0, 0.0)), 0xffffffffu);
-}
 
 //===----------------------------------------------------------------------===//
 // Validation and launch configuration

@@ -1,8 +1,7 @@
 // Tests of the device library (compiler/lib/Codegen/device/): every header
 // compiles with NVRTC as it is, the pasting of headers into kernel sources,
-// and the host-testable rules compiled on the host: the mask rule against a
-// brute-force reading of tg's masks, and the 32-bit dropout keep word against
-// the tg.dropout mapping.
+// and the mask rule compiled on the host against a brute-force reading of
+// tg's masks (philox.cuh: PhiloxTest.cpp).
 
 #include "../../compiler/lib/Codegen/DeviceLibrary.h"
 
@@ -23,9 +22,6 @@ namespace device_host {
 #define __device__
 #define __host__
 #define __forceinline__ inline
-static unsigned __umulhi(unsigned a, unsigned b) {
-  return static_cast<unsigned>((static_cast<uint64_t>(a) * b) >> 32);
-}
 static float __int_as_float(int i) {
   float f;
   std::memcpy(&f, &i, 4);
@@ -38,7 +34,6 @@ static float __uint_as_float(unsigned i) {
 }
 static unsigned long long __cvta_generic_to_shared(const void *) { return 0; }
 #include "../../compiler/lib/Codegen/device/masks.cuh"
-#include "../../compiler/lib/Codegen/device/philox.cuh"
 #undef __device__
 #undef __host__
 #undef __forceinline__
@@ -207,29 +202,6 @@ TEST(DeviceMasks, RuleMatchesTheDefinition) {
     checkRule<true, false, -3, 0>(c, rng);   // window right < 0
     checkRule<false, true, 0, 5>(c, rng);    // window left only
     checkRule<true, true, -20, 10>(c, rng);  // empty band (left + right < 0)
-  }
-}
-
-//===----------------------------------------------------------------------===//
-// The 32-bit dropout keep word (philox.cuh) against the tg.dropout mapping
-//===----------------------------------------------------------------------===//
-
-TEST(DevicePhilox, KeepBits32MatchKeepPairs) {
-  std::mt19937_64 rng(5);
-  for (double p : {0.1, 0.5}) {
-    unsigned threshold = unsigned(std::floor(p * 4294967296.0));
-    for (int t = 0; t < 300; ++t) {
-      uint64_t seed = rng(), offset = rng() >> (t % 50);
-      uint64_t i = (rng() >> (t % 2 ? 20 : 36)) + uint64_t(t % 4); // every alignment
-      device_host::PhiloxKey key{uint32_t(seed), uint32_t(seed >> 32)};
-      unsigned bits = device_host::dropout_keep_bits32(i, key, offset, threshold);
-      for (int j = 0; j < 32; j += 2) {
-        bool k0, k1;
-        device_host::dropout_keep_pair(i + j, key, offset, threshold, k0, k1);
-        ASSERT_EQ((bits >> j) & 1u, unsigned(k0)) << "i=" << i << " j=" << j;
-        ASSERT_EQ((bits >> (j + 1)) & 1u, unsigned(k1)) << "i=" << i << " j=" << j + 1;
-      }
-    }
   }
 }
 

@@ -1,8 +1,7 @@
-// Rounding to the narrow float formats and Philox4x32-10. Expected values are
-// hand-derived bit patterns (comments show the arithmetic) or published
-// known-answer vectors, never produced by the code under test.
+// Rounding to the narrow float formats. Expected values are hand-derived bit
+// patterns (comments show the arithmetic), never produced by the code under
+// test. (Philox: PhiloxTest.cpp.)
 #include "tgc/Numerics.h"
-#include "tgc/Philox.h"
 
 #include <gtest/gtest.h>
 
@@ -228,73 +227,4 @@ TEST(NumericsInt, WrapAndSaturate) {
   EXPECT_EQ(tgc::floatToIntSaturating(1e30, 64),
             std::numeric_limits<int64_t>::max());
   EXPECT_EQ(tgc::doubleToInt64Wrapping(p2(64) + p2(12)), 4096);
-}
-
-//===----------------------------------------------------------------------===//
-// Philox4x32-10: Random123 known-answer vectors (kat_vectors,
-// "philox4x32 10 <counter x4> <key x2> <expected x4>")
-//===----------------------------------------------------------------------===//
-
-namespace {
-void expectPhilox(tgc::PhiloxWords counter, uint32_t k0, uint32_t k1,
-                  tgc::PhiloxWords expected) {
-  tgc::PhiloxWords out = tgc::philox4x32_10(counter, k0, k1);
-  for (int i = 0; i < 4; ++i)
-    EXPECT_EQ(out.w[i], expected.w[i]) << "word " << i;
-}
-} // namespace
-
-TEST(Philox, KnownAnswerZeros) {
-  expectPhilox({{0, 0, 0, 0}}, 0, 0,
-               {{0x6627e8d5, 0xe169c58d, 0xbc57ac4c, 0x9b00dbd8}});
-}
-
-TEST(Philox, KnownAnswerOnes) {
-  expectPhilox({{0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff}}, 0xffffffff,
-               0xffffffff,
-               {{0x408f276d, 0x41c83b0e, 0xa20bc7c6, 0x6d5451fd}});
-}
-
-TEST(Philox, KnownAnswerPi) {
-  expectPhilox({{0x243f6a88, 0x85a308d3, 0x13198a2e, 0x03707344}}, 0xa4093822,
-               0x299f31d0,
-               {{0xd16cfe09, 0x94fdcceb, 0x5001e420, 0x24126ea1}});
-}
-
-TEST(Philox, DropoutThreshold) {
-  EXPECT_EQ(tgc::dropoutThreshold(0.0), 0u);
-  EXPECT_EQ(tgc::dropoutThreshold(0.5), 0x80000000u);
-  EXPECT_EQ(tgc::dropoutThreshold(0.25), 0x40000000u);
-  EXPECT_EQ(tgc::dropoutThreshold(0.1), 429496729u); // floor(429496729.6)
-}
-
-TEST(Philox, DropoutKeepUsesWordIndexModFour) {
-  // seed = offset = 0 and indices 0..3 use counter (0,0,0,0), key (0,0):
-  // the words of the all-zeros known answer.
-  uint32_t threshold = 0x9b00dbd8;
-  EXPECT_FALSE(tgc::dropoutKeep(0, 0, 0, threshold)); // 0x6627e8d5
-  EXPECT_TRUE(tgc::dropoutKeep(0, 0, 1, threshold));  // 0xe169c58d
-  EXPECT_TRUE(tgc::dropoutKeep(0, 0, 2, threshold));  // 0xbc57ac4c
-  EXPECT_TRUE(tgc::dropoutKeep(0, 0, 3, threshold));  // equal: kept
-  EXPECT_FALSE(tgc::dropoutKeep(0, 0, 3, threshold + 1));
-  // Threshold 0 (p = 0) keeps everything.
-  EXPECT_TRUE(tgc::dropoutKeep(0, 0, 0, 0));
-}
-
-TEST(Philox, DropoutKeepCounterAndKeyLayout) {
-  // key = (lo(seed), hi(seed)), counter = (lo(i/4), hi(i/4), lo(off),
-  // hi(off)): the pi vector's key and counter words 2..3 as seed and offset,
-  // with i/4 = 0 here, checked against the generator directly.
-  uint64_t seed = 0x299f31d0a4093822ull, offset = 0x0370734413198a2eull;
-  for (uint64_t i : {0ull, 1ull, 5ull, 4ull * 0x100000003ull + 2}) {
-    uint64_t block = i / 4;
-    tgc::PhiloxWords counter = {
-        {static_cast<uint32_t>(block), static_cast<uint32_t>(block >> 32),
-         0x13198a2e, 0x03707344}};
-    uint32_t word = tgc::philox4x32_10(counter, 0xa4093822, 0x299f31d0)
-                        .w[i % 4];
-    EXPECT_TRUE(tgc::dropoutKeep(seed, offset, i, word));
-    EXPECT_FALSE(word != 0xffffffff &&
-                 tgc::dropoutKeep(seed, offset, i, word + 1));
-  }
 }

@@ -46,9 +46,11 @@ cl::opt<Emit> emit(
                clEnumValN(Emit::Plan, "plan", "the serialised plan (default)")),
     cl::cat(category));
 cl::opt<std::string> arch("arch",
-                          cl::desc("Target: sm_80, sm_90, sm_90a, ... "
-                                   "(tuning, and the arch of --emit=ptx)"),
-                          cl::init("sm_90a"), cl::cat(category));
+                          cl::desc("Target, as NVRTC names them: sm_80, "
+                                   "sm_90, sm_90a (wgmma), compute_80, ... "
+                                   "(sm_80 or newer; default sm_90a)"),
+                          cl::init(tgc::kDefaultTarget.name()),
+                          cl::cat(category));
 cl::opt<std::string> entry("entry",
                            cl::desc("Function to compile (default: the only "
                                     "one)"),
@@ -101,24 +103,18 @@ static void printCudnnGraphs(const tgc::Plan &plan, llvm::raw_ostream &os) {
   }
 }
 
-static LogicalResult printPtx(const tgc::Plan &plan, llvm::raw_ostream &os) {
+static LogicalResult printPtx(const tgc::Plan &plan,
+                              const tgc::CompileTarget &target,
+                              llvm::raw_ostream &os) {
   for (const tgc::Kernel &kernel : plan.kernels) {
     // PTX for the virtual arch of the requested target; an arch-specific
     // kernel (e.g. wgmma code) only for its own arch.
-    std::string targetName =
+    tgc::CompileTarget ptx =
         kernel.target.kind == tgc::KernelTarget::Kind::ArchSpecific
-            ? "compute_" + std::to_string(kernel.target.arch) + "a"
-            : arch.getValue();
-    if (StringRef(targetName).starts_with("sm_"))
-      targetName = "compute_" + targetName.substr(3);
-    tgc::Expected<tgc::CompileTarget> target =
-        tgc::parseCompileTarget(targetName);
-    if (!target.hasValue()) {
-      llvm::errs() << "tg-compile: " << target.status().message() << "\n";
-      return failure();
-    }
+            ? tgc::CompileTarget{tgc::BinaryKind::Ptx, kernel.target.arch, true}
+            : target.virtualArch();
     tgc::Expected<tgc::CompiledKernel> compiled =
-        tgc::compileKernel(kernel, *target);
+        tgc::compileKernel(kernel, ptx);
     if (!compiled.hasValue()) {
       llvm::errs() << "tg-compile: kernel " << kernel.id << ": "
                    << compiled.status().message() << "\n";
@@ -133,10 +129,10 @@ static LogicalResult printPtx(const tgc::Plan &plan, llvm::raw_ostream &os) {
 
 static int compileMain() {
 
-  std::optional<int> sm = tg::parseArch(arch);
-  if (!sm) {
-    llvm::errs() << "tg-compile: unknown --arch '" << arch
-                 << "' (expected e.g. sm_80, sm_90a)\n";
+  tgc::Expected<tgc::CompileTarget> target = tgc::parseTarget(arch);
+  if (!target) {
+    llvm::errs() << "tg-compile: --arch: " << target.status().message()
+                 << "\n";
     return 1;
   }
   std::string backendChoice = backend;
@@ -162,7 +158,7 @@ static int compileMain() {
 
   tg::CompileSettings settings;
   settings.entry = entry;
-  settings.targetSm = *sm;
+  settings.target = *target;
   settings.backend = backendChoice.empty() ? "auto" : backendChoice;
   settings.explainBackend = explainBackend;
   settings.mixedMatmul = mixedMatmul;
@@ -187,7 +183,7 @@ static int compileMain() {
     printKernels(*plan, output->os());
     break;
   case Emit::Ptx:
-    if (failed(printPtx(*plan, output->os())))
+    if (failed(printPtx(*plan, *target, output->os())))
       return 1;
     break;
   case Emit::Cudnn:

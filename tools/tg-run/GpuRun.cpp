@@ -173,7 +173,7 @@ int run::runOnGpu(ModuleOp module, func::FuncOp fn,
   OwningOpRef<ModuleOp> compiled = module.clone();
   CompileSettings settings;
   settings.entry = fn.getName().str();
-  settings.targetSm = *arch;
+  settings.target = tgc::deviceTarget(*arch); // sm_90a on an H100/H200
   settings.fusionNumerics = options.check;
   if (!options.backend.empty())
     settings.backend = options.backend;

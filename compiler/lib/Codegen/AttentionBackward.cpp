@@ -8,6 +8,7 @@
 #include "DeviceLibrary.h"
 #include "SourceTemplate.h"
 #include "TableCaptures.h"
+#include "device/philox.cuh" // dropout_threshold
 
 #include <algorithm>
 #include <cctype>
@@ -164,7 +165,7 @@ std::string BackwardEmitter::configuration() const {
       .set("SEQ_LEN_Q", spec.hasSeqLenQ ? "true" : "false")
       .set("SEQ_LEN_KV", spec.hasSeqLenKv ? "true" : "false")
       .set("DROPOUT", dropout ? "true" : "false")
-      .set("THRESHOLD", std::to_string(dropoutThreshold(spec.dropoutProbability)) + "u")
+      .set("THRESHOLD", std::to_string(dropout_threshold(spec.dropoutProbability)) + "u")
       .set("RESCALE", floatLiteral(dropout ? 1.0 / (1.0 - spec.dropoutProbability) : 1.0))
       .set("SCORE_MOD", spec.scoreModifier.empty() ? "false" : "true")
       .set("SCORE_GRAD", spec.scoreGradient.empty() ? "false" : "true")

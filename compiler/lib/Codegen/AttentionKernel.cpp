@@ -11,6 +11,7 @@
 #include "DeviceLibrary.h"
 #include "SourceTemplate.h"
 #include "TableCaptures.h"
+#include "device/philox.cuh" // dropout_threshold
 
 #include <algorithm>
 #include <cctype>
@@ -58,13 +59,6 @@ const char *toString(CaptureType type) {
     return "i1";
   }
   return "?";
-}
-
-uint32_t dropoutThreshold(double probability) {
-  if (!(probability > 0.0))
-    return 0;
-  double t = std::floor(probability * 4294967296.0);
-  return t >= 4294967295.0 ? 0xffffffffu : static_cast<uint32_t>(t);
 }
 
 namespace {
@@ -327,7 +321,7 @@ std::string AttentionEmitter::configuration() const {
       .set("SEQ_LEN_Q", boolName(spec.hasSeqLenQ))
       .set("SEQ_LEN_KV", boolName(spec.hasSeqLenKv))
       .set("DROPOUT", boolName(dropout))
-      .set("THRESHOLD", std::to_string(dropoutThreshold(spec.dropoutProbability)) + "u")
+      .set("THRESHOLD", std::to_string(dropout_threshold(spec.dropoutProbability)) + "u")
       .set("RESCALE", floatLiteral(dropout ? 1.0 / (1.0 - spec.dropoutProbability) : 1.0))
       .set("DOCUMENT_MASK", boolName(spec.documentMask.has_value()));
   return t.expand(R"cuda(

@@ -46,15 +46,19 @@ std::string SourceTemplate::expand(const std::string &text) const {
 
 std::string floatLiteral(double value) {
   float f = static_cast<float>(value);
+  auto bits = [](const char *pattern) { return std::string("__int_as_float(") + pattern + ")"; };
+  if (std::isnan(f))
+    return bits("0x7fffffff");
   if (std::isinf(f))
-    return f > 0 ? "__int_as_float(0x7f800000)" : "__int_as_float(0xff800000)";
+    return bits(f > 0 ? "0x7f800000" : "0xff800000");
   char buf[64];
   // 9 significant digits round-trip any float.
   std::snprintf(buf, sizeof(buf), "%.9g", static_cast<double>(f));
   std::string s = buf;
   if (s.find_first_of(".eE") == std::string::npos)
     s += ".0";
-  return s + "f";
+  s += "f";
+  return s[0] == '-' ? "(" + s + ")" : s;
 }
 
 } // namespace tg::codegen

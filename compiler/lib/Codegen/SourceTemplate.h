@@ -5,6 +5,8 @@
 // the value bound to NAME. An unbound name is a generator bug and aborts, so
 // no placeholder can leak into a kernel.
 
+#include "tg/Codegen/CudaText.h" // floatLiteral, which templates are filled with
+
 #include <map>
 #include <string>
 
@@ -20,10 +22,6 @@ public:
 private:
   std::map<std::string, std::string> values;
 };
-
-/// Formats a float constant for CUDA source so that it round-trips exactly
-/// (e.g. `0.0883883461f`); infinities are spelled with __int_as_float.
-std::string floatLiteral(double value);
 
 } // namespace tg::codegen
 

@@ -18,16 +18,6 @@
 
 using namespace mlir;
 
-std::optional<int> tg::parseArch(StringRef arch) {
-  // sm_90a, sm_90, compute_90, 90
-  arch.consume_front("sm_") || arch.consume_front("compute_");
-  arch.consume_back("a");
-  int value = 0;
-  if (arch.getAsInteger(10, value) || value < 50 || value > 200)
-    return std::nullopt;
-  return value;
-}
-
 void tg::registerCompilerDialects(DialectRegistry &registry) {
   registry.insert<TGDialect, func::FuncDialect>();
 }
@@ -128,7 +118,7 @@ FailureOr<tgc::Plan> tg::compileModule(
   if (afterPipeline && failed(afterPipeline(*fn)))
     return failure();
   PlanOptions options;
-  options.targetSm = settings.targetSm;
+  options.target = settings.target;
   options.deterministic = settings.deterministic;
   FailureOr<tgc::Plan> plan = lowerToPlan(*fn, options);
   if (failed(plan) || failed(restoreDeclaredLayouts(*fn, *plan, declared)))
@@ -179,13 +169,12 @@ compileBuffer(std::unique_ptr<llvm::MemoryBuffer> buffer,
                              "' (expected --entry=NAME, --backend=NAME, "
                              "--mixed-matmul=PLAN or --deterministic)");
   }
+  // Empty: the default target (tgc.hpp documents it).
   if (!options.arch.empty()) {
-    std::optional<int> sm = tg::parseArch(options.arch);
-    if (!sm)
-      return tgc::Status(tgc::StatusCode::InvalidArgument,
-                         "unknown arch '" + options.arch +
-                             "' (expected e.g. sm_80, sm_90a)");
-    settings.targetSm = *sm;
+    tgc::Expected<tgc::CompileTarget> target = tgc::parseTarget(options.arch);
+    if (!target)
+      return target.status();
+    settings.target = *target;
   }
   // On a thread of its own: the parser recurses on nesting, and the
   // caller's stack may be small.

@@ -9,13 +9,14 @@
 //    NaN stays NaN); tg_wrap_* wrap a 64-bit integer to i8/i32;
 //  - tg_i* are 64-bit integer ops that wrap instead of overflowing;
 //  - tg_f2i_sat is tg.cast float -> integer (truncate, saturate, NaN -> 0);
-//  - tg_dropout_keep is the documented Philox keep bit (Prelude/Philox.inc).
+//  - dropout_keep is the documented Philox keep bit: the device library's
+//    philox.cuh, which the attention kernels paste too.
 //
 //===----------------------------------------------------------------------===//
 
 #include "tg/Lowering/CudaPrelude.h"
 
-#include "PhiloxSource.h" // generated from Prelude/Philox.inc
+#include "tg/Codegen/CudaText.h"
 
 #include <string>
 
@@ -172,8 +173,6 @@ TG_FN T tg_block_reduce(T value, Op op, T *scratch) {
     value = op(value, scratch[w]);
   return value;
 }
-
-#define TG_PHILOX_FN __device__ __forceinline__
 )cuda";
 
 static const char kPreludeTail[] =
@@ -181,6 +180,6 @@ static const char kPreludeTail[] =
 
 llvm::StringRef mlir::tg::cudaPrelude() {
   static const std::string text =
-      std::string(kPreludeHead) + kPhiloxSource + kPreludeTail;
+      std::string(kPreludeHead) + ::tg::codegen::cudaPhiloxSource() + kPreludeTail;
   return text;
 }

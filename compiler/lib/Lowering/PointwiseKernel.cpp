@@ -11,6 +11,8 @@
 
 #include "tg/Lowering/ScalarExpr.h"
 
+#include "device/philox.cuh" // dropout_threshold
+
 #include "llvm/Support/raw_ostream.h"
 
 #include <cmath>
@@ -52,9 +54,7 @@ static KernelStep elementwiseKernel(StringRef entry, StringRef comment,
 /// linear index (the chain's shape is the dropout's shape).
 static std::string dropoutExpr(DropoutOp op, ArrayRef<std::string> operands) {
   double prob = op.getProb().convertToDouble();
-  // floor(p * 2^32) < 2^32 since p < 1 (verified).
-  auto threshold =
-      static_cast<uint64_t>(std::floor(std::ldexp(prob, 32)));
+  unsigned threshold = dropout_threshold(prob); // p in [0, 1) (verified)
   std::string kept = operands[0];
   if (!op.getUnscaled()) {
     // x * (1 / (1 - p)) in double, rounded once, as the reference does.
@@ -63,7 +63,7 @@ static std::string dropoutExpr(DropoutOp op, ArrayRef<std::string> operands) {
     kept = cudaRoundFromDouble("(double)" + operands[0] + " * " + scale,
                                elementTypeOf(op.getResult()));
   }
-  return "tg_dropout_keep(" + operands[1] + ", " + operands[2] +
+  return "dropout_keep(" + operands[1] + ", " + operands[2] +
          ", (unsigned long long)i, " + std::to_string(threshold) + "u) ? " +
          kept + " : 0.0f";
 }

@@ -52,25 +52,7 @@ StringRef tg::cudaStorageType(Type type) {
   return "long long";
 }
 
-std::string tg::cudaLiteral(const APFloat &value) {
-  if (value.isNaN())
-    return "TG_NAN";
-  if (value.isInfinity())
-    return value.isNegative() ? "(-TG_INF)" : "TG_INF";
-  bool losesInfo = false;
-  APFloat asFloat = value;
-  asFloat.convert(APFloat::IEEEsingle(), APFloat::rmNearestTiesToEven,
-                  &losesInfo);
-  // %.9g round-trips every f32; all tg float types are subsets of f32.
-  char buffer[32];
-  std::snprintf(buffer, sizeof(buffer), "%.9g",
-                static_cast<double>(asFloat.convertToFloat()));
-  std::string text = buffer;
-  if (text.find_first_of(".e") == std::string::npos)
-    text += ".0";
-  text += "f";
-  return text[0] == '-' ? "(" + text + ")" : text;
-}
+// cudaLiteral(const APFloat &): CudaLiteral.cpp.
 
 std::string tg::cudaLiteral(const APInt &value, Type elementType) {
   if (elementType.isInteger(1))

@@ -136,11 +136,11 @@ emitTableGradient(AttentionGradOp op, int64_t index,
 }
 
 FailureOr<SmallVector<KernelStep, 0>> mlir::tg::emitAttentionGradSteps(
-    AttentionGradOp op, int targetSm, bool deterministic,
+    AttentionGradOp op, const tgc::CompileTarget &target, bool deterministic,
     function_ref<SmallVector<int64_t>(Value)> stridesOf) {
   std::string reason;
   std::optional<cg::AttentionBackwardSpec> base =
-      nvrtcAttentionGradSpec(op, 80, reason);
+      nvrtcAttentionGradSpec(op, tgc::kMinTargetArch, reason);
   if (!base)
     return op.emitOpError("has no fused backward kernel: ")
            << reason << " (tg-expand-attention expands such ops)";
@@ -322,7 +322,8 @@ FailureOr<SmallVector<KernelStep, 0>> mlir::tg::emitAttentionGradSteps(
     step.sm = sm;
     return step;
   };
-  FailureOr<cg::AttentionBackwardKernels> portable = generate(80);
+  FailureOr<cg::AttentionBackwardKernels> portable =
+      generate(tgc::kMinTargetArch);
   if (failed(portable))
     return failure();
   std::string label = std::string(cg::toString(spec.elementType)) + " hd" +
@@ -358,7 +359,10 @@ FailureOr<SmallVector<KernelStep, 0>> mlir::tg::emitAttentionGradSteps(
   // newer target is preferred on the devices that can run it.
   KernelStep main = launchStep(portable->main, "attention_grad " + label, 80,
                                withPrelude(portable->main.source));
-  if (targetSm > 80) {
+  // (The backward has no arch-specific kernel yet: sm_90 and sm_90a tune
+  // alike.)
+  const int targetSm = target.arch;
+  if (targetSm > tgc::kMinTargetArch) {
     FailureOr<cg::AttentionBackwardKernels> tuned = generate(targetSm);
     if (failed(tuned))
       return failure();

@@ -2,6 +2,7 @@
 #define TG_LIB_PLAN_ATTENTIONGRADSTEP_H
 
 #include "tg/Lowering/KernelStep.h"
+#include "tgc/Target.h"
 
 namespace mlir::tg {
 /// The launches of the fused attention backward for `op`: preprocess, main,
@@ -12,7 +13,8 @@ namespace mlir::tg {
 /// per query tile) and capture gradients summed across threads (broadcast
 /// captures, tables) are refused.
 FailureOr<SmallVector<KernelStep, 0>>
-emitAttentionGradSteps(AttentionGradOp op, int targetSm, bool deterministic,
+emitAttentionGradSteps(AttentionGradOp op, const tgc::CompileTarget &target,
+                       bool deterministic,
                        function_ref<SmallVector<int64_t>(Value)> stridesOf);
 } // namespace mlir::tg
 

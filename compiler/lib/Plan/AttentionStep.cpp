@@ -17,7 +17,7 @@ using namespace mlir::tg;
 namespace cg = ::tg::codegen;
 
 FailureOr<KernelStep>
-mlir::tg::emitAttentionStep(AttentionOp op, int targetSm,
+mlir::tg::emitAttentionStep(AttentionOp op, const tgc::CompileTarget &target,
                       function_ref<SmallVector<int64_t>(Value)> stridesOf) {
   auto qType = cast<RankedTensorType>(op.getQ().getType());
   auto kType = cast<RankedTensorType>(op.getK().getType());
@@ -57,7 +57,7 @@ mlir::tg::emitAttentionStep(AttentionOp op, int targetSm,
   spec.dropoutProbability = op.getDropout().convertToDouble();
   spec.training = op.getTraining();
   spec.scale = op.getScale().convertToDouble();
-  spec.targetSm = targetSm;
+  spec.targetSm = target.arch;
 
   // The score region becomes C++ statements that rewrite `s`.
   SmallVector<std::string> argNames{"s", "b", "h", "q_idx", "kv_idx"};
@@ -168,19 +168,25 @@ mlir::tg::emitAttentionStep(AttentionOp op, int targetSm,
     return step;
   };
   // The portable kernel tuned for sm_80 runs everywhere (also as PTX); when
-  // tuning for a newer target, kernels tuned for it (wgmma on sm_90a, larger
-  // tiles) are preferred on the devices that can run them.
-  FailureOr<KernelStep> portable = generate(80, false);
+  // tuning for a newer target, kernels tuned for it (larger tiles) are
+  // preferred on the devices that can run them, and, for an arch-specific
+  // target only (sm_90a, as NVRTC means the suffix), kernels that use its
+  // arch-specific features (wgmma) before those.
+  FailureOr<KernelStep> portable = generate(tgc::kMinTargetArch, false);
   if (failed(portable))
     return failure();
   KernelStep step = std::move(*portable);
-  if (targetSm > 80) {
-    FailureOr<KernelStep> exact = generate(targetSm, true);
-    FailureOr<KernelStep> tuned = generate(targetSm, false);
-    if (failed(exact) || failed(tuned))
+  if (target.arch > tgc::kMinTargetArch) {
+    if (target.archSpecific) {
+      FailureOr<KernelStep> exact = generate(target.arch, true);
+      if (failed(exact))
+        return failure();
+      if (exact->archSpecific)
+        step.preferred.push_back(std::move(*exact));
+    }
+    FailureOr<KernelStep> tuned = generate(target.arch, false);
+    if (failed(tuned))
       return failure();
-    if (exact->archSpecific)
-      step.preferred.push_back(std::move(*exact));
     if (tuned->source != step.source)
       step.preferred.push_back(std::move(*tuned));
   }

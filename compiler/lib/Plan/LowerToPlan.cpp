@@ -448,6 +448,7 @@ FailureOr<tgc::Plan> PlanBuilder::build() {
     return fn.emitOpError("has no results: a plan computes at least one "
                           "output");
   plan.name = fn.getSymName().str();
+  plan.target = options.target.name();
   plan.workspaceAlignment = kWorkspaceAlignment;
 
   // Graph arguments and results are the buffers the caller binds.
@@ -490,14 +491,13 @@ FailureOr<tgc::Plan> PlanBuilder::build() {
   for (auto [value, index] : directResult)
     bufferNames[value] = resultName(fn, index);
 
-  int targetSm = options.targetSm;
   auto emitAttention = [&](AttentionOp op) -> FailureOr<KernelStep> {
-    return emitAttentionStep(op, targetSm,
+    return emitAttentionStep(op, options.target,
                              [&](Value v) { return stridesOf(v); });
   };
   auto emitAttentionGrad =
       [&](AttentionGradOp op) -> FailureOr<SmallVector<KernelStep, 0>> {
-    return emitAttentionGradSteps(op, targetSm, options.deterministic,
+    return emitAttentionGradSteps(op, options.target, options.deterministic,
                                   [&](Value v) { return stridesOf(v); });
   };
   FailureOr<SmallVector<KernelStep, 0>> steps =

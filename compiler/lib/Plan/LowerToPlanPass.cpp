@@ -18,7 +18,15 @@ struct LowerToPlanPass : tg::impl::LowerToPlanBase<LowerToPlanPass> {
   using LowerToPlanBase::LowerToPlanBase;
   void runOnOperation() override {
     tg::PlanOptions options;
-    options.targetSm = targetSm;
+    if (!target.empty()) {
+      tgc::Expected<tgc::CompileTarget> parsed = tgc::parseTarget(target);
+      if (!parsed) {
+        getOperation().emitError("tg-lower-to-plan: ")
+            << parsed.status().message();
+        return signalPassFailure();
+      }
+      options.target = *parsed;
+    }
     // Every function is lowered (so that all errors are reported) before
     // anything is written; the text is written once, in module order.
     std::string text;

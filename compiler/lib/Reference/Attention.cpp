@@ -8,7 +8,7 @@
 #include "Walker.h"
 
 #include "tg/Dialect/TG/IR/ScoreGradient.h"
-#include "tgc/Philox.h"
+#include "device/philox.cuh" // the kernels' dropout keep bit
 
 #include <cmath>
 #include <functional>
@@ -97,7 +97,7 @@ struct AttentionProblem {
                        uint32_t threshold) const {
     if (dropout == 0.0)
       return 1.0;
-    return tgc::dropoutKeep(seed, offset, dropoutIndex(b, h, i, j), threshold)
+    return dropout_keep(seed, offset, dropoutIndex(b, h, i, j), threshold)
                ? 1.0 / (1.0 - dropout)
                : 0.0;
   }
@@ -234,7 +234,7 @@ SmallVector<HostTensor> forward(const AttentionProblem &p, Value output,
   if (stats)
     lse = HostTensor::zeros(typeOf(stats));
   double maxP = 0.0, maxO = 0.0;
-  uint32_t threshold = tgc::dropoutThreshold(p.dropout);
+  uint32_t threshold = dropout_threshold(p.dropout);
   ScoreRow row;
   std::vector<double> acc(p.dimV), probs(p.seqKv);
   for (int64_t b = 0; b < p.batch; ++b) {
@@ -424,7 +424,7 @@ SmallVector<HostTensor> backward(const AttentionProblem &p, const HostTensor &o,
                                  MutableArrayRef<CaptureGrad> captureGrads = {}) {
   std::vector<double> dq(p.q->values.size()), dk(p.k->values.size()),
       dv(p.v->values.size());
-  uint32_t threshold = tgc::dropoutThreshold(p.dropout);
+  uint32_t threshold = dropout_threshold(p.dropout);
   ScoreRow row;
   for (int64_t b = 0; b < p.batch; ++b) {
     for (int64_t h = 0; h < p.heads; ++h) {

@@ -2,7 +2,7 @@
 #include "Ops.h"
 #include "Walker.h"
 
-#include "tgc/Philox.h"
+#include "device/philox.cuh" // the kernels' dropout keep bit
 
 #include <cmath>
 #include <limits>
@@ -211,13 +211,13 @@ Results mlir::tg::ref::evalDropout(DropoutOp op, ValueLookup lookup) {
   uint64_t seed = rngScalar(lookup(op.getSeed()));
   uint64_t offset = rngScalar(lookup(op.getOffset()));
   double p = op.getProb().convertToDouble();
-  uint32_t threshold = tgc::dropoutThreshold(p);
+  uint32_t threshold = dropout_threshold(p);
   double scale = op.getUnscaled() ? 1.0 : 1.0 / (1.0 - p);
   ElementInfo info = classifyElement(input.elementType);
   HostTensor result = HostTensor::zeros(typeOf(op.getResult()));
   for (size_t i = 0; i < input.values.size(); ++i)
     result.values[i] =
-        tgc::dropoutKeep(seed, offset, i, threshold)
+        dropout_keep(seed, offset, i, threshold)
             ? roundValue(info, input.values[i] * scale)
             : 0.0;
   return single(std::move(result));

@@ -160,6 +160,11 @@ const char *stepKindName(const Step &step);
 
 struct Plan {
   std::string name;
+  /// The target the compiler generated the kernels for, exactly as NVRTC
+  /// names it ("sm_90a", "sm_90", "compute_80"; CompileTarget::name() in
+  /// Target.h); empty for plans written without one (e.g. by hand). For
+  /// people and tools: which variant runs is decided per kernel target.
+  std::string target;
   uint64_t workspaceBytes = 0;
   uint32_t workspaceAlignment = 256; // bytes, a power of two
   std::vector<Buffer> buffers;
@@ -185,8 +190,11 @@ constexpr uint64_t kMaxPlanBytes = uint64_t(1) << 40;
 constexpr size_t kMaxPlanRank = 32;
 constexpr uint32_t kMaxPlanAlignment = uint32_t(1) << 20;
 
-/// Current serialisation version (the number after "tgc-plan").
-constexpr int kPlanFormatVersion = 1;
+/// Serialisation versions (the number after "tgc-plan"): 2 adds the plan's
+/// `target` record. The writer writes the oldest version that holds the
+/// plan (1 without a target), the reader reads both.
+constexpr int kPlanFormatVersion = 2;
+constexpr int kOldestPlanFormatVersion = 1;
 
 /// Text serialisation, ending with a SHA-256 checksum line.
 std::string serializePlan(const Plan &plan);

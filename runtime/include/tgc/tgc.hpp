@@ -123,7 +123,11 @@ CacheStats kernelCacheStats();
 
 /// Options of the graph compiler (owned by the compiler side).
 struct CompileOptions {
-  /// Target arch ("sm_90a", "sm_80", ...); empty: the current device's.
+  /// Target, as NVRTC names them: "sm_90a" (Hopper's arch-specific
+  /// kernels, e.g. wgmma), "sm_90", "sm_80", "compute_80", ...; sm_80 or
+  /// newer. Empty: the default, "sm_90a" (not the current device: compiling
+  /// needs no GPU). Every plan also carries portable kernels that run on any
+  /// device from sm_80 on.
   std::string arch;
   /// Extra options, as the tg-compile command line spells them.
   std::vector<std::string> extra;

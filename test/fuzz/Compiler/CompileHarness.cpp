@@ -58,7 +58,7 @@ int tgc::fuzz::compileText(const uint8_t *data, size_t size) {
     return 0;
   }
   tg::PlanOptions options;
-  options.targetSm = size % 2 ? 80 : 90;
+  options.target = size % 2 ? *tgc::parseTarget("sm_80") : tgc::kDefaultTarget;
   for (auto fn : module->getOps<func::FuncOp>()) {
     if (fn.isDeclaration())
       continue;

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <pthread.h>
+#include <cstring>
 #include <string>
 
 namespace {
@@ -103,4 +104,30 @@ TEST(CompileString, InvalidUtf8Name) {
             TGC_ERROR_COMPILE);
   EXPECT_EQ(message, "<string>:1:1: error: 'func.func' op argument 0: 'tg.name' must be "
                      "valid UTF-8\n");
+}
+
+// The arch option is parsed once, as tg-compile parses --arch: sm_80 or
+// newer; empty is the one default (sm_90a), which the plan records.
+TEST(CompileString, ArchBelowSm80IsAnError) {
+  tgc_executable_t *exe = nullptr;
+  EXPECT_EQ(tgc_compile_string(kGraph, std::strlen(kGraph), "--arch=sm_75", &exe),
+            TGC_ERROR_INVALID_ARGUMENT);
+  EXPECT_STREQ(tgc_last_error(), "unsupported arch 'sm_75': tgc generates kernels for sm_80 "
+                                 "(compute capability 8.0) or newer");
+  EXPECT_EQ(exe, nullptr);
+}
+
+TEST(CompileApi, TargetIsRecordedAndEmptyIsTheDefault) {
+  tgc::Expected<tgc::Plan> plan = tgc::Compiler().compileString(kGraph);
+  ASSERT_TRUE(plan.hasValue()) << plan.status().message();
+  EXPECT_EQ(plan->target, "sm_90a");
+  for (const char *arch : {"sm_90", "sm_90a", "compute_80", "sm_86"}) {
+    plan = tgc::Compiler(tgc::CompileOptions{arch, {}}).compileString(kGraph);
+    ASSERT_TRUE(plan.hasValue()) << arch << ": " << plan.status().message();
+    EXPECT_EQ(plan->target, arch);
+  }
+  plan = tgc::Compiler(tgc::CompileOptions{"sm_90b", {}}).compileString(kGraph);
+  ASSERT_FALSE(plan.hasValue());
+  EXPECT_EQ(plan.status().code(), tgc::StatusCode::InvalidArgument);
+  EXPECT_EQ(plan.status().message(), "unknown arch 'sm_90b' (expected e.g. sm_80, sm_90a, compute_80)");
 }

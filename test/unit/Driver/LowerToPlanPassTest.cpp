@@ -63,7 +63,7 @@ TEST(LowerToPlanPass, ThreadedPipelinePrintsEveryPlanInOrder) {
     tg::buildCompilePipeline(pm, "nvrtc");
     tg::LowerToPlanOptions options;
     options.output = path;
-    options.targetSm = 80;
+    options.target = "sm_80";
     pm.addPass(tg::createLowerToPlan(options));
     ASSERT_TRUE(succeeded(pm.run(*parsed))) << "run " << run;
 

@@ -11,7 +11,7 @@
 
 #include "../DeviceEmulator.h"
 
-#include "tgc/Philox.h"
+#include "philox.cuh" // the documented keep bit (checked in PhiloxTest.cpp)
 
 #include <gtest/gtest.h>
 
@@ -130,7 +130,7 @@ struct Problem {
     if (p == 0.0)
       return 1.0;
     uint64_t index = uint64_t(((b * Hq + h) * Sq + i) * Skv + j);
-    return tgc::dropoutKeep(seed, offset, index, tgc::dropoutThreshold(p)) ? 1.0 / (1.0 - p) : 0.0;
+    return dropout_keep(seed, offset, index, dropout_threshold(p)) ? 1.0 / (1.0 - p) : 0.0;
   }
 };
 

@@ -181,10 +181,6 @@ std::optional<AttentionKernel>
 generateAttentionForward(const AttentionForwardSpec &spec,
                          std::string *error = nullptr);
 
-/// Dropout threshold: keep an element iff its Philox word >= this value
-/// (floor(p * 2^32), as the tg.dropout mapping defines).
-uint32_t dropoutThreshold(double probability);
-
 const char *toString(AttentionElementType type);
 const char *toString(AttentionCausalMode mode);
 const char *toString(CaptureType type);

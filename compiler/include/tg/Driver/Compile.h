@@ -7,6 +7,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/DialectRegistry.h"
+#include "tgc/Target.h"
 #include "tgc/tgc.hpp"
 
 #include <optional>
@@ -16,7 +17,8 @@ namespace mlir::tg {
 
 struct CompileSettings {
   std::string entry; // empty: the module's only function
-  int targetSm = 90;
+  /// Parsed once where the user gave it (tgc::parseTarget).
+  tgc::CompileTarget target = tgc::kDefaultTarget;
   std::string backend = "auto"; // auto | nvrtc | cudnn (tg-select-backend)
   bool explainBackend = false;
   /// tg-fuse-attention remarks on the roundings of the graph as written that
@@ -27,9 +29,6 @@ struct CompileSettings {
   /// (tg-mixed-matmul-plan).
   std::string mixedMatmul = "auto";
 };
-
-/// "sm_90a", "sm_80", "compute_90", "90" -> 90, 80, ...
-std::optional<int> parseArch(StringRef arch);
 
 void registerCompilerDialects(DialectRegistry &registry);
 

@@ -31,8 +31,9 @@ StringRef cudaComputeType(Type elementType);
 StringRef cudaStorageType(Type elementType);
 
 /// A compute-type literal for one element of a constant (of `elementType`
-/// for integers and i1). Infinities and NaN use TG_INF/TG_NAN, which are
-/// not constant expressions.
+/// for integers and i1). Floats are tg::codegen::floatLiteral's
+/// (tg/Codegen/CudaText.h): infinities and NaN are f32 bit patterns, which
+/// are not constant expressions.
 std::string cudaLiteral(const APFloat &value);
 std::string cudaLiteral(const APInt &value, Type elementType);
 

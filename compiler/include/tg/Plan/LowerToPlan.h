@@ -8,15 +8,18 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Pass/PassManager.h"
 #include "tgc/Plan.h"
+#include "tgc/Target.h"
 
 #include <string>
 
 namespace mlir::tg {
 
 struct PlanOptions {
-  /// Compute capability the kernels are tuned for (80, 90, ...). Kernels stay
-  /// portable (sm_80 and newer, PTX fallback) whatever this is.
-  int targetSm = 90;
+  /// The target the kernels are generated for (tgc::parseTarget): tuned for
+  /// its arch, with its arch-specific kernels (wgmma) when it has the `a`
+  /// suffix. Every plan also has portable kernels (sm_80 and newer, PTX
+  /// fallback) whatever this is.
+  tgc::CompileTarget target = tgc::kDefaultTarget;
   /// Reproducible results run to run: the fused attention backward adds dQ
   /// in a fixed order (tg-compile --deterministic).
   bool deterministic = false;

@@ -21,8 +21,9 @@ def LowerToPlan : Pass<"tg-lower-to-plan", "ModuleOp"> {
   let options = [
     Option<"output", "output", "std::string", /*default=*/"\"-\"",
            "Where to write the plans ('-': stdout)">,
-    Option<"targetSm", "target-sm", "int", /*default=*/"90",
-           "Compute capability the kernels are tuned for (80, 90, ...)">,
+    Option<"target", "target", "std::string", /*default=*/"\"\"",
+           "Target the kernels are generated for: sm_80, sm_90, sm_90a, "
+           "compute_80, ... (empty: tgc's default, sm_90a)">,
   ];
 }
 

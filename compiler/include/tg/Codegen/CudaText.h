@@ -1,0 +1,26 @@
+#ifndef TG_CODEGEN_CUDATEXT_H
+#define TG_CODEGEN_CUDATEXT_H
+
+// What both CUDA generators (compiler/lib/Codegen for the attention kernels,
+// compiler/lib/Lowering for the generic kernels) write the same way, so that
+// it is written once: float constants and the Philox dropout code.
+
+#include <string>
+
+namespace tg::codegen {
+
+/// A float constant for CUDA source, rounded to f32 (nearest even) and
+/// printed so that it reads back exactly: `0.0883883461f`, `2.0f`,
+/// `(-0.5f)` (negative values parenthesised, so that they can follow any
+/// operator). Infinities and NaN are f32 bit patterns
+/// (`__int_as_float(0x7f800000)`), which are not constant expressions.
+std::string floatLiteral(double value);
+
+/// The device library's device/philox.cuh as pasted into a kernel: Philox
+/// 4x32-10 and the tg.dropout keep bit (dropout_keep, dropout_keep_pair,
+/// dropout_keep_bits32). Guarded, so a kernel may paste it twice.
+std::string cudaPhiloxSource();
+
+} // namespace tg::codegen
+
+#endif // TG_CODEGEN_CUDATEXT_H
