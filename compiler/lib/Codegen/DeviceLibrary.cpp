@@ -2,6 +2,8 @@
 
 #include "DeviceLibrary.h"
 
+#include "tg/Codegen/CudaText.h"
+
 #include <cstdio>
 #include <cstdlib>
 #include <set>
@@ -78,5 +80,7 @@ const std::vector<std::pair<std::string, std::string>> &deviceLibraryHeaders() {
   }();
   return all;
 }
+
+std::string cudaPhiloxSource() { return deviceLibrarySource({"philox.cuh"}); }
 
 } // namespace tg::codegen
