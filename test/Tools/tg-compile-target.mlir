@@ -37,10 +37,10 @@
 // SM90-NEXT: variant "k0"
 // SM90-NOT: variant
 
-// CUDA90A: wgmma.mma_async
-// CUDA90-NOT: wgmma.mma_async
-// CUDA90: mma.sync.aligned.m16n8k16
-// CUDA90-NOT: wgmma.mma_async
+// CUDA90A: static constexpr bool kWgmma = true;
+// CUDA90-NOT: kWgmma = true
+// CUDA90: static constexpr bool kWgmma = false;
+// CUDA90-NOT: kWgmma = true
 
 // PTX80: tgc-plan 2
 // PTX80: target compute_80
