@@ -9,7 +9,9 @@
    against the same mask), torch.compile(fullgraph=True); gradients of learnable
    tensors (a float attn_mask that requires grad, [B,H,S,S] and [1,H,S,S]; a
    relative-position table and T5's bucketed table closed over by score_mod)
-   against eager autograd in float32, with every output poisoned with NaN.
+   against eager autograd in float32, with every output poisoned with NaN;
+   the same for torch.compile(fullgraph=True) of modules with a learnable
+   attn_mask bias and a learnable relative-position table (one graph).
 2. hf: Llama (GQA), Mistral (sliding window), Gemma-2 (softcap + window),
    GPT-2 and BERT (padding) from small random configs, forward + backward with
    attn_implementation="tgc" vs "eager" (and "sdpa"); logits and parameter
@@ -203,6 +205,90 @@ def capture_grad_cases():
                              compare_capture_grads(name, q, k, v, learnable, make_kw, backend))
 
 
+class LearnableBias(torch.nn.Module):
+    """A learnable attn_mask bias [1, H, S, S] (float32) on bf16 q, k, v."""
+
+    def __init__(self, H, S):
+        super().__init__()
+        self.bias = torch.nn.Parameter(torch.randn(1, H, S, S, device=DEV))
+
+    def forward(self, q, k, v):
+        return tt.attention(q, k, v, attn_mask=self.bias)
+
+    @staticmethod
+    def ref_kw(p, S):
+        return dict(attn_mask=p)
+
+
+class LearnableTable(torch.nn.Module):
+    """A learnable relative-position table [H, 2S-1] closed over by the
+    score_mod (made here, outside the compiled forward, as torch.compile
+    needs)."""
+
+    def __init__(self, H, S):
+        super().__init__()
+        self.table = torch.nn.Parameter(torch.randn(H, 2 * S - 1, device=DEV))
+        table = self.table
+        self.score_mod = lambda s, b, h, qi, ki: s + table[h, qi - ki + S - 1]
+
+    def forward(self, q, k, v):
+        return tt.attention(q, k, v, score_mod=self.score_mod)
+
+    @staticmethod
+    def ref_kw(p, S):
+        return dict(score_mod=lambda s, b, h, qi, ki: s + p[h, qi - ki + S - 1])
+
+
+def compile_learnable_case(name, model_cls):
+    """torch.compile(fullgraph=True) of a module with a learnable tensor: one
+    Dynamo graph holding one tgc.attention_fwd (so no graph break, and the
+    second call reuses it), o, dq, dk, dv and the parameter's gradient against
+    eager float32 autograd, every output of the measured step poisoned."""
+    from torch._inductor.compile_fx import compile_fx
+    t0 = time.time()
+    H, S = 8, 256
+    q, k, v = qkv(H=H, Sq=S, Skv=S)
+    model = model_cls(H, S)
+    param = next(model.parameters())
+    graphs = []
+
+    def counting(gm, example_inputs):
+        graphs.append(gm)
+        return compile_fx(gm, example_inputs)
+
+    torch._dynamo.reset()
+    g = torch.compile(model, fullgraph=True, backend=counting)
+    do = torch.randn(q.shape[:3] + v.shape[3:], device=DEV, dtype=q.dtype)
+    warm = [t.detach().clone().requires_grad_() for t in (q, k, v)]
+    g(*warm).backward(do)  # compiles the forward and backward graphs (not poisoned: Inductor allocates too)
+    model.zero_grad(set_to_none=True)
+    qs, ks, vs = (t.detach().clone().requires_grad_() for t in (q, k, v))
+    with Poisoned():
+        out = g(qs, ks, vs)
+        out.backward(do)
+    torch.cuda.synchronize()
+    qr, kr, vr = (t.detach().float().requires_grad_() for t in (q, k, v))
+    pr = param.detach().float().requires_grad_()
+    ro, _ = ref_attention(qr, kr, vr, **model_cls.ref_kw(pr, S))
+    ro.backward(do.float())
+    errs = {"o": rel_err(out, ro), "dq": rel_err(qs.grad, qr.grad), "dk": rel_err(ks.grad, kr.grad),
+            "dv": rel_err(vs.grad, vr.grad)}
+    grad_ok = param.grad is not None and param.grad.shape == param.shape and param.grad.dtype == param.dtype
+    errs["dparam"] = rel_err(param.grad, pr.grad) if grad_ok else float("nan")
+    n_ops = sum(str(gm.graph).count("tgc.attention_fwd") for gm in graphs)
+    ok = (len(graphs) == 1 and n_ops == 1 and grad_ok
+          and all(e == e and e < (TOL[q.dtype] if n == "o" else CAPTURE_GRAD_TOL) for n, e in errs.items()))
+    record("op", name, ok, "graphs %d, tgc ops %d; %s" % (len(graphs), n_ops, " ".join("%s %.1e" % kv
+                                                                                   for kv in errs.items())),
+           time.time() - t0, errors=errs, graphs=len(graphs))
+
+
+def compile_learnable_cases():
+    for name, cls in (("torch.compile learnable attn_mask bias [1,H,S,S]", LearnableBias),
+                      ("torch.compile learnable relative table [H,2S-1]", LearnableTable)):
+        yield ("op", name), (lambda name=name, cls=cls: compile_learnable_case(name, cls))
+
+
 def qkv(B=2, H=8, Hkv=8, Sq=256, Skv=256, D=64, dtype=torch.bfloat16, bshd=False):
     if bshd:
         q = torch.randn(B, Sq, H, D, device=DEV, dtype=dtype).transpose(1, 2)
@@ -248,6 +334,8 @@ def op_cases(quick):
     yield ("op", "dropout statistics + backward"), dropout_case
     yield ("op", "errors"), error_cases
     yield ("op", "torch.compile fullgraph"), compile_case
+    for job in compile_learnable_cases():
+        yield job
     yield ("op", "side stream"), stream_case
     yield ("op", "new sequence length cost"), cold_cost_case
 

@@ -365,12 +365,12 @@ class TorchCompile(unittest.TestCase):
                     with self.subTest(layout=name, grad=grad, dropout=dropout):
                         cid = A.config_id(None, causal_window, False, None, dropout, False, grad, False, "auto",
                                           False)
-                        torch.library.opcheck(torch.ops.tgc.attention_fwd, (q, k, v, None, cid),
+                        torch.library.opcheck(torch.ops.tgc.attention_fwd, (q, k, v, None, [], cid),
                                               test_utils="test_faketensor")
                         if grad:
-                            o, lse, seeds = torch.ops.tgc.attention_fwd(q, k, v, None, cid)
+                            o, lse, seeds = torch.ops.tgc.attention_fwd(q, k, v, None, [], cid)
                             torch.library.opcheck(torch.ops.tgc.attention_bwd,
-                                                  (q, k, v, o, torch.randn_like(o), lse, seeds, None, cid),
+                                                  (q, k, v, o, torch.randn_like(o), lse, seeds, None, [], cid),
                                                   test_utils="test_faketensor")
 
     def test_output_strides_follow_query_like_eager(self):
@@ -406,21 +406,187 @@ class TorchCompile(unittest.TestCase):
                                              backend="record")
             self.assertEqual(out[1].shape, (2, 4, 16))
 
-    def test_mask_requiring_grad_is_refused(self):
+    def test_learnable_mask_gets_its_gradient(self):
         q, k, v = (t.requires_grad_() for t in qkv())
-        bias = torch.zeros(16, 16, requires_grad=True)
-        with StubbedRun():
-            with self.assertRaisesRegex(Exception, "gradient for attn_mask under torch.compile"):
-                self.graphs_of(lambda q, k, v, m: tt.attention(q, k, v, attn_mask=m), q, k, v, bias)
+        bias = torch.zeros(4, 16, 16, requires_grad=True)
+        with StubbedRun() as run:
+            out, graphs = self.graphs_of(lambda q, k, v, m: tt.attention(q, k, v, attn_mask=m), q, k, v, bias,
+                                         backend="record")
+            self.assertEqual(len(graphs), 1)
+            out, _ = self.graphs_of(lambda q, k, v, m: tt.attention(q, k, v, attn_mask=m), q, k, v, bias,
+                                    backend="aot_eager")
+            out.sum().backward()
+            self.assertEqual([n for n, _ in run.calls[-1]][-4:], ["dq", "dk", "dv", "dc0"])
+            self.assertEqual((bias.grad.shape, bias.grad.dtype), (bias.shape, bias.dtype))
+            self.assertEqual(q.grad.shape, q.shape)
+            # The op's plan is the eager call's (the same key, grad_key's flags).
+            tt.attention(q, k, v, attn_mask=bias)
+            self.assertEqual(tt.cache_info()["plans"], 1)
 
-    def test_learnable_capture_is_refused_by_name(self):
-        q, k, v = (t.requires_grad_() for t in qkv())
-        rel_bias = torch.zeros(4, 16, 16, requires_grad=True)
-        sm = lambda s, b, h, qi, ki: s + rel_bias[h, qi, ki]  # noqa: E731
+    def test_learnable_captures_are_op_inputs_with_gradients(self):
+        # bf16: table gradients need the fused NVRTC backward (bf16/f16 q, k, v).
+        q, k, v = qkv(dtype=torch.bfloat16)  # frozen: only the bias and the table learn
+        rel_bias = torch.zeros(2, 4, 16, 16, requires_grad=True)
+        table = torch.zeros(4, 31, requires_grad=True)
+        frozen = torch.randn(4, 16)
+        sm = lambda s, b, h, qi, ki: s + rel_bias[1, h, qi, ki] + table[h, qi - ki + 15] + frozen[h, ki]  # noqa: E731
+        with StubbedRun() as run:
+            out, graphs = self.graphs_of(lambda q, k, v: tt.attention(q, k, v, score_mod=sm), q, k, v,
+                                         backend="record")
+            self.assertEqual(len(graphs), 1)
+            text = str(graphs[0].graph)
+            self.assertEqual(text.count("tgc.attention_fwd"), 1, text)
+            placeholders = [n for n in graphs[0].graph.nodes if n.op == "placeholder"]
+            self.assertEqual(len(placeholders), 5, text)  # q, k, v and the two learnable tensors
+            self.assertTrue(out.requires_grad)
+            out, _ = self.graphs_of(lambda q, k, v: tt.attention(q, k, v, score_mod=sm), q, k, v,
+                                    backend="aot_eager")
+            out.float().sum().backward()
+            self.assertEqual([n for n, _ in run.calls[-1]][-5:], ["dq", "dk", "dv", "dc0", "dc1"])
+            self.assertEqual((rel_bias.grad.shape, rel_bias.grad.dtype), (rel_bias.shape, rel_bias.dtype))
+            self.assertTrue((rel_bias.grad[0] == 0).all())  # bias[1, ...] reads nothing of rel_bias[0]
+            self.assertEqual(table.grad.shape, table.shape)
+            self.assertIsNone(frozen.grad)
+            tt.attention(q, k, v, score_mod=sm)
+            self.assertEqual(tt.cache_info()["plans"], 1)
+
+    def test_learnable_fake_outputs_match_the_real_ones(self):
+        q, k, v = qkv(dtype=torch.bfloat16)
+        table = torch.zeros(4, 31, requires_grad=True)
+        bias = torch.zeros(1, 4, 16, 16, requires_grad=True)
+        sm = lambda s, b, h, qi, ki: s + table[h, qi - ki + 15]  # noqa: E731
         with StubbedRun():
-            with self.assertRaisesRegex(Exception, "gradient for the captured tensor 'rel_bias' of shape "
-                                                   r"\[4, 16, 16\] indexed \[h, q_idx, kv_idx\].* under torch.compile"):
+            cid = A.config_id(sm, None, False, None, 0.0, False, True, False, "auto", True, True)
+            cfg = A.CONFIGS[cid]
+            self.assertEqual((cfg.learnable, cfg.mask_grad, len(cfg.sources)), (True, True, 1))
+            self.assertIs(cfg.sources[0], table)
+            args = (q, k, v, bias.detach(), [table.detach()], cid)
+            torch.library.opcheck(torch.ops.tgc.attention_fwd, args, test_utils="test_faketensor")
+            o, lse, seeds = torch.ops.tgc.attention_fwd(*args)
+            grads = torch.ops.tgc.attention_bwd(q, k, v, o, torch.randn_like(o), lse, seeds, bias.detach(),
+                                                [table.detach()], cid)
+            self.assertEqual([tuple(g.shape) for g in grads][3:], [(1, 4, 16, 16), (4, 31)])
+            torch.library.opcheck(torch.ops.tgc.attention_bwd,
+                                  (q, k, v, o, torch.randn_like(o), lse, seeds, bias.detach(), [table.detach()], cid),
+                                  test_utils="test_faketensor")
+
+    def test_learnable_view_made_in_the_callable_is_refused(self):
+        q, k, v = (t.requires_grad_() for t in qkv())
+        w = torch.zeros(31, 4, requires_grad=True)
+        table = w.t()  # a view of a leaf: under torch.compile the graph that made it would be a stale one
+        sm = lambda s, b, h, qi, ki: s + table[h, qi - ki + 15]  # noqa: E731
+        with StubbedRun():
+            with self.assertRaisesRegex(Exception, "requires grad but is not a leaf"):
                 self.graphs_of(lambda q, k, v: tt.attention(q, k, v, score_mod=sm), q, k, v)
+
+
+class CompiledLearnableParts(unittest.TestCase):
+    """The torch.compile path's plain-Python parts (any torch): op schemas, the
+    backward op's list and the autograd formula's return, which captured
+    tensors become op inputs, and the plan a learnable config looks up."""
+
+    def test_schemas(self):
+        from tgc.torch import ops
+        fwd = torch._C.parse_schema("tgc::attention_fwd" + ops.FWD_SCHEMA)
+        self.assertEqual([a.name for a in fwd.arguments], ["q", "k", "v", "attn_mask", "sources", "cid"])
+        self.assertEqual([str(a.type) for a in fwd.arguments][3:], ["Optional[Tensor]", "List[Tensor]", "int"])
+        self.assertEqual(len(fwd.returns), 3)
+        bwd = torch._C.parse_schema("tgc::attention_bwd" + ops.BWD_SCHEMA)
+        self.assertEqual([a.name for a in bwd.arguments][-3:], ["attn_mask", "sources", "cid"])
+        self.assertEqual([str(r.type) for r in bwd.returns], ["List[Tensor]"])
+        for schema in (fwd, bwd):
+            self.assertFalse(any(a.alias_info is not None for a in schema.arguments))  # mutates_args=()
+
+    def test_backward_list_round_trip(self):
+        from tgc.torch import ops
+        q, k, v = qkv()
+        dq, dk, dv = torch.ones_like(q), 2 * torch.ones_like(k), 3 * torch.ones_like(v)
+        mask = torch.zeros(1, 4, 16, 16)
+        table = torch.zeros(4, 31)
+        bias = torch.zeros(16, 4, 16)
+        d_table, d_bias = torch.ones(4, 31), torch.ones(4, 16, 16).permute(1, 0, 2)  # not contiguous
+        for mask_grad in (False, True):
+            with self.subTest(mask_grad=mask_grad):
+                packed = ops.pack_grads(dq, dk, dv, torch.ones_like(mask) if mask_grad else None, [d_table, None, d_bias],
+                                        [table, table.t(), bias], mask_grad)
+                self.assertEqual(len(packed), 3 + mask_grad + 3)
+                self.assertTrue(all(t.is_contiguous() for t in packed[3:]))
+                self.assertTrue((packed[-2] == 0).all() and packed[-2].shape == (31, 4))  # region read none of it
+                gq, gk, gv, gm, gs, gcid = ops.unpack_grads(packed, mask_grad, 3)
+                self.assertTrue(gq is dq and gk is dk and gv is dv and gcid is None)
+                self.assertEqual(gm is not None, mask_grad)
+                self.assertEqual([tuple(g.shape) for g in gs], [(4, 31), (31, 4), (16, 4, 16)])
+                self.assertTrue(torch.equal(gs[2], d_bias))
+                fake = ops.fake_grads(q, k, v, mask, [table, table.t(), bias], mask_grad)
+                self.assertEqual([(f.shape, f.stride(), f.dtype) for f in fake],
+                                 [(t.shape, t.stride(), t.dtype) for t in packed])
+        gq, gk, gv, gm, gs, _ = ops.unpack_grads([dq, dk, dv], False, 0)
+        self.assertEqual((gm, gs), (None, []))
+
+    def test_which_captures_become_inputs(self):
+        rel = torch.zeros(4, 16, 16, requires_grad=True)
+        table = torch.zeros(4, 31, requires_grad=True)
+        frozen = torch.zeros(4, 16)
+        sm = lambda s, b, h, qi, ki: s + rel[h, qi, ki] + frozen[h, ki] + table[h, qi - ki + 15] + rel[h, ki, qi]  # noqa: E731
+        grad, sources, grads = A.compiled_learnable(sm, False, True, False)
+        self.assertTrue(grad)  # only the captures require grad: still a training call
+        self.assertEqual(len(sources), 2)
+        self.assertTrue(sources[0] is rel and sources[1] is table)
+        # The flags are grad_key's: the compiled op finds the eager call's plan.
+        self.assertEqual(grads, A.grad_key(sm, T.callable_key(sm)[0], None))
+        self.assertEqual(A.compiled_learnable(sm, True, False, False), (True, [], None))  # grad disabled
+        half = lambda s, b, h, qi, ki: s * 0.5  # noqa: E731
+        self.assertEqual(A.compiled_learnable(half, True, True, False), (True, [], None))  # nothing learnable
+        self.assertEqual(A.compiled_learnable(None, True, True, True), (True, [], (True,)))  # the mask only
+        w = torch.zeros(31, 4, requires_grad=True)
+        view = w.t()
+        with self.assertRaisesRegex(NotImplementedError, r"'view' of shape \[4, 31\] read at computed indices.* "
+                                                         "requires grad but is not a leaf"):
+            A.compiled_learnable(lambda s, b, h, qi, ki: s + view[h, qi - ki + 15], True, True, False)
+
+    def test_positions_and_attributes(self):
+        from tgc.torch import learnable as L
+        a, b = torch.zeros(2), torch.zeros(3)
+        self.assertEqual(L.positions([b, a], (a, b)), [1, 0])
+        with self.assertRaisesRegex(RuntimeError, r"learnable capture of shape \[3\] is not among the op's 1"):
+            L.positions([b], (a,))
+        L.store(10 ** 6, [a, b])
+        self.assertIs(getattr(L, L.attribute(10 ** 6, 1)), b)
+        delattr(L, L.attribute(10 ** 6, 0))
+        delattr(L, L.attribute(10 ** 6, 1))
+
+    def test_learnable_config_finds_the_eager_plan(self):
+        # The op's tensors need not carry requires_grad: the config's flags decide.
+        q, k, v = qkv(dtype=torch.bfloat16)
+        bias = torch.zeros(1, 4, 16, 16, requires_grad=True)
+        table = torch.zeros(4, 31, requires_grad=True)
+        sm = lambda s, b, h, qi, ki: s + table[h, qi - ki + 15]  # noqa: E731
+        sm_key, sm_keep = T.callable_key(sm)
+        with StubbedRun() as run:
+            grad, sources, grads = A.compiled_learnable(sm, True, True, True)
+            cfg = A.Config(score_mod=sm, mask_mod=None, is_causal=False, scale=None, dropout_p=0.0, enable_gqa=False,
+                           training=True, return_lse=False, backend="auto", sm_key=sm_key, mm_key=None,
+                           keep=(sm_keep, ()), learnable=True, grads=grads, mask_grad=True, sources=tuple(sources))
+            plan = cfg.plan(q, k, v, bias.detach())
+            self.assertEqual([cg.from_mask for cg in plan.capture_grads], [False, True])
+            self.assertEqual(len(plan.grad_sources), 1)
+            self.assertIs(plan.grad_sources[0], table)
+            tt.attention(q, k, v, score_mod=sm, attn_mask=bias).float().sum().backward()
+            self.assertEqual(tt.cache_info()["plans"], 1)
+            self.assertEqual([n for n, _ in run.calls[-1]][-5:], ["dq", "dk", "dv", "dc0", "dc1"])
+            # What the backward op returns from that plan's backward (the C run stubbed: shapes only).
+            from tgc.torch import ops
+            o, lse, saved = plan.forward(q, k, v, bias.detach())
+            dq, dk, dv, dcaps = plan.backward(q, k, v, o, torch.randn_like(o), lse, saved)
+            out = ops.backward_list(cfg, plan, dq, dk, dv, dcaps)
+            self.assertEqual([tuple(t.shape) for t in out[3:]], [(1, 4, 16, 16), (4, 31)])
+            self.assertEqual([t.dtype for t in out[3:]], [torch.float32, torch.float32])
+            fake = ops.fake_grads(q, k, v, bias, list(cfg.sources), True)
+            self.assertEqual([(f.shape, f.stride(), f.dtype) for f in fake],
+                             [(t.shape, t.stride(), t.dtype) for t in out])
+            # A non-learnable config keeps its plan (and key) as before.
+            cfg.learnable, cfg.grads = False, None
+            self.assertIsNot(cfg.plan(q, k, v, bias.detach()), plan)
 
 
 if __name__ == "__main__":

@@ -9,6 +9,7 @@ from .. import expr as E
 from .. import graph as G
 from .. import region as RG
 from .. import trace as T
+from . import learnable
 from . import runtime as R
 from .capture_grad import CaptureGrad, refuse_expanded
 from .plan import STATS, Plan, warn_copy
@@ -114,18 +115,21 @@ def _tensor_spec(t, name):
 
 
 def _build_plan(q, k, v, attn_mask, is_causal, scale, dropout_p, enable_gqa, score_mod, mask_mod, training,
-                return_lse, backend, sm_key, mm_key, keep, grad):
+                return_lse, backend, sm_key, mm_key, keep, grad, grads=None):
     spec, operands, copies = build_spec(q, k, v, attn_mask, is_causal, scale, dropout_p, enable_gqa, score_mod,
-                                        mask_mod, training, backend, sm_key, mm_key, REQUIRE_CUDA, grad)
+                                        mask_mod, training, backend, sm_key, mm_key, REQUIRE_CUDA, grad,
+                                        None if grads is None else grads[0])
     STATS["plans"] += 1
     return Plan(spec, q.device, operands, backend, keep, copies, return_lse)
 
 
 def build_spec(q, k, v, attn_mask, is_causal, scale, dropout_p, enable_gqa, score_mod, mask_mod, training, backend,
-               sm_key=None, mm_key=None, require_cuda=True, grad=False):
+               sm_key=None, mm_key=None, require_cuda=True, grad=False, mask_grad=None):
     """Checks the arguments and returns (AttentionSpec, operands, copies).
     grad: autograd records the call, so attn_mask and the score_mod's captured
-    tensors that require grad get gradients (Operand.grad)."""
+    tensors that require grad get gradients (Operand.grad). mask_grad: whether
+    attn_mask's gradient is wanted (default: attn_mask.requires_grad; the
+    custom op passes the flag Dynamo saw, its tensors may not carry it)."""
     if sm_key is None:
         sm_key, _ = T.callable_key(score_mod)
     if mm_key is None:
@@ -184,7 +188,9 @@ def build_spec(q, k, v, attn_mask, is_causal, scale, dropout_p, enable_gqa, scor
         if attn_mask.dtype != torch.bool and not attn_mask.is_floating_point():
             raise TypeError("attn_mask must be bool (True keeps a score) or floating point (added to the scores); "
                             "got %s" % attn_mask.dtype)
-        if grad and attn_mask.requires_grad:  # only a float mask can require grad
+        if mask_grad is None:
+            mask_grad = attn_mask.requires_grad  # only a float mask can require grad
+        if grad and mask_grad:
             refuse_expanded(attn_mask.shape, attn_mask.stride(), "attn_mask")
         mdt = R.tg_dtype(attn_mask.dtype, "attn_mask")
         mask_cap = _MaskCapture(mdt)
@@ -212,7 +218,7 @@ def build_spec(q, k, v, attn_mask, is_causal, scale, dropout_p, enable_gqa, scor
     for i, cap in enumerate(reg.captures):
         if isinstance(cap, _MaskCapture):
             op = Operand("c%d" % i, mask_spec, from_mask=True)
-            if grad and attn_mask.requires_grad:
+            if grad and mask_grad:
                 op.grad = CaptureGrad(i, attn_mask, from_mask=True)
         else:
             need = grad and id(cap) in score_caps and cap.source.requires_grad
@@ -312,25 +318,30 @@ def _plan(query, key, value, attn_mask, is_causal, scale, dropout_p, enable_gqa,
                     _PLANS.clear()
                     _TRACES.clear()
                 plan = _build_plan(query, key, value, attn_mask, is_causal, scale, dropout_p, enable_gqa, score_mod,
-                                   mask_mod, training, return_lse, backend, sm_key, mm_key, keep, grad)
+                                   mask_mod, training, return_lse, backend, sm_key, mm_key, keep, grad, grads)
                 _PLANS[k] = plan
     return plan
 
 
 class Config:
     """What a torch.compile'd call site fixes (everything but the tensors): the
-    custom ops get it by id and look their plan up at run time."""
+    custom ops get it by id and look their plan up at run time. A config with
+    learnable tensors (`learnable`: a float attn_mask that requires grad, or
+    `sources`, the score_mod's captured tensors that require grad) looks up
+    the plan an eager call with those tensors gets (grad_key's flags `grads`),
+    whose backward returns their gradients."""
     __slots__ = ("score_mod", "mask_mod", "is_causal", "scale", "dropout_p", "enable_gqa", "training", "return_lse",
-                 "backend", "sm_key", "mm_key", "keep")
+                 "backend", "sm_key", "mm_key", "keep", "learnable", "grads", "mask_grad", "sources")
 
     def __init__(self, **kw):
+        self.learnable, self.grads, self.mask_grad, self.sources = False, None, False, ()
         for name, value in kw.items():
             setattr(self, name, value)
 
     def plan(self, query, key, value, attn_mask):
         return _plan(query, key, value, attn_mask, self.is_causal, self.scale, self.dropout_p, self.enable_gqa,
                      self.score_mod, self.mask_mod, self.training, self.return_lse, self.backend, self.sm_key,
-                     self.mm_key, self.keep)
+                     self.mm_key, self.keep, self.learnable, self.grads)
 
 
 CONFIGS = []
@@ -347,29 +358,37 @@ def _assume_constant(fn):
     return fn
 
 
+def compiled_learnable(score_mod, grad, grad_enabled, mask_grad):
+    """What a compiled call differentiates besides q, k and v: (grad, sources,
+    grads). `grad`: autograd records the call (also when only a captured tensor
+    requires grad); `sources`: the score_mod's captured tensors that require
+    grad (tgc.torch.learnable.select); `grads`: the plan key's flags
+    (grad_key's), None when nothing learnable is in the call."""
+    trace = None
+    sources = []
+    if grad_enabled and score_mod is not None and callable(score_mod):
+        trace = T.trace_score_mod(score_mod)
+        sources = learnable.select(trace.captures)
+    grad = bool(grad or (grad_enabled and sources))
+    if not grad or not (mask_grad or sources):
+        return grad, [], None
+    flags = tuple([c.source.requires_grad for c in trace.captures]) if trace is not None and trace.captures else ()
+    return grad, sources, (bool(mask_grad),) + flags
+
+
 @_assume_constant
 def config_id(score_mod, mask_mod, is_causal, scale, dropout_p, enable_gqa, grad, return_lse, backend, mask_grad,
               grad_enabled=False):
     """The id of a Config (the same id for the same options and callables);
-    `grad`: whether autograd records the call; `mask_grad`: whether attn_mask
-    requires grad (inside the compiled graph the op cannot see it);
-    `grad_enabled`: torch.is_grad_enabled() (a captured tensor that requires
-    grad would need a gradient even when q, k and v do not)."""
+    `grad`: whether autograd records the call for q, k, v or attn_mask;
+    `mask_grad`: whether attn_mask requires grad (inside the compiled graph the
+    op cannot see it); `grad_enabled`: torch.is_grad_enabled() (a captured
+    tensor that requires grad needs a gradient even when q, k and v do not)."""
     from . import ops
     if not ops.register():
         raise RuntimeError("tgc under torch.compile needs the torch.library ops: " + ops.unavailable_reason())
+    grad, sources, grads = compiled_learnable(score_mod, grad, grad_enabled, mask_grad)
     training = bool(grad or return_lse)
-    if grad and mask_grad:
-        raise NotImplementedError("gradient for attn_mask under torch.compile: the tgc custom ops return dq, dk "
-                                  "and dv only (eager calls return the mask's gradient too); call tgc.torch.attention "
-                                  "outside torch.compile, or pass attn_mask.detach()")
-    if (grad or grad_enabled) and score_mod is not None and callable(score_mod):
-        for cap in T.trace_score_mod(score_mod).captures:
-            if cap.source.requires_grad:
-                raise NotImplementedError(
-                    "gradient for the captured tensor %s under torch.compile: the tgc custom ops return dq, dk and "
-                    "dv only (eager calls return captured tensors' gradients too); call tgc.torch.attention outside "
-                    "torch.compile, or close over %s.detach()" % (cap.describe(), cap.name or "the tensor"))
     if return_lse and grad:
         raise NotImplementedError(
             "return_lse=True while gradients are recorded, under torch.compile: tg.attention_grad takes no gradient "
@@ -378,7 +397,7 @@ def config_id(score_mod, mask_mod, is_causal, scale, dropout_p, enable_gqa, grad
     sm_key, sm_keep = T.callable_key(score_mod)
     mm_key, mm_keep = T.callable_key(mask_mod)
     k = (sm_key, mm_key, bool(is_causal), scale, float(dropout_p), bool(enable_gqa), training, bool(return_lse),
-         backend)
+         backend, grads)
     with _LOCK:
         cid = _CONFIG_IDS.get(k)
         if cid is None:
@@ -386,16 +405,26 @@ def config_id(score_mod, mask_mod, is_causal, scale, dropout_p, enable_gqa, grad
             CONFIGS.append(Config(score_mod=score_mod, mask_mod=mask_mod, is_causal=is_causal, scale=scale,
                                   dropout_p=dropout_p, enable_gqa=enable_gqa, training=training,
                                   return_lse=return_lse, backend=backend, sm_key=sm_key, mm_key=mm_key,
-                                  keep=(sm_keep, mm_keep)))
+                                  keep=(sm_keep, mm_keep), learnable=grads is not None, grads=grads,
+                                  mask_grad=bool(grads is not None and grads[0]), sources=tuple(sources)))
+            learnable.store(cid, sources)
             _CONFIG_IDS[k] = cid
     return cid
+
+
+@_assume_constant
+def source_count(cid):
+    """How many learnable captured tensors config `cid` passes to the op."""
+    return len(CONFIGS[cid].sources)
 
 
 def _compiled_attention(query, key, value, attn_mask, is_causal, scale, dropout_p, enable_gqa, score_mod, mask_mod,
                         return_lse, backend):
     """Inside torch.compile: what Dynamo traces. Everything it cannot (callable
     keys, tracing, the plan cache, ctypes) happens in config_id at trace time or
-    in the custom op's implementation at run time (tgc.torch.ops)."""
+    in the custom op's implementation at run time (tgc.torch.ops). Learnable
+    captured tensors are read back from tgc.torch.learnable, where config_id
+    put them, so that Dynamo makes them graph inputs of the op."""
     squeeze = query.dim() == 3 and key.dim() == 3 and value.dim() == 3
     if squeeze:
         query, key, value = query.unsqueeze(0), key.unsqueeze(0), value.unsqueeze(0)
@@ -405,7 +434,10 @@ def _compiled_attention(query, key, value, attn_mask, is_causal, scale, dropout_
     training = grad or return_lse
     cid = config_id(score_mod, mask_mod, is_causal, scale, dropout_p, enable_gqa, grad, return_lse, backend, mask_grad,
                     grad_enabled)
-    out, lse, _ = torch.ops.tgc.attention_fwd(query, key, value, attn_mask, cid)
+    sources = []
+    for j in range(source_count(cid)):
+        sources.append(getattr(learnable, learnable.attribute(cid, j)))
+    out, lse, _ = torch.ops.tgc.attention_fwd(query, key, value, attn_mask, sources, cid)
     if squeeze:
         out = out.squeeze(0)
         lse = lse.squeeze(0) if training else lse

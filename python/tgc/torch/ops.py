@@ -10,7 +10,13 @@ callables become an integer config id when the graph is traced
 (front.config_id, run by Dynamo as a constant), and the implementations look
 the plan up from the real tensors at run time (front.Config.plan: the same
 cache as eager calls, so a new shape compiles a new plan, also under dynamic
-shapes). The fake implementations only compute output shapes and strides."""
+shapes). The fake implementations only compute output shapes and strides.
+
+Gradients: the backward op returns one list, dq, dk, dv, then the gradient
+of attn_mask when the config's mask requires grad, then one gradient per
+learnable captured tensor (`sources`, tgc.torch.learnable); the autograd
+formula hands them to the inputs. The schemas and that packing are plain
+Python here (testable without torch.library)."""
 import threading
 
 import torch
@@ -19,6 +25,14 @@ from . import runtime as R
 
 _lock = threading.Lock()
 _registered = False
+
+# `sources`: the learnable tensors the score_mod closes over (empty for every
+# other call). The kernels read the captured views the plan holds, as eager
+# calls do; the inputs give autograd the tensors to send gradients to.
+FWD_SCHEMA = ("(Tensor q, Tensor k, Tensor v, Tensor? attn_mask, Tensor[] sources, int cid) "
+              "-> (Tensor, Tensor, Tensor)")
+BWD_SCHEMA = ("(Tensor q, Tensor k, Tensor v, Tensor o, Tensor d_o, Tensor lse, Tensor seeds, Tensor? attn_mask, "
+              "Tensor[] sources, int cid) -> Tensor[]")
 
 
 def unavailable_reason():
@@ -44,6 +58,51 @@ def _fake_outputs(q, v, cfg):
     return o, lse, seeds
 
 
+def fake_grads(q, k, v, attn_mask, sources, mask_grad):
+    """Empty gradients as the backward op returns them: dq, dk, dv laid out like
+    the real ones (dense in q/k/v's memory order), the mask's and the sources'
+    contiguous in their shapes and dtypes."""
+    out = [torch.empty_strided(t.shape, R.dense_like(tuple(t.shape), tuple(t.stride())), dtype=t.dtype,
+                               device=t.device) for t in (q, k, v)]
+    if mask_grad:
+        out.append(torch.empty(attn_mask.shape, dtype=attn_mask.dtype, device=attn_mask.device))
+    out += [torch.empty(s.shape, dtype=s.dtype, device=s.device) for s in sources]
+    return out
+
+
+def pack_grads(dq, dk, dv, d_mask, d_sources, sources, mask_grad):
+    """The backward op's list: dq, dk, dv, [d_mask], one per source. A source the
+    region ended up not reading (d_sources[j] None) gets zeros; the rest are
+    made contiguous (the layout fake_grads promises)."""
+    out = [dq, dk, dv]
+    if mask_grad:
+        out.append(d_mask.contiguous())
+    for g, s in zip(d_sources, sources):
+        out.append(torch.zeros(s.shape, dtype=s.dtype, device=s.device) if g is None else g.contiguous())
+    return out
+
+
+def backward_list(cfg, plan, dq, dk, dv, dcaps):
+    """The backward op's list for a learnable config from the plan's backward:
+    the capture gradients become the gradients of attn_mask and of the
+    config's sources (in the op's order, which need not be the plan's)."""
+    from . import learnable
+    d_mask, d_plan = plan.input_grads(dcaps)
+    d_sources = [None] * len(cfg.sources)
+    for g, j in zip(d_plan, learnable.positions(plan.grad_sources, cfg.sources)):
+        d_sources[j] = g
+    return pack_grads(dq, dk, dv, d_mask, d_sources, cfg.sources, cfg.mask_grad)
+
+
+def unpack_grads(grads, mask_grad, n_sources):
+    """The autograd formula's return from the backward op's list: one gradient
+    per input of attention_fwd (q, k, v, attn_mask, sources, cid)."""
+    dq, dk, dv = grads[0], grads[1], grads[2]
+    d_mask = grads[3] if mask_grad else None
+    start = 4 if mask_grad else 3
+    return dq, dk, dv, d_mask, list(grads[start:start + n_sources]), None
+
+
 def register():
     """Defines the ops once; True when they exist."""
     global _registered
@@ -59,54 +118,59 @@ def register():
 
 
 def _define():
-    from typing import Optional
-
-    @torch.library.custom_op("tgc::attention_fwd", mutates_args=())
-    def attention_fwd(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, attn_mask: Optional[torch.Tensor],
-                      cid: int) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    def attention_fwd(q, k, v, attn_mask, sources, cid):
         cfg = _config(cid)
         plan = cfg.plan(q, k, v, attn_mask)
+        if len(sources) != len(cfg.sources):
+            raise RuntimeError("tgc::attention_fwd got %d learnable sources; config %d has %d"
+                               % (len(sources), cid, len(cfg.sources)))
         o, lse, saved = plan.forward(q, k, v, attn_mask)
         seeds = saved[0] if saved[0] is not None else q.new_empty((0,), dtype=torch.int64)
         if lse is None:
             lse = q.new_empty((0,), dtype=torch.float32)
         return o, lse, seeds
 
-    @attention_fwd.register_fake
-    def _(q, k, v, attn_mask, cid):
+    fwd = torch.library.custom_op("tgc::attention_fwd", attention_fwd, mutates_args=(), schema=FWD_SCHEMA)
+
+    @fwd.register_fake
+    def _(q, k, v, attn_mask, sources, cid):
         return _fake_outputs(q, v, _config(cid))
 
-    @torch.library.custom_op("tgc::attention_bwd", mutates_args=())
-    def attention_bwd(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, o: torch.Tensor, d_o: torch.Tensor,
-                      lse: torch.Tensor, seeds: torch.Tensor, attn_mask: Optional[torch.Tensor],
-                      cid: int) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-        plan = _config(cid).plan(q, k, v, attn_mask)
+    def attention_bwd(q, k, v, o, d_o, lse, seeds, attn_mask, sources, cid):
+        cfg = _config(cid)
+        plan = cfg.plan(q, k, v, attn_mask)
         # The forward read copies of layouts tg.strides cannot describe; so does the backward.
         q, k, v = (t.contiguous() if c else t for t, c in zip((q, k, v), plan.copy))
         held = [op.value(attn_mask) for op in plan.operands]
-        # config_id refuses gradients of attn_mask and captures: no capture gradients here.
-        dq, dk, dv, _ = plan.backward(q, k, v, o, d_o, lse, (seeds if seeds.numel() else None, held, None))
-        return dq, dk, dv
+        dq, dk, dv, dcaps = plan.backward(q, k, v, o, d_o, lse, (seeds if seeds.numel() else None, held, None))
+        if not cfg.learnable:
+            return [dq, dk, dv]
+        return backward_list(cfg, plan, dq, dk, dv, dcaps)
 
-    @attention_bwd.register_fake
-    def _(q, k, v, o, d_o, lse, seeds, attn_mask, cid):
-        return tuple(torch.empty_strided(t.shape, R.dense_like(tuple(t.shape), tuple(t.stride())), dtype=t.dtype,
-                                         device=t.device) for t in (q, k, v))
+    bwd = torch.library.custom_op("tgc::attention_bwd", attention_bwd, mutates_args=(), schema=BWD_SCHEMA)
+
+    @bwd.register_fake
+    def _(q, k, v, o, d_o, lse, seeds, attn_mask, sources, cid):
+        return fake_grads(q, k, v, attn_mask, sources, _config(cid).mask_grad)
 
     def setup_context(ctx, inputs, output):
-        q, k, v, attn_mask, cid = inputs
+        q, k, v, attn_mask, sources, cid = inputs
         o, lse, seeds = output
-        ctx.save_for_backward(q, k, v, o, lse, seeds, attn_mask if attn_mask is not None else q.new_empty(0))
+        ctx.save_for_backward(q, k, v, o, lse, seeds, attn_mask if attn_mask is not None else q.new_empty(0),
+                              *sources)
         ctx.has_mask = attn_mask is not None
         ctx.cid = cid
 
     def backward(ctx, d_o, d_lse, d_seeds):
         # A gradient of lse never arrives: config_id refuses return_lse with autograd.
+        saved = ctx.saved_tensors
+        q, k, v, o, lse, seeds, mask = saved[:7]
+        sources = list(saved[7:])
         if d_o is None:
-            return None, None, None, None, None
-        q, k, v, o, lse, seeds, mask = ctx.saved_tensors
-        dq, dk, dv = torch.ops.tgc.attention_bwd(q, k, v, o, d_o, lse, seeds, mask if ctx.has_mask else None,
-                                                 ctx.cid)
-        return dq, dk, dv, None, None
+            return None, None, None, None, [None] * len(sources), None
+        grads = torch.ops.tgc.attention_bwd(q, k, v, o, d_o, lse, seeds, mask if ctx.has_mask else None, sources,
+                                            ctx.cid)
+        return unpack_grads(grads, _config(ctx.cid).mask_grad, len(sources))
 
-    attention_fwd.register_autograd(backward, setup_context=setup_context)
+    fwd.register_autograd(backward, setup_context=setup_context)
+
