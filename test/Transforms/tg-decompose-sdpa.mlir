@@ -88,7 +88,8 @@ func.func @causal_bottom_right(%q: tensor<1x2x8x8xbf16>, %k: tensor<1x2x16x8xbf1
   return %o : tensor<1x2x8x8xbf16>
 }
 
-// Sliding window: keep q_idx - 4 <= kv_idx <= q_idx + 2.
+// Sliding window: keep q_idx - 4 <= kv_idx <= q_idx + 2 (the masks' rule:
+// the right bound, then the left bound).
 // CHECK-LABEL: func.func @window(
 // CHECK-DAG: %[[NINF:.*]] = tg.constant dense<0xFF800000> : tensor<f32>
 // CHECK-DAG: %[[FALSE:.*]] = tg.constant dense<false> : tensor<i1>
@@ -97,11 +98,11 @@ func.func @causal_bottom_right(%q: tensor<1x2x8x8xbf16>, %k: tensor<1x2x16x8xbf1
 // CHECK: %[[SS:.*]] = tg.mul
 // CHECK: %[[QI:.*]] = tg.gen_index axis = 2
 // CHECK: %[[KI:.*]] = tg.gen_index axis = 3
-// CHECK: %[[LO:.*]] = tg.sub %[[QI]], %[[LEFT]]
-// CHECK: %[[AFTER:.*]] = tg.cmp ge, %[[KI]], %[[LO]]
 // CHECK: %[[HI:.*]] = tg.add %[[QI]], %[[RIGHT]]
 // CHECK: %[[BEFORE:.*]] = tg.cmp le, %[[KI]], %[[HI]]
-// CHECK: %[[KEEP:.*]] = tg.select %[[AFTER]], %[[BEFORE]], %[[FALSE]] : tensor<1x1x16x16xi1>, tensor<1x1x16x16xi1>, tensor<i1>
+// CHECK: %[[LO:.*]] = tg.sub %[[QI]], %[[LEFT]]
+// CHECK: %[[AFTER:.*]] = tg.cmp ge, %[[KI]], %[[LO]]
+// CHECK: %[[KEEP:.*]] = tg.select %[[BEFORE]], %[[AFTER]], %[[FALSE]] : tensor<1x1x16x16xi1>, tensor<1x1x16x16xi1>, tensor<i1>
 // CHECK: %[[MS:.*]] = tg.select %[[KEEP]], %[[SS]], %[[NINF]]
 // CHECK: tg.softmax %[[MS]] axis = 3
 func.func @window(%q: tensor<1x2x16x8xbf16>, %k: tensor<1x2x16x8xbf16>, %v: tensor<1x2x16x8xbf16>) -> tensor<1x2x16x8xbf16> {

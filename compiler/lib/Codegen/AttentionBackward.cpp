@@ -34,21 +34,6 @@ namespace {
 constexpr int kRowKernelRows = 16;
 constexpr unsigned kRowKernelThreads = 128;
 
-constexpr int64_t kWindowClamp = int64_t(1) << 30;
-int64_t clampWindow(int64_t w) { return std::max(-kWindowClamp, std::min(kWindowClamp, w)); }
-
-bool hasUpperBound(const AttentionBackwardSpec &spec) {
-  return spec.causal != AttentionCausalMode::None || spec.windowRight.has_value();
-}
-
-/// Last visible key relative to the diagonal (kv <= diag + this); the
-/// forward's rule (AttentionKernel.cpp).
-int64_t rightLimit(const AttentionBackwardSpec &spec) {
-  if (spec.causal != AttentionCausalMode::None)
-    return spec.windowRight ? std::min<int64_t>(0, clampWindow(*spec.windowRight)) : 0;
-  return spec.windowRight ? clampWindow(*spec.windowRight) : 0;
-}
-
 /// Names the score modifier's and gradient's scope already defines.
 bool isReservedName(const std::string &name) {
   for (const char *r : {"s", "b", "h", "q_idx", "kv_idx", "dz", "ds", "tg", "raw", "captures"})
@@ -142,7 +127,7 @@ std::string BackwardEmitter::summary() const {
 }
 
 std::string BackwardEmitter::configuration() const {
-  bool upper = hasUpperBound(spec);
+  bool upper = spec.masks().hasUpper();
   bool dropout = spec.dropoutProbability > 0.0;
   SourceTemplate t;
   t.set("ELEM", elemName(spec.elementType))
@@ -158,9 +143,9 @@ std::string BackwardEmitter::configuration() const {
       .set("MIN_BLOCKS", tile.minBlocksPerSM)
       .set("GROUP", spec.numHeadsQ / spec.numHeadsKV)
       .set("UPPER", upper ? "true" : "false")
-      .set("RIGHT_LIMIT", upper ? rightLimit(spec) : 0)
-      .set("LEFT", spec.windowLeft ? "true" : "false")
-      .set("WINDOW_LEFT", spec.windowLeft ? clampWindow(*spec.windowLeft) : 0)
+      .set("RIGHT_LIMIT", spec.masks().rightLimit())
+      .set("LEFT", spec.masks().hasLeft() ? "true" : "false")
+      .set("WINDOW_LEFT", spec.masks().leftLimit())
       .set("BOTTOM_RIGHT", spec.causal == AttentionCausalMode::BottomRight ? "true" : "false")
       .set("SEQ_LEN_Q", spec.hasSeqLenQ ? "true" : "false")
       .set("SEQ_LEN_KV", spec.hasSeqLenKv ? "true" : "false")

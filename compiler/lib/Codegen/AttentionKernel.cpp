@@ -77,26 +77,7 @@ bool isReservedName(const std::string &name) {
          (name.size() > 1 && name[0] == 'k' && std::isupper((unsigned char)name[1]));
 }
 
-bool hasUpperBound(const AttentionForwardSpec &spec) {
-  return spec.causal != AttentionCausalMode::None || spec.windowRight.has_value();
-}
-
-/// The window limits are clamped so that index arithmetic stays in int32
-/// for any sequence shorter than 2^30 (a larger window masks nothing more).
 constexpr double kLog2e = 1.4426950408889634;
-
-constexpr int64_t kWindowClamp = int64_t(1) << 30;
-
-int64_t clampWindow(int64_t w) {
-  return std::max(-kWindowClamp, std::min(kWindowClamp, w));
-}
-
-/// Last visible key relative to the diagonal: kv_idx <= diag + this.
-int64_t rightLimit(const AttentionForwardSpec &spec) {
-  if (spec.causal != AttentionCausalMode::None)
-    return spec.windowRight ? std::min<int64_t>(0, clampWindow(*spec.windowRight)) : 0;
-  return spec.windowRight ? clampWindow(*spec.windowRight) : 0;
-}
 
 } // namespace
 
@@ -234,8 +215,8 @@ class AttentionEmitter {
 public:
   AttentionEmitter(const AttentionForwardSpec &spec, AttentionTileConfig tile)
       : spec(spec), tile(tile), layout(attentionLayout(spec, tile)) {
-    upper = hasUpperBound(spec);
-    left = spec.windowLeft.has_value();
+    upper = spec.masks().hasUpper();
+    left = spec.masks().hasLeft();
     dropout = spec.dropoutProbability > 0.0;
     // Folding the scale into the exp2 argument needs max(scale * x) =
     // scale * max(x): a positive scale and no modifier in between. Otherwise
@@ -314,9 +295,9 @@ std::string AttentionEmitter::configuration() const {
                                      : "x is the score after scaling and the score modifier")
       .set("TRAINING", boolName(spec.training))
       .set("UPPER", boolName(upper))
-      .set("RIGHT_LIMIT", upper ? rightLimit(spec) : 0)
+      .set("RIGHT_LIMIT", spec.masks().rightLimit())
       .set("LEFT", boolName(left))
-      .set("WINDOW_LEFT", left ? clampWindow(*spec.windowLeft) : 0)
+      .set("WINDOW_LEFT", spec.masks().leftLimit())
       .set("BOTTOM_RIGHT", boolName(spec.causal == AttentionCausalMode::BottomRight))
       .set("SEQ_LEN_Q", boolName(spec.hasSeqLenQ))
       .set("SEQ_LEN_KV", boolName(spec.hasSeqLenKv))

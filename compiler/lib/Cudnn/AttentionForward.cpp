@@ -196,21 +196,26 @@ private:
 
   /// Causal and sliding-window masks as cuDNN's diagonal band: keep
   /// kv_idx <= diag + right and kv_idx + left + 1 > diag.
+  ///
+  /// Top-left (or no causal) without window_left: the shared builder
+  /// (ScoreGraph.h), which emits the very ops below for these masks. With
+  /// bottom-right alignment or window_left the forward keeps its own
+  /// spelling (the diagonal first, in int32, before kv_idx; the left bound
+  /// on the int32 diagonal), which is the graph measured on the H200; the
+  /// shared builder spells those as cudnn-frontend's backward does.
   int64_t diagonalMasks(int64_t s) {
-    CausalMode causal = op.getCausal();
-    std::optional<int64_t> left = op.getWindowLeft(),
-                           right = op.getWindowRight();
-    if (causal == CausalMode::none && !left && !right)
+    AttributeMasks masks = AttributeMasks::of(op);
+    if (!masks.any())
       return s;
+    if (!masks.bottomRight() && !masks.windowLeft())
+      return diagonalBandMask(*g, s, masks, /*lenQ=*/0, /*lenKv=*/0);
     int64_t diag = diagonal(g->genIndex(s, 2));
     int64_t col = g->genIndex(s, 3);
-    if (causal != CausalMode::none || right) {
-      // With causal the right bound is the diagonal itself (right >= 0).
-      int64_t shift = causal != CausalMode::none ? 0 : *right;
-      int64_t bound = shift ? intOp("add", diag, i32(shift)) : diag;
+    if (std::optional<int64_t> right = masks.rightBound()) {
+      int64_t bound = *right ? intOp("add", diag, i32(*right)) : diag;
       s = maskWith(s, cmp("cmp_ge", bound, col));
     }
-    if (left)
+    if (const std::optional<int64_t> &left = masks.windowLeft())
       s = maskWith(s, cmp("cmp_gt", intOp("add", col, i32(*left + 1)), diag));
     return s;
   }

@@ -9,9 +9,8 @@
 //
 // The scales and amaxes are rank-0 tg values bound as f32 [1,1,1,1].
 #include "Lowerings.h"
+#include "ScoreGraph.h"
 #include "ScoreRegionToCudnn.h"
-
-#include <limits>
 
 using namespace mlir;
 using namespace mlir::tg;
@@ -110,15 +109,12 @@ struct Fp8GraphBuilder {
     s = g.binary("mul", s, descaleQ);
     s = g.binary("mul", s, descaleK);
 
-    // Causal top-left: keep kv_idx <= q_idx (row >= column).
-    if (op.getCausal() == CausalMode::top_left) {
-      int64_t row = g.genIndex(s, 2), column = g.genIndex(s, 3);
-      int64_t keep = g.binary("cmp_ge", row, column, DType::I1);
-      g.setLastCompute(DType::I1); // boolean math, as cudnn-frontend sets it
-      int64_t ninf = g.scalar(DType::F32,
-                              -std::numeric_limits<double>::infinity(), 4);
-      s = g.select(keep, s, ninf);
-    }
+    // The masks through the shared diagonal band builder (ScoreGraph.h);
+    // attentionFp8UnsupportedReason lets only causal top-left through, so
+    // this keeps kv_idx <= q_idx.
+    AttributeMasks masks = AttributeMasks::of(op);
+    if (masks.any())
+      s = diagonalBandMask(g, s, masks, /*lenQ=*/0, /*lenKv=*/0);
 
     // Softmax over kv as cudnn-frontend spells it: max, sub, exp, sum, then
     // stats = max + log(sum) (bound in training, else virtual), then div.

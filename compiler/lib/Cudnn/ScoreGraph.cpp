@@ -13,41 +13,31 @@ using namespace mlir;
 using namespace mlir::tg;
 using namespace mlir::tg::cudnn;
 
-std::optional<int64_t> AttributeMasks::rightBound() const {
-  if (causal != CausalMode::none)
-    return windowRight ? std::min<int64_t>(0, *windowRight) : 0;
-  return windowRight;
-}
-
 std::string cudnn::masksUnsupportedReason(const AttributeMasks &m,
                                           bool padded) {
   std::optional<int64_t> right = m.rightBound();
-  if ((right && *right < 0) || (m.windowLeft && *m.windowLeft < 0))
+  if ((right && *right < 0) || (m.windowLeft() && *m.windowLeft() < 0))
     return "cuDNN's diagonal band takes non-negative bounds (the causal "
            "diagonal or window_right >= 0, window_left >= 0)";
   if (m.bottomRight() && !padded && m.sq > m.skv)
     return "cuDNN has no bottom-right causal mask with Sq > Skv (" +
            std::to_string(m.sq) + " > " + std::to_string(m.skv) +
            ") without padding (cudnn-frontend refuses it)";
-  if (m.windowLeft && !padded && m.sq > m.skv)
+  if (m.windowLeft() && !padded && m.sq > m.skv)
     return "cuDNN's sliding window needs Sq <= Skv without padding (Sq = " +
            std::to_string(m.sq) + ", Skv = " + std::to_string(m.skv) +
            "; cudnn-frontend refuses it)";
-  if (m.windowLeft && m.causal == CausalMode::none && m.skv > 1024)
+  if (m.windowLeft() && m.rule.causal == ::tgc::masks::Causal::None &&
+      m.skv > 1024)
     return "cuDNN 9.14.0 computes a non-causal sliding window over more "
            "than 1024 keys wrongly (cudnn-frontend refuses it there)";
   return "";
 }
 
 std::optional<int64_t> cudnn::firstEmptyRow(const AttributeMasks &m) {
-  std::optional<int64_t> right = m.rightBound();
   for (int64_t i = 0; i < m.sq; ++i) {
-    int64_t diag = m.bottomRight() ? i + m.skv - m.sq : i;
-    int64_t lo = m.windowLeft ? std::max<int64_t>(0, diag - *m.windowLeft) : 0;
-    int64_t hi = m.skv - 1;
-    if (right)
-      hi = std::min(hi, diag + *right);
-    if (lo > hi)
+    auto [first, last] = m.rule.visibleKeys(i, m.sq, m.skv);
+    if (first > last)
       return i;
   }
   return std::nullopt;
@@ -105,8 +95,8 @@ int64_t cudnn::diagonalBandMask(GraphBuilder &g, int64_t s,
   }
   // Left bound: tg keeps kv_idx >= diag - L, i.e. kv_idx + (L + 1) > diag
   // (cuDNN's left bound counts the diagonal, so it is L + 1).
-  if (m.windowLeft) {
-    int64_t bound = *m.windowLeft + 1;
+  if (m.windowLeft()) {
+    int64_t bound = *m.windowLeft() + 1;
     int64_t shifted;
     if (!m.bottomRight()) {
       shifted = g.binary("add", col, g.scalar(DType::F32, double(bound), 4),

@@ -1,41 +1,43 @@
-// Pieces of cuDNN attention graphs that the forward and the backward share:
-// the attribute masks (padding, causal and sliding window) built as
-// cudnn-frontend builds them, the static checks on the rows they empty,
-// and the head-dim layout rule. The forward uses the checks and the layout
-// rule; it still builds its own mask ops (AttentionForward.cpp), in the op
-// order measured on the H200, until the two mask builders are merged.
+// Pieces of cuDNN attention graphs that the forward, the backward and the
+// FP8 forward share: the attribute masks (padding, causal and sliding
+// window) built as cudnn-frontend builds them from tg's mask value type
+// (tg/Masks/AttentionMasks.h), the static checks on the rows they empty,
+// and the head-dim layout rule. The FP8 forward and the composite forward's
+// top-left / window-right band use diagonalBandMask (it emits the ops those
+// graphs always had); the composite forward keeps its own padding mask,
+// bottom-right diagonal and left bound (AttentionForward.cpp), in the op
+// order measured on the H200, which differs from cudnn-frontend's
+// backward spelling used here.
 #ifndef TG_LIB_CUDNN_SCOREGRAPH_H
 #define TG_LIB_CUDNN_SCOREGRAPH_H
 
 #include "tg/Cudnn/GraphBuilder.h"
 #include "tg/Dialect/TG/IR/TGOps.h"
+#include "tg/Masks/OpMasks.h"
 
 #include <optional>
 #include <string>
 
 namespace mlir::tg::cudnn {
 
-/// The attribute masks of tg.attention / tg.attention_grad.
+/// The attribute masks of tg.attention / tg.attention_grad (the masks'
+/// value type, tg/Masks/AttentionMasks.h) with the static lengths.
 struct AttributeMasks {
-  CausalMode causal = CausalMode::none;
-  std::optional<int64_t> windowLeft, windowRight;
+  ::tgc::masks::AttentionMasks rule;
   int64_t sq = 0, skv = 0;
 
   template <typename OpTy> static AttributeMasks of(OpTy op) {
     AttributeMasks m;
-    m.causal = op.getCausal();
-    m.windowLeft = op.getWindowLeft();
-    m.windowRight = op.getWindowRight();
+    m.rule = attentionMasks(op);
     m.sq = cast<RankedTensorType>(op.getQ().getType()).getDimSize(2);
     m.skv = cast<RankedTensorType>(op.getK().getType()).getDimSize(2);
     return m;
   }
-  bool bottomRight() const { return causal == CausalMode::bottom_right; }
+  bool bottomRight() const { return rule.bottomRight(); }
   /// The diagonal band's right bound: kv_idx <= diag + bound (causal: 0).
-  std::optional<int64_t> rightBound() const;
-  bool any() const {
-    return causal != CausalMode::none || windowLeft || windowRight;
-  }
+  std::optional<int64_t> rightBound() const { return rule.rightBound(); }
+  const std::optional<int64_t> &windowLeft() const { return rule.windowLeft; }
+  bool any() const { return rule.anyDiagonal(); }
 };
 
 /// Why cuDNN cannot express the masks (cudnn-frontend's support checks),

@@ -6,6 +6,7 @@
 
 #include "tg/Codegen/AttentionKernel.h"
 #include "tg/Dialect/TG/IR/TGOps.h"
+#include "tg/Masks/OpMasks.h"
 #include "tg/Lowering/CudaPrelude.h"
 #include "tg/Lowering/ScalarExpr.h"
 #include "tg/Transforms/NvrtcKernelSpecs.h"
@@ -41,19 +42,13 @@ mlir::tg::emitAttentionStep(AttentionOp op, const tgc::CompileTarget &target,
   spec.headDimV = vType.getDimSize(3);
   spec.numHeadsQ = qType.getDimSize(1);
   spec.numHeadsKV = kType.getDimSize(1);
-  spec.causal = nvrtcCausalMode(op.getCausal());
-  if (auto left = op.getWindowLeft())
-    spec.windowLeft = static_cast<int64_t>(*left);
-  if (auto right = op.getWindowRight())
-    spec.windowRight = static_cast<int64_t>(*right);
+  spec.setMasks(attentionMasks(op));
   for (Value len : {op.getSeqLenQ(), op.getSeqLenKv()})
     if (len && !cast<RankedTensorType>(len.getType())
                     .getElementType()
                     .isInteger(32))
       return op.emitOpError("the NVRTC attention kernel reads i32 sequence "
                             "lengths (cast i64 lengths first)");
-  spec.hasSeqLenQ = static_cast<bool>(op.getSeqLenQ());
-  spec.hasSeqLenKv = static_cast<bool>(op.getSeqLenKv());
   spec.dropoutProbability = op.getDropout().convertToDouble();
   spec.training = op.getTraining();
   spec.scale = op.getScale().convertToDouble();

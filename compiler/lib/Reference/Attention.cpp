@@ -8,6 +8,7 @@
 #include "Walker.h"
 
 #include "tg/Dialect/TG/IR/ScoreGradient.h"
+#include "tg/Masks/OpMasks.h"
 #include "device/philox.cuh" // the kernels' dropout keep bit
 
 #include <cmath>
@@ -40,8 +41,9 @@ struct AttentionProblem {
   int64_t batch = 0, heads = 0, kvHeads = 0, seqQ = 0, seqKv = 0, dim = 0,
           dimV = 0;
   double scale = 1.0;
-  CausalMode causal = CausalMode::none;
-  std::optional<int64_t> windowLeft, windowRight;
+  /// The attribute masks (tg/Masks/AttentionMasks.h: the rule every
+  /// backend follows).
+  ::tgc::masks::AttentionMasks masks;
   const HostTensor *seqLenQ = nullptr, *seqLenKv = nullptr;
   double dropout = 0.0;
   uint64_t seed = 0, offset = 0;
@@ -71,23 +73,10 @@ struct AttentionProblem {
   /// The diagonal kv index of query row i: i for top-left alignment (and
   /// when there is no causal mask), i + Lkv - Lq for bottom-right.
   int64_t diagonal(int64_t b, int64_t i) const {
-    if (causal == CausalMode::bottom_right)
-      return i + lengthKv(b) - lengthQ(b);
-    return i;
+    return masks.diagonal(i, lengthQ(b), lengthKv(b));
   }
   bool masked(int64_t b, int64_t i, int64_t j) const {
-    if (seqLenQ && i >= lengthQ(b))
-      return true;
-    if (seqLenKv && j >= lengthKv(b))
-      return true;
-    int64_t diag = diagonal(b, i);
-    if (causal != CausalMode::none && j > diag)
-      return true;
-    if (windowLeft && j < diag - *windowLeft)
-      return true;
-    if (windowRight && j > diag + *windowRight)
-      return true;
-    return false;
+    return !masks.visible(i, j, lengthQ(b), lengthKv(b));
   }
   uint64_t dropoutIndex(int64_t b, int64_t h, int64_t i, int64_t j) const {
     return static_cast<uint64_t>(((b * heads + h) * seqQ + i) * seqKv + j);
@@ -143,9 +132,7 @@ AttentionProblem makeProblem(OpTy op, ValueLookup lookup) {
   p.kvHeads = ks[1];
   p.seqKv = ks[2];
   p.dimV = vs[3];
-  p.causal = op.getCausal();
-  p.windowLeft = op.getWindowLeft();
-  p.windowRight = op.getWindowRight();
+  p.masks = attentionMasks(op);
   if (Value len = op.getSeqLenQ())
     p.seqLenQ = &lookup(len);
   if (Value len = op.getSeqLenKv())

@@ -205,10 +205,9 @@ MaskedScores mlir::tg::detail::buildMaskedScores(OpBuilder &b, Location loc,
     s = e.add(s, castElements(b, loc, c.bias, f32));
 
   // Index tensors for ALiBi and the masks; they broadcast to the scores.
-  bool needsDiagonal = c.alibi || c.causal != CausalMode::none ||
-                       c.windowLeft || c.windowRight;
-  bool padded = c.seqLenQ || c.seqLenKv;
-  if (!needsDiagonal && !padded) {
+  ::tgc::masks::AttentionMasks masks = c.masks();
+  bool needsDiagonal = c.alibi || masks.anyDiagonal();
+  if (!needsDiagonal && !masks.padded()) {
     result.scores = s;
     return result;
   }
@@ -224,7 +223,7 @@ MaskedScores mlir::tg::detail::buildMaskedScores(OpBuilder &b, Location loc,
   // (also used when only a window or ALiBi is given), q_idx + Lkv - Lq for
   // bottom-right, with the actual lengths when padding gives them.
   Value diag = qIdx;
-  if (c.causal == CausalMode::bottom_right) {
+  if (masks.bottomRight()) {
     if (lenQ || lenKv) {
       Value lq = lenQ ? lenQ : e.scalar(index, sq);
       Value lkv = lenKv ? lenKv : e.scalar(index, skv);
@@ -241,16 +240,17 @@ MaskedScores mlir::tg::detail::buildMaskedScores(OpBuilder &b, Location loc,
                        alibiSlopes(b, loc, heads)));
   }
 
-  // 5. Masks: one i1 "keep" tensor, then -inf where it is false.
+  // 5. Masks: one i1 "keep" tensor, then -inf where it is false; the
+  // diagonal band is the masks' rule (kv_idx <= diag + right bound,
+  // kv_idx >= diag - window_left).
   Value keep;
-  if (c.causal != CausalMode::none)
-    keep = e.both(keep, e.cmp(CmpPredicate::le, kvIdx, diag));
-  if (c.windowLeft)
-    keep = e.both(keep, e.cmp(CmpPredicate::ge, kvIdx,
-                              e.sub(diag, e.scalar(index, *c.windowLeft))));
-  if (c.windowRight)
+  if (std::optional<int64_t> right = masks.rightBound())
     keep = e.both(keep, e.cmp(CmpPredicate::le, kvIdx,
-                              e.add(diag, e.scalar(index, *c.windowRight))));
+                              *right ? e.add(diag, e.scalar(index, *right))
+                                     : diag));
+  if (masks.windowLeft)
+    keep = e.both(keep, e.cmp(CmpPredicate::ge, kvIdx,
+                              e.sub(diag, e.scalar(index, *masks.windowLeft))));
   // Padding rows are fully masked, so safe softmax gives them zeros (and
   // -inf stats) exactly as tg.sdpa specifies.
   if (lenQ)

@@ -5,6 +5,7 @@
 #define TG_TRANSFORMS_ATTENTIONSCORES_H
 
 #include "tg/Dialect/TG/IR/TGOps.h"
+#include "tg/Masks/OpMasks.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/PatternMatch.h"
@@ -24,6 +25,11 @@ struct AttentionConfig {
   CausalMode causal = CausalMode::none;
   std::optional<int64_t> windowLeft, windowRight;
   double dropout = 0.0;
+  /// The attribute masks and padding as the masks' value type.
+  ::tgc::masks::AttentionMasks masks() const {
+    return {maskCausal(causal), windowLeft, windowRight, bool(seqLenQ),
+            bool(seqLenKv)};
+  }
   /// Applied to the scaled f32 scores before softcap, bias, ALiBi and masks
   /// (tg.attention's score region); null for tg.sdpa.
   std::function<Value(Value)> afterScale;

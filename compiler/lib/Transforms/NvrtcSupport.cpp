@@ -2,6 +2,7 @@
 #include "tg/Transforms/NvrtcSupport.h"
 #include "tg/Transforms/NvrtcKernelSpecs.h"
 #include "tg/Dialect/TG/IR/TGOps.h"
+#include "tg/Masks/OpMasks.h"
 
 #include "llvm/Support/raw_ostream.h"
 
@@ -58,18 +59,6 @@ std::string mlir::tg::nvrtcAttentionUnsupportedReason(AttentionOp op) {
   return "";
 }
 
-cg::AttentionCausalMode mlir::tg::nvrtcCausalMode(CausalMode mode) {
-  switch (mode) {
-  case CausalMode::none:
-    return cg::AttentionCausalMode::None;
-  case CausalMode::top_left:
-    return cg::AttentionCausalMode::TopLeft;
-  case CausalMode::bottom_right:
-    return cg::AttentionCausalMode::BottomRight;
-  }
-  return cg::AttentionCausalMode::None;
-}
-
 std::optional<cg::AttentionBackwardSpec>
 mlir::tg::nvrtcAttentionGradSpec(AttentionGradOp op, int targetSm,
                                  std::string &reason) {
@@ -97,18 +86,12 @@ mlir::tg::nvrtcAttentionGradSpec(AttentionGradOp op, int targetSm,
   spec.headDimV = v.getDimSize(3);
   spec.numHeadsQ = q.getDimSize(1);
   spec.numHeadsKV = k.getDimSize(1);
-  spec.causal = nvrtcCausalMode(op.getCausal());
-  if (auto left = op.getWindowLeft())
-    spec.windowLeft = static_cast<int64_t>(*left);
-  if (auto right = op.getWindowRight())
-    spec.windowRight = static_cast<int64_t>(*right);
+  spec.setMasks(attentionMasks(op));
   for (Value len : {op.getSeqLenQ(), op.getSeqLenKv()})
     if (len && !elementTypeOf(len).isInteger(32)) {
       reason = "the fused backward reads i32 sequence lengths";
       return std::nullopt;
     }
-  spec.hasSeqLenQ = static_cast<bool>(op.getSeqLenQ());
-  spec.hasSeqLenKv = static_cast<bool>(op.getSeqLenKv());
   spec.dropoutProbability = op.getDropout().convertToDouble();
   spec.scale = op.getScale().convertToDouble();
   spec.targetSm = targetSm;

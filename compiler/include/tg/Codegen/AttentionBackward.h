@@ -96,6 +96,14 @@ struct AttentionBackwardSpec {
   AttentionCausalMode causal = AttentionCausalMode::None;
   std::optional<int64_t> windowLeft, windowRight;
   bool hasSeqLenQ = false, hasSeqLenKv = false;
+  /// The fields above as the masks' value type, and back.
+  ::tgc::masks::AttentionMasks masks() const {
+    return {causal, windowLeft, windowRight, hasSeqLenQ, hasSeqLenKv};
+  }
+  void setMasks(const ::tgc::masks::AttentionMasks &m) {
+    causal = m.causal, windowLeft = m.windowLeft, windowRight = m.windowRight;
+    hasSeqLenQ = m.paddedQ, hasSeqLenKv = m.paddedKv;
+  }
   double dropoutProbability = 0.0;
   double scale = 1.0;
 

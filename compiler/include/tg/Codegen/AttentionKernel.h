@@ -52,6 +52,8 @@
 // dynamic shared memory = sharedBytes (over 48 KB: the launcher must raise
 // CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES first).
 
+#include "tg/Masks/AttentionMasks.h"
+
 #include <array>
 #include <cstdint>
 #include <optional>
@@ -62,8 +64,9 @@ namespace tg::codegen {
 
 enum class AttentionElementType { BF16, F16 };
 
-/// How the causal mask is aligned; matches tg's #tg<causal ...>.
-enum class AttentionCausalMode { None, TopLeft, BottomRight };
+/// How the causal mask is aligned; matches tg's #tg<causal ...> (the
+/// masks' value type, tg/Masks/AttentionMasks.h).
+using AttentionCausalMode = ::tgc::masks::Causal;
 
 /// Element type of a captured tensor read by the score modifier.
 enum class CaptureType { F32, F16, BF16, I32, I64, I8, Bool };
@@ -115,6 +118,14 @@ struct AttentionForwardSpec {
   std::optional<int64_t> windowLeft, windowRight;
   /// Padding masks from per-batch int32 lengths (parameters 5 and 6).
   bool hasSeqLenQ = false, hasSeqLenKv = false;
+  /// The fields above as the masks' value type, and back.
+  ::tgc::masks::AttentionMasks masks() const {
+    return {causal, windowLeft, windowRight, hasSeqLenQ, hasSeqLenKv};
+  }
+  void setMasks(const ::tgc::masks::AttentionMasks &m) {
+    causal = m.causal, windowLeft = m.windowLeft, windowRight = m.windowRight;
+    hasSeqLenQ = m.paddedQ, hasSeqLenKv = m.paddedKv;
+  }
 
   /// Dropout probability in [0, 1); 0 disables dropout.
   double dropoutProbability = 0.0;

@@ -16,9 +16,6 @@ namespace mlir::tg {
 /// The capture element types the generated kernels read.
 std::optional<::tg::codegen::CaptureType> nvrtcCaptureType(Type elementType);
 
-/// The generated kernels' causal mode of a tg causal attribute.
-::tg::codegen::AttentionCausalMode nvrtcCausalMode(CausalMode mode);
-
 /// The backward kernel spec of `op` for `targetSm`, without the score
 /// region's C++ (the plan lowering adds it; captures are named capture0,
 /// capture1, ...), or, in `reason`, why the fused backward cannot run it.
