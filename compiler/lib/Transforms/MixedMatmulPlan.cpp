@@ -5,6 +5,7 @@
 #include "FusionUtils.h"
 
 #include "tg/Cudnn/CudnnLowering.h"
+#include "tg/Dialect/TG/IR/Backend.h"
 #include "tg/Dialect/TG/IR/TGOps.h"
 #include "tg/Transforms/MixedMatmulTable.h"
 #include "tg/Transforms/Passes.h"
@@ -130,10 +131,10 @@ struct MixedMatmulPlanPass
       return {MixedMatmulPlan::Fused, "requested (fused)"};
     if (plan == "dequant")
       return {MixedMatmulPlan::Dequant, "requested (dequant)"};
-    StringRef requested = backend;
-    if (auto pinned = m.op->getAttrOfType<StringAttr>("tg.backend"))
-      requested = pinned.getValue();
-    if (requested == "nvrtc")
+    std::optional<Backend> requested = getBackend(m.op);
+    if (!requested)
+      requested = symbolizeBackend(backend);
+    if (requested == Backend::nvrtc)
       return {MixedMatmulPlan::Fused,
               "bound for nvrtc; the table measures cuDNN plans, so the op "
               "stays as it is"};

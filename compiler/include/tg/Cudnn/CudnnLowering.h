@@ -3,7 +3,7 @@
 
 // Lowering of single tg ops to cuDNN operation graphs (the cuDNN backend).
 // tg-select-backend asks unsupportedReason() which ops cuDNN can run; the
-// plan builder calls lower() for every op carrying tg.backend = "cudnn".
+// plan builder calls lower() for every op carrying tg.backend = #tg<backend cudnn>.
 
 #include "tg/Cudnn/GraphBuilder.h"
 
@@ -40,7 +40,7 @@ std::string graphUnsupportedReason(Operation *op);
 /// are buffers (graph arguments, results or workspace intermediates).
 FailureOr<Lowering> lower(Operation *op, StridesFn stridesOf);
 
-/// Whether `op` was assigned to cuDNN (tg.backend = "cudnn").
+/// Whether `op` was assigned to cuDNN (tg.backend = #tg<backend cudnn>).
 bool isAssignedToCudnn(Operation *op);
 
 } // namespace mlir::tg::cudnn
