@@ -1,6 +1,5 @@
 // tg-select-backend: record where each op that launches work will run.
-#include "tg/Cudnn/CudnnLowering.h"
-#include "tg/Dialect/TG/IR/Backend.h"
+#include "tg/Backend/Backend.h"
 #include "tg/Dialect/TG/IR/TGOps.h"
 #include "tg/Transforms/NvrtcSupport.h"
 #include "tg/Transforms/Passes.h"
@@ -39,7 +38,8 @@ static const char *cudnnPreference(Operation *op) {
 
 /// `requested`: the pass option's backend, none for auto.
 static Choice choose(Operation *op, std::optional<Backend> requested,
-                     bool deterministic) {
+                     bool deterministic,
+                     const BackendsDialectInterface &backends) {
   // A backend written on the op by the user wins over the pass option.
   if (std::optional<Backend> pinned = getBackend(op))
     requested = pinned;
@@ -51,7 +51,8 @@ static Choice choose(Operation *op, std::optional<Backend> requested,
                 std::string(cudnnRequested ? "; cudnn was requested" : "")};
   if (requested == Backend::nvrtc)
     return {Backend::nvrtc, "requested (nvrtc)"};
-  std::string unsupported = cudnn::unsupportedReason(op);
+  std::string unsupported =
+      backends.get(Backend::cudnn).unsupportedReason(op);
   if (cudnnRequested) {
     if (unsupported.empty())
       return {Backend::cudnn, "requested (cudnn)"};
@@ -79,18 +80,19 @@ struct SelectBackendPass : tg::impl::SelectBackendBase<SelectBackendPass> {
         return signalPassFailure();
       }
     }
+    FailureOr<const BackendsDialectInterface *> backends =
+        backendsFor(getOperation(), getArgument());
+    if (failed(backends))
+      return signalPassFailure();
     getOperation().walk([&](Operation *op) {
       if (!isa<AttentionOp, AttentionGradOp, FusedMatmulOp, MatmulOp,
                SoftmaxOp, ReduceOp>(op))
         return;
-      Choice choice = choose(op, requested, deterministic);
+      Choice choice = choose(op, requested, deterministic, **backends);
       // On NVRTC, say which kernels: the fused ones or, for what they cannot
       // run, the expansion into generic kernels (tg-expand-attention).
-      std::string unsupported;
-      if (auto attention = dyn_cast<AttentionOp>(op))
-        unsupported = nvrtcAttentionUnsupportedReason(attention);
-      else if (auto grad = dyn_cast<AttentionGradOp>(op))
-        unsupported = nvrtcAttentionGradUnsupportedReason(grad);
+      std::string unsupported =
+          (*backends)->get(Backend::nvrtc).unsupportedReason(op);
       if (choice.backend == Backend::nvrtc &&
           isa<AttentionOp, AttentionGradOp>(op))
         choice.reason += unsupported.empty()

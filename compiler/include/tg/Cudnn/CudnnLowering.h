@@ -5,6 +5,7 @@
 // tg-select-backend asks unsupportedReason() which ops cuDNN can run; the
 // plan builder calls lower() for every op carrying tg.backend = #tg<backend cudnn>.
 
+#include "tg/Backend/Backend.h"
 #include "tg/Cudnn/GraphBuilder.h"
 
 #include "mlir/IR/Operation.h"
@@ -39,6 +40,9 @@ std::string graphUnsupportedReason(Operation *op);
 /// Lowers one op that graphUnsupportedReason() accepts. Operands and results
 /// are buffers (graph arguments, results or workspace intermediates).
 FailureOr<Lowering> lower(Operation *op, StridesFn stridesOf);
+
+/// The cuDNN backend (tg/Backend/Backend.h): unsupportedReason() above.
+const BackendInterface &backend();
 
 /// Whether `op` was assigned to cuDNN (tg.backend = #tg<backend cudnn>).
 bool isAssignedToCudnn(Operation *op);
