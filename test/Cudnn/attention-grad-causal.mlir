@@ -12,7 +12,7 @@
 // IR-LABEL: func.func @causal_bottom_right
 // IR-DAG: %[[LQ:.*]] = tg.constant dense<64> : tensor<1xi32>
 // IR-DAG: %[[LKV:.*]] = tg.constant dense<200> : tensor<1xi32>
-// IR: tg.attention_grad {{.*}} seq_len_q(%[[LQ]] : tensor<1xi32>) seq_len_kv(%[[LKV]] : tensor<1xi32>) {causal = #tg<causal bottom_right>, {{.*}}tg.backend = "cudnn"}
+// IR: tg.attention_grad {{.*}} seq_len_q(%[[LQ]] : tensor<1xi32>) seq_len_kv(%[[LKV]] : tensor<1xi32>) {causal = #tg<causal bottom_right>, {{.*}}tg.backend = #tg<backend cudnn>}
 
 // Steps 0 and 1 write the two length constants.
 // CHECK-LABEL: ===== step 2 (cudnn), no fallback

@@ -9,8 +9,8 @@
 // RUN: tg-compile %s --backend=nvrtc --emit=mlir | FileCheck %s --check-prefix=NVRTC
 
 // EXPLAIN: remark: backend cudnn: cuDNN's attention backward measured 560-610 TFLOP/s on H200
-// EXPLAIN: tg.attention_grad {{.*}}tg.backend = "cudnn"
-// NVRTC: tg.attention_grad {{.*}}tg.backend = "nvrtc"
+// EXPLAIN: tg.attention_grad {{.*}}tg.backend = #tg<backend cudnn>
+// NVRTC: tg.attention_grad {{.*}}tg.backend = #tg<backend nvrtc>
 // NVRTC-NOT: tg.exp
 
 // PLAN: buffer "t0" intermediate f32 shape [1,2,128,1]

@@ -7,10 +7,10 @@
 
 // CHECK-LABEL: func.func @training_step
 // CHECK: %[[O:[^,]*]], %[[LSE:[^ ]*]] = tg.attention {{.*}}training
-// CHECK: tg.attention_grad %{{[^,]*}}, %{{[^,]*}}, %{{[^,]*}}, %[[O]], %{{[^,]*}}, %[[LSE]] {causal = #tg<causal top_left>, {{.*}}tg.backend = "cudnn"
+// CHECK: tg.attention_grad %{{[^,]*}}, %{{[^,]*}}, %{{[^,]*}}, %[[O]], %{{[^,]*}}, %[[LSE]] {causal = #tg<causal top_left>, {{.*}}tg.backend = #tg<backend cudnn>
 // NVRTC-LABEL: func.func @training_step
 // NVRTC: tg.attention {{.*}}training
-// NVRTC: tg.attention_grad {{.*}}tg.backend = "nvrtc"
+// NVRTC: tg.attention_grad {{.*}}tg.backend = #tg<backend nvrtc>
 // NVRTC-NOT: tg.matmul
 func.func @training_step(%q: tensor<1x2x128x64xbf16>, %k: tensor<1x2x128x64xbf16>, %v: tensor<1x2x128x64xbf16>, %do: tensor<1x2x128x64xbf16>)
     -> (tensor<1x2x128x64xbf16>, tensor<1x2x128x64xbf16>, tensor<1x2x128x64xbf16>, tensor<1x2x128x64xbf16>) {

@@ -5,7 +5,7 @@
 // RUN: tg-compile %s --entry=dropout --explain-backend --emit=mlir 2>&1 | FileCheck %s --check-prefix=COMPILE
 
 // COMPILE: remark: backend nvrtc: cuDNN cannot run it: cuDNN's dropout mask (its own Philox stream) differs from tg.dropout's documented keep-bit mapping, so results would not match the graph
-// COMPILE: tg.backend = "nvrtc"
+// COMPILE: tg.backend = #tg<backend nvrtc>
 // PINNED: remark: backend nvrtc: cudnn was requested but cuDNN's dropout mask
 // PINNED: remark: backend nvrtc: cudnn was requested but q/k/v are f32
 

@@ -8,7 +8,7 @@
 // RUN: not tg-compile %s --backend=nvrtc --arch=gfx90a 2>&1 | FileCheck %s --check-prefix=ARCH
 
 // MLIR-LABEL: func.func @attention
-// MLIR: tg.attention %{{.*}}, %{{.*}}, %{{.*}} {causal = #tg<causal top_left>, scale = 1.250000e-01 : f64, tg.backend = "nvrtc"}
+// MLIR: tg.attention %{{.*}}, %{{.*}}, %{{.*}} {causal = #tg<causal top_left>, scale = 1.250000e-01 : f64, tg.backend = #tg<backend nvrtc>}
 // MLIR-NOT: tg.sdpa
 // MLIR-NOT: tg.matmul
 

@@ -109,11 +109,11 @@ func.func @gqa_bias_bf16(%q: tensor<1x4x8x8xbf16>, %k: tensor<1x2x8x8xbf16>, %v:
 
 // On cuDNN: left alone.
 // CHECK-LABEL: func.func @on_cudnn
-// CHECK: tg.attention_grad {{.*}}tg.backend = "cudnn"
+// CHECK: tg.attention_grad {{.*}}tg.backend = #tg<backend cudnn>
 func.func @on_cudnn(%q: tensor<1x2x8x8xbf16>, %k: tensor<1x2x8x8xbf16>, %v: tensor<1x2x8x8xbf16>,
     %o: tensor<1x2x8x8xbf16>, %do: tensor<1x2x8x8xbf16>, %lse: tensor<1x2x8x1xf32>)
     -> (tensor<1x2x8x8xbf16>, tensor<1x2x8x8xbf16>, tensor<1x2x8x8xbf16>) {
-  %dq, %dk, %dv = tg.attention_grad %q, %k, %v, %o, %do, %lse {scale = 0.35 : f64, tg.backend = "cudnn"}
+  %dq, %dk, %dv = tg.attention_grad %q, %k, %v, %o, %do, %lse {scale = 0.35 : f64, tg.backend = #tg<backend cudnn>}
       : tensor<1x2x8x8xbf16>, tensor<1x2x8x8xbf16>, tensor<1x2x8x8xbf16>, tensor<1x2x8x8xbf16>, tensor<1x2x8x8xbf16>, tensor<1x2x8x1xf32>
       score {
   ^bb0(%s: tensor<f32>, %b: tensor<i64>, %h: tensor<i64>, %qi: tensor<i64>, %ki: tensor<i64>):

@@ -56,11 +56,11 @@ func.func @e5m2(%q: tensor<1x2x16x32xf8E5M2>, %s: tensor<f32>) -> tensor<1x2x16x
 
 // CHECK-LABEL: func.func @on_cudnn
 // CHECK: tg.attention {{.*}} fp8_scales(
-// CHECK-SAME: tg.backend = "cudnn"
+// CHECK-SAME: tg.backend = #tg<backend cudnn>
 // CHECK-NOT: tg.matmul
 func.func @on_cudnn(%q: tensor<1x2x16x32xf8E4M3FN>, %s: tensor<f32>) -> tensor<1x2x16x32xf8E4M3FN> {
   %o = tg.attention %q, %q, %q fp8_scales(%s, %s, %s, %s, %s, %s : tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>)
-      {tg.backend = "cudnn"}
+      {tg.backend = #tg<backend cudnn>}
       : tensor<1x2x16x32xf8E4M3FN>, tensor<1x2x16x32xf8E4M3FN>, tensor<1x2x16x32xf8E4M3FN> -> tensor<1x2x16x32xf8E4M3FN> score {
   ^bb0(%sc: tensor<f32>, %b: tensor<i64>, %h: tensor<i64>, %qi: tensor<i64>, %ki: tensor<i64>):
     tg.yield %sc : tensor<f32>

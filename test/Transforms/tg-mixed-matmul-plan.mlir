@@ -94,20 +94,20 @@ func.func @fp8(%x: tensor<64x256xbf16>, %w: tensor<256x128xf8E4M3FN>) -> tensor<
   return %y : tensor<64x128xf32>
 }
 
-// A tg.backend = "nvrtc" on the op keeps auto from deciding it (a forced
+// A tg.backend = #tg<backend nvrtc> on the op keeps auto from deciding it (a forced
 // plan still applies, the pin stays); 16-bit and narrow-activation matmuls
 // are not mixed-input weight matmuls (no remark, no rewrite).
 // AUTO: remark: mixed-input matmul plan fused: bound for nvrtc
 // AUTO-NOT: remark
 // DEQUANT-LABEL: func.func @not_mixed
 // DEQUANT: %[[C:.*]] = tg.cast %{{.*}} : tensor<64x32xi8> to tensor<64x32xbf16>
-// DEQUANT: tg.matmul %{{.*}}, %[[C]] {tg.backend = "nvrtc"} : tensor<16x64xbf16>, tensor<64x32xbf16>
+// DEQUANT: tg.matmul %{{.*}}, %[[C]] {tg.backend = #tg<backend nvrtc>} : tensor<16x64xbf16>, tensor<64x32xbf16>
 // DEQUANT-NOT: tg.cast
 // DEQUANT: return
 func.func @not_mixed(%x: tensor<16x64xbf16>, %w: tensor<64x32xi8>,
                      %h: tensor<64x32xbf16>, %q: tensor<16x64xi8>)
     -> (tensor<16x32xf32>, tensor<16x32xf32>, tensor<16x32xf32>) {
-  %a = tg.matmul %x, %w {tg.backend = "nvrtc"} : tensor<16x64xbf16>, tensor<64x32xi8> -> tensor<16x32xf32>
+  %a = tg.matmul %x, %w {tg.backend = #tg<backend nvrtc>} : tensor<16x64xbf16>, tensor<64x32xi8> -> tensor<16x32xf32>
   %b = tg.matmul %x, %h : tensor<16x64xbf16>, tensor<64x32xbf16> -> tensor<16x32xf32>
   %c = tg.matmul %q, %h : tensor<16x64xi8>, tensor<64x32xbf16> -> tensor<16x32xf32>
   return %a, %b, %c : tensor<16x32xf32>, tensor<16x32xf32>, tensor<16x32xf32>

@@ -11,6 +11,7 @@
 #include "llvm/Support/ToolOutputFile.h"
 
 #include "tg/Dialect/TG/IR/TGDialect.h"
+#include "tg/Driver/Compile.h"
 #include "tg/Driver/ParserGuard.h"
 #include "tg/Plan/Passes.h"
 #include "tg/Transforms/Passes.h"
@@ -64,7 +65,7 @@ int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   tgc::tools::setToolVersionPrinter("tg-opt");
   DialectRegistry registry;
-  registry.insert<tg::TGDialect, func::FuncDialect>();
+  tg::registerCompilerDialects(registry);
   tg::registerTGPasses();
   tg::registerTGPlanPasses();
   registerCanonicalizerPass();

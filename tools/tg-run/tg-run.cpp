@@ -354,7 +354,7 @@ static int runMain() {
                 llvm::Twine(repeatRuns.getValue()));
 
   DialectRegistry registry;
-  registry.insert<TGDialect, func::FuncDialect>();
+  tg::registerCompilerDialects(registry);
   MLIRContext context(registry);
   context.loadAllAvailableDialects();
 

@@ -1,6 +1,8 @@
 // Dispatch of the cuDNN lowering by op kind (tg/Cudnn/CudnnLowering.h).
 #include "Lowerings.h"
 
+#include "tg/Dialect/TG/IR/Backend.h"
+
 #include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
@@ -70,6 +72,5 @@ FailureOr<Lowering> cudnn::lower(Operation *op, StridesFn stridesOf) {
 }
 
 bool cudnn::isAssignedToCudnn(Operation *op) {
-  auto backend = op->getAttrOfType<StringAttr>("tg.backend");
-  return backend && backend.getValue() == "cudnn";
+  return getBackend(op) == Backend::cudnn;
 }

@@ -20,6 +20,7 @@ using namespace mlir;
 
 void tg::registerCompilerDialects(DialectRegistry &registry) {
   registry.insert<TGDialect, func::FuncDialect>();
+  registerBackends(registry);
 }
 
 FailureOr<func::FuncOp> tg::findEntry(ModuleOp module, StringRef entry) {

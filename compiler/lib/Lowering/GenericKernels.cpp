@@ -227,7 +227,7 @@ tg::emitGenericKernels(func::FuncOp fn, AttentionEmitter emitAttention,
                 return grad.emitOpError(
                     "has no CUDA kernel generator here: it needs the fused "
                     "backward (the plan lowering) or cuDNN "
-                    "(tg.backend = \"cudnn\")");
+                    "(tg.backend = #tg<backend cudnn>)");
               if (!onCudnn) {
                 // The fused backward kernels read buffers, as the forward.
                 for (Value operand : grad->getOperands())

@@ -114,7 +114,7 @@ private:
   void placeIntermediates();
   LogicalResult addLaunch(const KernelStep &step);
   FailureOr<tgc::LaunchStep> launchOf(const KernelStep &step);
-  /// A cuDNN step for the op of `step` (tg.backend = "cudnn"), with the
+  /// A cuDNN step for the op of `step` (tg.backend = #tg<backend cudnn>), with the
   /// step's kernel, when it has one, as the NVRTC fallback.
   LogicalResult addCudnnStep(const KernelStep &step);
   /// A workspace buffer for a cuDNN scratch tensor, live during this step.

@@ -4,7 +4,7 @@
 #include "AttentionScores.h"
 #include "FusionUtils.h"
 
-#include "tg/Cudnn/CudnnLowering.h"
+#include "tg/Dialect/TG/IR/Backend.h"
 #include "tg/Dialect/TG/IR/ScoreGradient.h"
 #include "tg/Dialect/TG/IR/TGOps.h"
 #include "tg/Transforms/NvrtcSupport.h"
@@ -229,7 +229,7 @@ struct ExpandAttentionPass
     SmallVector<AttentionGradOp> onCudnn;
     SmallVector<AttentionOp> forwardsOnCudnn;
     getOperation().walk([&](Operation *op) {
-      if (cudnn::isAssignedToCudnn(op)) {
+      if (getBackend(op) == Backend::cudnn) {
         if (auto grad = dyn_cast<AttentionGradOp>(op))
           onCudnn.push_back(grad);
         if (auto attention = dyn_cast<AttentionOp>(op))
@@ -237,10 +237,10 @@ struct ExpandAttentionPass
         return;
       }
       if (auto attention = dyn_cast<AttentionOp>(op)) {
-        if (all || !nvrtcAttentionUnsupportedReason(attention).empty())
+        if (all || !nvrtcBackend().unsupportedReason(attention).empty())
           ops.push_back(attention);
       } else if (auto grad = dyn_cast<AttentionGradOp>(op)) {
-        if (all || !nvrtcAttentionGradUnsupportedReason(grad).empty())
+        if (all || !nvrtcBackend().unsupportedReason(grad).empty())
           grads.push_back(grad);
       }
     });
@@ -250,7 +250,7 @@ struct ExpandAttentionPass
       // The expansion has no scatter-add for the table gradients.
       if (SmallVector<int64_t> tables = op.getTableGradCaptures();
           !tables.empty()) {
-        std::string whyNotFused = nvrtcAttentionGradUnsupportedReason(op);
+        std::string whyNotFused = nvrtcBackend().unsupportedReason(op);
         InFlightDiagnostic diag =
             op.emitOpError("returns the gradient of table capture ")
             << tables.front()

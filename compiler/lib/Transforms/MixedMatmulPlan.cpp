@@ -4,7 +4,7 @@
 // committed H200 measurements say is faster (or as forced).
 #include "FusionUtils.h"
 
-#include "tg/Cudnn/CudnnLowering.h"
+#include "tg/Backend/Backend.h"
 #include "tg/Dialect/TG/IR/TGOps.h"
 #include "tg/Transforms/MixedMatmulTable.h"
 #include "tg/Transforms/Passes.h"
@@ -125,19 +125,21 @@ struct MixedMatmulPlanPass
   using MixedMatmulPlanBase::MixedMatmulPlanBase;
 
   /// The plan for `m` and why.
-  MixedMatmulChoice choose(const MixedMatmul &m) {
+  MixedMatmulChoice choose(const MixedMatmul &m,
+                           const BackendsDialectInterface &backends) {
     if (plan == "fused")
       return {MixedMatmulPlan::Fused, "requested (fused)"};
     if (plan == "dequant")
       return {MixedMatmulPlan::Dequant, "requested (dequant)"};
-    StringRef requested = backend;
-    if (auto pinned = m.op->getAttrOfType<StringAttr>("tg.backend"))
-      requested = pinned.getValue();
-    if (requested == "nvrtc")
+    std::optional<Backend> requested = getBackend(m.op);
+    if (!requested)
+      requested = symbolizeBackend(backend);
+    if (requested == Backend::nvrtc)
       return {MixedMatmulPlan::Fused,
               "bound for nvrtc; the table measures cuDNN plans, so the op "
               "stays as it is"};
-    std::string unsupported = cudnn::unsupportedReason(m.op);
+    std::string unsupported =
+        backends.get(Backend::cudnn).unsupportedReason(m.op);
     if (!unsupported.empty())
       return {MixedMatmulPlan::Fused,
               "cuDNN cannot run it (" + unsupported +
@@ -152,13 +154,17 @@ struct MixedMatmulPlanPass
           << plan << "' (expected auto, fused or dequant)";
       return signalPassFailure();
     }
+    FailureOr<const BackendsDialectInterface *> backends =
+        backendsFor(getOperation(), getArgument());
+    if (failed(backends))
+      return signalPassFailure();
     SmallVector<MixedMatmul> mixed;
     getOperation().walk([&](Operation *op) {
       if (std::optional<MixedMatmul> m = asMixed(op))
         mixed.push_back(*m);
     });
     for (const MixedMatmul &m : mixed) {
-      MixedMatmulChoice choice = choose(m);
+      MixedMatmulChoice choice = choose(m, **backends);
       bool dequant = choice.plan == MixedMatmulPlan::Dequant;
       if (explain)
         m.op->emitRemark("mixed-input matmul plan ")

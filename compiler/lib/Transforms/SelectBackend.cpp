@@ -1,5 +1,5 @@
 // tg-select-backend: record where each op that launches work will run.
-#include "tg/Cudnn/CudnnLowering.h"
+#include "tg/Backend/Backend.h"
 #include "tg/Dialect/TG/IR/TGOps.h"
 #include "tg/Transforms/NvrtcSupport.h"
 #include "tg/Transforms/Passes.h"
@@ -14,9 +14,10 @@ using namespace mlir::tg;
 
 namespace {
 struct Choice {
-  StringRef backend;
+  Backend backend;
   std::string reason;
 };
+} // namespace
 
 /// Where `auto` prefers cuDNN, from measurements on the H200 (docs/cudnn.md,
 /// bench/results/): cuDNN's attention kernels are 1.1-1.5x faster than the
@@ -35,71 +36,74 @@ static const char *cudnnPreference(Operation *op) {
   return nullptr;
 }
 
-Choice choose(Operation *op, StringRef requested, bool deterministic) {
+/// `requested`: the pass option's backend, none for auto.
+static Choice choose(Operation *op, std::optional<Backend> requested,
+                     bool deterministic,
+                     const BackendsDialectInterface &backends) {
   // A backend written on the op by the user wins over the pass option.
-  if (auto pinned = op->getAttrOfType<StringAttr>("tg.backend"))
-    requested = pinned.getValue();
+  if (std::optional<Backend> pinned = getBackend(op))
+    requested = pinned;
+  bool cudnnRequested = requested == Backend::cudnn;
   if (deterministic && isa<AttentionGradOp>(op))
-    return {"nvrtc", "deterministic: the fused NVRTC backward adds dQ in a "
-                     "fixed order (tgc does not ask cuDNN for that)" +
-                         std::string(requested == "cudnn"
-                                         ? "; cudnn was requested"
-                                         : "")};
-  if (requested == "nvrtc")
-    return {"nvrtc", "requested (nvrtc)"};
-  std::string unsupported = cudnn::unsupportedReason(op);
-  if (requested == "cudnn") {
+    return {Backend::nvrtc,
+            "deterministic: the fused NVRTC backward adds dQ in a "
+            "fixed order (tgc does not ask cuDNN for that)" +
+                std::string(cudnnRequested ? "; cudnn was requested" : "")};
+  if (requested == Backend::nvrtc)
+    return {Backend::nvrtc, "requested (nvrtc)"};
+  std::string unsupported =
+      backends.get(Backend::cudnn).unsupportedReason(op);
+  if (cudnnRequested) {
     if (unsupported.empty())
-      return {"cudnn", "requested (cudnn)"};
-    return {"nvrtc", "cudnn was requested but " + unsupported + "; using nvrtc"};
+      return {Backend::cudnn, "requested (cudnn)"};
+    return {Backend::nvrtc,
+            "cudnn was requested but " + unsupported + "; using nvrtc"};
   }
   if (!unsupported.empty())
-    return {"nvrtc", "cuDNN cannot run it: " + unsupported};
+    return {Backend::nvrtc, "cuDNN cannot run it: " + unsupported};
   if (const char *why = cudnnPreference(op))
-    return {"cudnn", why};
-  return {"nvrtc", "the generated kernels fuse it with neighbouring ops"};
+    return {Backend::cudnn, why};
+  return {Backend::nvrtc, "the generated kernels fuse it with neighbouring ops"};
 }
 
+namespace {
 struct SelectBackendPass : tg::impl::SelectBackendBase<SelectBackendPass> {
   using SelectBackendBase::SelectBackendBase;
 
   void runOnOperation() override {
-    if (backend != "auto" && backend != "nvrtc" && backend != "cudnn") {
-      getOperation().emitError("unknown backend '")
-          << backend << "' (expected auto, nvrtc or cudnn)";
-      return signalPassFailure();
+    std::optional<Backend> requested;
+    if (backend != "auto") {
+      requested = symbolizeBackend(backend);
+      if (!requested) {
+        getOperation().emitError("unknown backend '")
+            << backend << "' (expected auto, nvrtc or cudnn)";
+        return signalPassFailure();
+      }
     }
-    Builder builder(&getContext());
-    WalkResult walk = getOperation().walk([&](Operation *op) {
+    FailureOr<const BackendsDialectInterface *> backends =
+        backendsFor(getOperation(), getArgument());
+    if (failed(backends))
+      return signalPassFailure();
+    getOperation().walk([&](Operation *op) {
       if (!isa<AttentionOp, AttentionGradOp, FusedMatmulOp, MatmulOp,
                SoftmaxOp, ReduceOp>(op))
-        return WalkResult::advance();
-      if (auto pinned = op->getAttrOfType<StringAttr>("tg.backend"))
-        if (pinned.getValue() != "nvrtc" && pinned.getValue() != "cudnn") {
-          op->emitOpError("has tg.backend = \"")
-              << pinned.getValue() << "\"; expected \"nvrtc\" or \"cudnn\"";
-          return WalkResult::interrupt();
-        }
-      Choice choice = choose(op, backend, deterministic);
+        return;
+      Choice choice = choose(op, requested, deterministic, **backends);
       // On NVRTC, say which kernels: the fused ones or, for what they cannot
       // run, the expansion into generic kernels (tg-expand-attention).
-      std::string unsupported;
-      if (auto attention = dyn_cast<AttentionOp>(op))
-        unsupported = nvrtcAttentionUnsupportedReason(attention);
-      else if (auto grad = dyn_cast<AttentionGradOp>(op))
-        unsupported = nvrtcAttentionGradUnsupportedReason(grad);
-      if (choice.backend == "nvrtc" && isa<AttentionOp, AttentionGradOp>(op))
+      std::string unsupported =
+          (*backends)->get(Backend::nvrtc).unsupportedReason(op);
+      if (choice.backend == Backend::nvrtc &&
+          isa<AttentionOp, AttentionGradOp>(op))
         choice.reason += unsupported.empty()
                              ? "; fused kernel"
                              : "; expanded into generic kernels (" +
                                    unsupported + ")";
-      op->setAttr("tg.backend", builder.getStringAttr(choice.backend));
+      setBackend(op, choice.backend);
       if (explain)
-        op->emitRemark("backend ") << choice.backend << ": " << choice.reason;
-      return WalkResult::advance();
+        op->emitRemark("backend ")
+            << stringifyBackend(choice.backend) << ": " << choice.reason;
     });
-    if (walk.wasInterrupted())
-      signalPassFailure();
   }
 };
 } // namespace

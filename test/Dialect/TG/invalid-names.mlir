@@ -54,8 +54,26 @@ func.func @on_operation(%a: tensor<4xf32>) {
 // -----
 
 func.func @unknown_backend(%a: tensor<4xf32>) {
-  // expected-error @below {{'tg.backend' must be "nvrtc" or "cudnn"}}
+  // expected-error @below {{'tg.backend' must be #tg<backend nvrtc> or #tg<backend cudnn>, got "cublas"}}
   %0 = tg.neg %a {tg.backend = "cublas"} : tensor<4xf32>
+  return
+}
+
+// -----
+
+// The string spelling of earlier versions is refused with the new one.
+func.func @string_backend(%a: tensor<4xf32>) {
+  // expected-error @below {{'tg.backend' is written #tg<backend cudnn>, not the string "cudnn"}}
+  %0 = tg.neg %a {tg.backend = "cudnn"} : tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @backend_keyword(%a: tensor<4xf32>) {
+  // expected-error @below {{expected ::mlir::tg::Backend to be one of: nvrtc, cudnn}}
+  // expected-error @below {{failed to parse TG_BackendAttr parameter 'value'}}
+  %0 = tg.neg %a {tg.backend = #tg<backend cublas>} : tensor<4xf32>
   return
 }
 

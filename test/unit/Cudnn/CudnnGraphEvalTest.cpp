@@ -625,7 +625,7 @@ std::string attentionGrad(const std::string &elem, int64_t hq, int64_t hkv,
          q + ", %do: " + q + ", %lse: " + st + ") -> (" + q + ", " + k + ", " +
          k + ") {\n  %dq, %dk, %dv = tg.attention_grad %q, %k, %v, %o, %do, "
          "%lse {" + attrs + (attrs.empty() ? "" : ", ") +
-         "scale = 0.3 : f64, tg.backend = \"cudnn\"} : " + q + ", " + k +
+         "scale = 0.3 : f64, tg.backend = #tg<backend cudnn>} : " + q + ", " + k +
          ", " + k + ", " + q + ", " + q + ", " + st +
          " score {\n^bb0(%s: tensor<f32>, %b: tensor<i64>, %h: "
          "tensor<i64>, %qi: tensor<i64>, %ki: tensor<i64>):\n  tg.yield %s : "

@@ -7,6 +7,7 @@
 // the ratio interpolated in log M between measured ones.
 #include "tg/Dialect/TG/IR/TGDialect.h"
 #include "tg/Dialect/TG/IR/TGOps.h"
+#include "tg/Plan/LowerToPlan.h"
 #include "tg/Reference/Interpreter.h"
 #include "tg/Transforms/MixedMatmulTable.h"
 #include "tg/Transforms/Passes.h"
@@ -120,6 +121,7 @@ protected:
   MixedMatmulPlan() {
     DialectRegistry registry;
     registry.insert<tg::TGDialect, func::FuncDialect>();
+    tg::registerBackends(registry);
     context.appendDialectRegistry(registry);
     context.loadAllAvailableDialects();
   }

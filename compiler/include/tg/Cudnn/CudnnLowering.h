@@ -3,8 +3,9 @@
 
 // Lowering of single tg ops to cuDNN operation graphs (the cuDNN backend).
 // tg-select-backend asks unsupportedReason() which ops cuDNN can run; the
-// plan builder calls lower() for every op carrying tg.backend = "cudnn".
+// plan builder calls lower() for every op carrying tg.backend = #tg<backend cudnn>.
 
+#include "tg/Backend/Backend.h"
 #include "tg/Cudnn/GraphBuilder.h"
 
 #include "mlir/IR/Operation.h"
@@ -40,7 +41,10 @@ std::string graphUnsupportedReason(Operation *op);
 /// are buffers (graph arguments, results or workspace intermediates).
 FailureOr<Lowering> lower(Operation *op, StridesFn stridesOf);
 
-/// Whether `op` was assigned to cuDNN (tg.backend = "cudnn").
+/// The cuDNN backend (tg/Backend/Backend.h): unsupportedReason() above.
+const BackendInterface &backend();
+
+/// Whether `op` was assigned to cuDNN (tg.backend = #tg<backend cudnn>).
 bool isAssignedToCudnn(Operation *op);
 
 } // namespace mlir::tg::cudnn

@@ -72,7 +72,7 @@ struct KernelStep {
   bool archSpecific = false;
   /// The op this step computes, for steps of one op (attention, matmul,
   /// fused_matmul, reduce, softmax, attention_grad); the plan builder hands
-  /// it to the cuDNN lowering when the op carries tg.backend = "cudnn".
+  /// it to the cuDNN lowering when the op carries tg.backend = #tg<backend cudnn>.
   /// A step of such an op with an empty `source` has no NVRTC kernel.
   Operation *op = nullptr;
 

@@ -25,6 +25,11 @@ struct PlanOptions {
   bool deterministic = false;
 };
 
+/// Makes the NVRTC and cuDNN backends (tg/Backend/Backend.h) available to
+/// the passes of every context built from `registry` (tg-select-backend and
+/// tg-mixed-matmul-plan fail without them).
+void registerBackends(DialectRegistry &registry);
+
 /// The passes that prepare a graph for lowering: sdpa decomposition,
 /// canonicalisation, attention and matmul fusion, backend selection
 /// (`backend`: auto, nvrtc or cudnn; `explain`: remarks with the reasons;

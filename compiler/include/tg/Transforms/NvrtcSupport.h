@@ -8,6 +8,7 @@
 
 // (The kernel specs themselves: NvrtcKernelSpecs.h.)
 
+#include "tg/Backend/Backend.h"
 #include "tg/Dialect/TG/IR/TGOps.h"
 
 #include <string>
@@ -20,6 +21,11 @@ std::string nvrtcAttentionUnsupportedReason(AttentionOp op);
 
 /// Why the fused backward kernels cannot run `op` (empty: they can).
 std::string nvrtcAttentionGradUnsupportedReason(AttentionGradOp op);
+
+/// The NVRTC backend: runs every op; its unsupportedReason() is the fused
+/// kernels' rule above for tg.attention and tg.attention_grad (what they
+/// cannot run is expanded by tg-expand-attention) and "" otherwise.
+const BackendInterface &nvrtcBackend();
 
 } // namespace mlir::tg
 

@@ -148,7 +148,7 @@ def ExpandAttention : Pass<"tg-expand-attention", "func::FuncOp"> {
     bf16/f16 of one type, head dims not multiples of 8 up to 256, fp8
     captures, FP8 attention), so that every verified graph still runs, on
     the generic kernels; with `all` every tg.attention is expanded. Ops
-    assigned to cuDNN (`tg.backend = "cudnn"`) are left alone. FP8 attention
+    assigned to cuDNN (`tg.backend = #tg<backend cudnn>`) are left alone. FP8 attention
     expands with its scaling: fp8 matmuls with f32 accumulation, the
     descales, P scaled and cast to q's fp8 format, amax as abs and a full
     max reduction, the output scale and cast.
@@ -190,7 +190,7 @@ def MixedMatmulPlan : Pass<"tg-mixed-matmul-plan", "func::FuncOp"> {
     interpolated in log M, favours it (MixedMatmulTable.inc: H200 figures
     and where they came from). Auto only decides ops cuDNN can run as they
     are and that are not on NVRTC (`backend=nvrtc` or a `tg.backend =
-    "nvrtc"`): the table measures cuDNN plans. `plan=fused` or
+    #tg<backend nvrtc>`): the table measures cuDNN plans. `plan=fused` or
     `plan=dequant` forces one plan for every mixed-input matmul. With
     `explain`, a remark says which plan each op got and which figures
     decided.
@@ -229,7 +229,8 @@ def SelectBackend : Pass<"tg-select-backend", "func::FuncOp"> {
   let summary = "Choose the backend (cudnn or nvrtc) of every op that launches work";
   let description = [{
     Marks each tg.attention, tg.fused_matmul, tg.matmul, tg.softmax and
-    tg.reduce with `tg.backend = "nvrtc"` or `"cudnn"`. The NVRTC backend
+    tg.reduce with `tg.backend = #tg<backend nvrtc>` or
+    `#tg<backend cudnn>`. The NVRTC backend
     runs every verified graph; the cuDNN backend is chosen where it supports
     the op and is measured faster (attention forward and backward, matmul and
     fused_matmul; reduce and softmax stay on NVRTC, where they fuse with
@@ -241,7 +242,7 @@ def SelectBackend : Pass<"tg-select-backend", "func::FuncOp"> {
     that says why (and, on NVRTC, which of the two).
 
     ```mlir
-    %o = tg.attention %q, %k, %v {tg.backend = "nvrtc"} ...
+    %o = tg.attention %q, %k, %v {tg.backend = #tg<backend nvrtc>} ...
     ```
   }];
   let options = [

@@ -1,5 +1,6 @@
 #include "tg/Dialect/TG/IR/TGDialect.h"
 #include "tg/Dialect/TG/IR/TGOps.h"
+#include "tg/Dialect/TG/IR/Backend.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
@@ -177,13 +178,19 @@ LogicalResult TGDialect::verifyRegionResultAttribute(Operation *op,
 LogicalResult TGDialect::verifyOperationAttribute(Operation *op,
                                                   NamedAttribute attr) {
   // tg-select-backend records its choice on each op it places.
-  if (attr.getName() == "tg.backend") {
-    auto backend = dyn_cast<StringAttr>(attr.getValue());
-    if (!backend || (backend.getValue() != "nvrtc" &&
-                     backend.getValue() != "cudnn"))
-      return op->emitError()
-             << "'tg.backend' must be \"nvrtc\" or \"cudnn\"";
-    return success();
+  if (attr.getName() == kBackendAttrName) {
+    if (isa<BackendAttr>(attr.getValue()))
+      return success();
+    // The string form of earlier versions is refused rather than read, so
+    // that one spelling exists; the message gives the new one.
+    if (auto old = dyn_cast<StringAttr>(attr.getValue()))
+      if (symbolizeBackend(old.getValue()))
+        return op->emitError()
+               << "'tg.backend' is written #tg<backend " << old.getValue()
+               << ">, not the string \"" << old.getValue() << "\"";
+    return op->emitError() << "'tg.backend' must be #tg<backend nvrtc> or "
+                              "#tg<backend cudnn>, got "
+                           << attr.getValue();
   }
   return op->emitError() << "attribute '" << attr.getName().strref()
                          << "' is not valid on operations (tg attributes "

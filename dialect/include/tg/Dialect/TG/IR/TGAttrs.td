@@ -64,4 +64,19 @@ def TG_GatherModeAttr : EnumAttr<TG_Dialect, TG_GatherMode, "gather_mode"> {
   }];
 }
 
+def TG_Backend : I32EnumAttr<"Backend", "where an op runs", [
+    I32EnumAttrCase<"nvrtc", 0>, I32EnumAttrCase<"cudnn", 1>]> {
+  let cppNamespace = "::mlir::tg";
+  let genSpecializedAttr = 0;
+}
+def TG_BackendAttr : EnumAttr<TG_Dialect, TG_Backend, "backend"> {
+  let description = [{
+    The backend an op runs on, written by tg-select-backend (or by hand, to
+    pin one) as the discardable attribute `tg.backend`:
+    `{tg.backend = #tg<backend cudnn>}`. `nvrtc` runs the op with generated
+    kernels, `cudnn` with a cuDNN operation graph. Read and written only
+    through `getBackend()` / `setBackend()` (tg/Dialect/TG/IR/Backend.h).
+  }];
+}
+
 #endif // TG_ATTRS_TD
