@@ -1,7 +1,6 @@
 // tg-select-backend: record where each op that launches work will run.
 #include "tg/Backend/Backend.h"
 #include "tg/Dialect/TG/IR/TGOps.h"
-#include "tg/Transforms/NvrtcSupport.h"
 #include "tg/Transforms/Passes.h"
 
 namespace mlir::tg {
