@@ -6,9 +6,9 @@
 #include "tg/Codegen/AttentionBackward.h"
 
 #include "DeviceLibrary.h"
+#include "MaskDropoutConfig.h"
 #include "SourceTemplate.h"
 #include "TableCaptures.h"
-#include "device/philox.cuh" // dropout_threshold
 
 #include <algorithm>
 #include <cctype>
@@ -127,8 +127,6 @@ std::string BackwardEmitter::summary() const {
 }
 
 std::string BackwardEmitter::configuration() const {
-  bool upper = spec.masks().hasUpper();
-  bool dropout = spec.dropoutProbability > 0.0;
   SourceTemplate t;
   t.set("ELEM", elemName(spec.elementType))
       .set("HEAD_DIM_QK", spec.headDimQK)
@@ -142,16 +140,7 @@ std::string BackwardEmitter::configuration() const {
       .set("Q_STAGES", tile.qStages)
       .set("MIN_BLOCKS", tile.minBlocksPerSM)
       .set("GROUP", spec.numHeadsQ / spec.numHeadsKV)
-      .set("UPPER", upper ? "true" : "false")
-      .set("RIGHT_LIMIT", spec.masks().rightLimit())
-      .set("LEFT", spec.masks().hasLeft() ? "true" : "false")
-      .set("WINDOW_LEFT", spec.masks().leftLimit())
-      .set("BOTTOM_RIGHT", spec.causal == AttentionCausalMode::BottomRight ? "true" : "false")
-      .set("SEQ_LEN_Q", spec.hasSeqLenQ ? "true" : "false")
-      .set("SEQ_LEN_KV", spec.hasSeqLenKv ? "true" : "false")
-      .set("DROPOUT", dropout ? "true" : "false")
-      .set("THRESHOLD", std::to_string(dropout_threshold(spec.dropoutProbability)) + "u")
-      .set("RESCALE", floatLiteral(dropout ? 1.0 / (1.0 - spec.dropoutProbability) : 1.0))
+      .set("MASKS_AND_DROPOUT", maskAndDropoutConstants(spec.masks(), spec.dropoutProbability))
       .set("SCORE_MOD", spec.scoreModifier.empty() ? "false" : "true")
       .set("SCORE_GRAD", spec.scoreGradient.empty() ? "false" : "true")
       .set("CAPTURE_GRADS", spec.captureGradients.empty() ? "false" : "true")
@@ -174,19 +163,7 @@ struct BackwardConfig {
   static constexpr int kWarpsRowsQ = $(ROWS_Q);   // dQ: warps over query rows
   static constexpr int kQStages = $(Q_STAGES);    // Q/dO buffers
   static constexpr long long kGroup = $(GROUP);   // query heads per kv head
-  // Masks relative to the diagonal diag = q_idx + diag_shift (bottom-right:
-  // diag_shift = len_kv - len_q): kv_idx <= diag + kRightLimit (kUpper),
-  // kv_idx >= diag - kWindowLeft (kLeft).
-  static constexpr bool kUpper = $(UPPER);
-  static constexpr int kRightLimit = $(RIGHT_LIMIT);
-  static constexpr bool kLeft = $(LEFT);
-  static constexpr int kWindowLeft = $(WINDOW_LEFT);
-  static constexpr bool kBottomRight = $(BOTTOM_RIGHT);
-  static constexpr bool kSeqLenQ = $(SEQ_LEN_Q), kSeqLenKv = $(SEQ_LEN_KV);
-  // Dropout: keep iff the Philox word >= floor(p * 2^32); kept P scaled by 1 / (1 - p).
-  static constexpr bool kDropout = $(DROPOUT);
-  static constexpr unsigned kDropoutThreshold = $(THRESHOLD);
-  static constexpr float kDropoutRescale = $(RESCALE);
+$(MASKS_AND_DROPOUT)
   static constexpr bool kScoreMod = $(SCORE_MOD);   // ScoreMod::apply
   static constexpr bool kScoreGrad = $(SCORE_GRAD); // ScoreMod::gradient (else ds = dz)
   static constexpr bool kCaptureGrads = $(CAPTURE_GRADS); // ScoreMod::add_capture_gradients

@@ -9,9 +9,9 @@
 
 #include "AttentionLayout.h"
 #include "DeviceLibrary.h"
+#include "MaskDropoutConfig.h"
 #include "SourceTemplate.h"
 #include "TableCaptures.h"
-#include "device/philox.cuh" // dropout_threshold
 
 #include <algorithm>
 #include <cctype>
@@ -286,6 +286,7 @@ std::string AttentionEmitter::configuration() const {
       .set("WGMMA", boolName(tile.wgmma))
       .set("SMEM", layout.totalBytes)
       .set("GROUP", spec.numHeadsQ / spec.numHeadsKV)
+      .set("MASKS_AND_DROPOUT", maskAndDropoutConstants(spec.masks(), spec.dropoutProbability))
       .set("SCORE_MOD", boolName(modifier))
       .set("SCORE_SCALE", floatLiteral(foldScale ? 1.0 : spec.scale))
       .set("SOFTMAX_SCALE_LOG2", floatLiteral(foldScale ? spec.scale * kLog2e : kLog2e))
@@ -294,16 +295,6 @@ std::string AttentionEmitter::configuration() const {
                                      ? "x is the raw dot product q.k: the score scale is folded in"
                                      : "x is the score after scaling and the score modifier")
       .set("TRAINING", boolName(spec.training))
-      .set("UPPER", boolName(upper))
-      .set("RIGHT_LIMIT", spec.masks().rightLimit())
-      .set("LEFT", boolName(left))
-      .set("WINDOW_LEFT", spec.masks().leftLimit())
-      .set("BOTTOM_RIGHT", boolName(spec.causal == AttentionCausalMode::BottomRight))
-      .set("SEQ_LEN_Q", boolName(spec.hasSeqLenQ))
-      .set("SEQ_LEN_KV", boolName(spec.hasSeqLenKv))
-      .set("DROPOUT", boolName(dropout))
-      .set("THRESHOLD", std::to_string(dropout_threshold(spec.dropoutProbability)) + "u")
-      .set("RESCALE", floatLiteral(dropout ? 1.0 / (1.0 - spec.dropoutProbability) : 1.0))
       .set("DOCUMENT_MASK", boolName(spec.documentMask.has_value()));
   return t.expand(R"cuda(
 // ---------------------------------------------------------------------------
@@ -333,19 +324,7 @@ struct ForwardConfig {
   static constexpr bool kSubtractMaxFirst = $(SCORE_MOD);
   static constexpr bool kTraining = $(TRAINING);  // also write the log-sum-exp
   static constexpr float kSoftmaxScale = $(SOFTMAX_SCALE);  // kSoftmaxScaleLog2 in natural units
-  // Masks relative to the diagonal diag = q_idx + diag_shift (bottom-right:
-  // diag_shift = len_kv - len_q): kv_idx <= diag + kRightLimit (kUpper),
-  // kv_idx >= diag - kWindowLeft (kLeft); padding from seq_lens (kSeqLen*).
-  static constexpr bool kUpper = $(UPPER);
-  static constexpr int kRightLimit = $(RIGHT_LIMIT);
-  static constexpr bool kLeft = $(LEFT);
-  static constexpr int kWindowLeft = $(WINDOW_LEFT);
-  static constexpr bool kBottomRight = $(BOTTOM_RIGHT);
-  static constexpr bool kSeqLenQ = $(SEQ_LEN_Q), kSeqLenKv = $(SEQ_LEN_KV);
-  // Dropout: keep iff the Philox word >= floor(p * 2^32); kept P scaled by 1 / (1 - p).
-  static constexpr bool kDropout = $(DROPOUT);
-  static constexpr unsigned kDropoutThreshold = $(THRESHOLD);
-  static constexpr float kDropoutRescale = $(RESCALE);
+$(MASKS_AND_DROPOUT)
   // Document mask: each CTA's keys narrowed to its rows' documents
   // (ScoreMod::document_of_query, document_of_key).
   static constexpr bool kDocumentMask = $(DOCUMENT_MASK);
