@@ -10,8 +10,7 @@
 //   tgc-kernel-fingerprint --source NAME        the generated source of variant NAME
 
 #include "AttentionForwardVariants.h"
-
-#include <nvrtc.h>
+#include "NvrtcCompile.h"
 
 #include <cstdint>
 #include <cstdio>
@@ -25,44 +24,6 @@ using namespace tg::codegen;
 using namespace tg::codegen::testing;
 
 namespace {
-
-struct Compiled {
-  bool ok = false;
-  std::string log, ptx;
-  std::vector<char> cubin;
-};
-
-Compiled compile(const std::string &source, const std::string &arch) {
-  Compiled out;
-  nvrtcProgram prog;
-  if (nvrtcCreateProgram(&prog, source.c_str(), "attention.cu", 0, nullptr, nullptr) !=
-      NVRTC_SUCCESS) {
-    out.log = "nvrtcCreateProgram failed";
-    return out;
-  }
-  bool cubin = arch.rfind("sm_", 0) == 0;
-  std::string archFlag = "--gpu-architecture=" + arch;
-  std::vector<const char *> options = {archFlag.c_str(), "-std=c++17"};
-  if (cubin)
-    options.push_back("--ptxas-options=-v");
-  out.ok = nvrtcCompileProgram(prog, int(options.size()), options.data()) == NVRTC_SUCCESS;
-  size_t size = 0;
-  nvrtcGetProgramLogSize(prog, &size);
-  out.log.resize(size);
-  if (size)
-    nvrtcGetProgramLog(prog, out.log.data());
-  if (out.ok && cubin) {
-    nvrtcGetCUBINSize(prog, &size);
-    out.cubin.resize(size);
-    nvrtcGetCUBIN(prog, out.cubin.data());
-  } else if (out.ok) {
-    nvrtcGetPTXSize(prog, &size);
-    out.ptx.resize(size);
-    nvrtcGetPTX(prog, out.ptx.data());
-  }
-  nvrtcDestroyProgram(&prog);
-  return out;
-}
 
 template <class T>
 T readAt(const std::vector<char> &bytes, size_t offset) {
@@ -149,11 +110,11 @@ std::string fingerprint(const Variant &var, const std::string &arch) {
     return std::string(var.name) + " " + arch + " GENERATOR ERROR " + error + "\n";
   std::string line = std::string(var.name) + " " + arch;
   bool cubin = arch.rfind("sm_", 0) == 0;
-  Compiled c = compile(k->source, arch);
+  NvrtcCompiled c = compileWithNvrtc(k->source, arch, "attention.cu");
   if (!c.ok)
     return line + " COMPILE ERROR\n" + c.log + "\n";
   if (cubin) {
-    auto [sass, hash] = sassOf(c.cubin);
+    auto [sass, hash] = sassOf(c.image);
     char hex[16];
     std::snprintf(hex, sizeof(hex), "%08x", hash);
     line += " regs=" + field(c.log, "Used (\\d+) registers") +
@@ -164,10 +125,10 @@ std::string fingerprint(const Variant &var, const std::string &arch) {
             " smem_static=" + field(c.log, "(\\d+) bytes smem") +
             " sass=" + std::to_string(sass / 16) + " sass_hash=" + hex;
     // The PTX that ptxas compiled: the same source for the virtual arch.
-    Compiled p = compile(k->source, "compute_" + arch.substr(3));
-    line += p.ok ? ptxCounts(p.ptx) : " PTX ERROR";
+    NvrtcCompiled p = compileWithNvrtc(k->source, "compute_" + arch.substr(3), "attention.cu");
+    line += p.ok ? ptxCounts(p.image.data()) : " PTX ERROR";
   } else {
-    line += ptxCounts(c.ptx);
+    line += ptxCounts(c.image.data());
   }
   return line + "\n";
 }

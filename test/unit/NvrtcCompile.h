@@ -1,8 +1,8 @@
 #ifndef TGC_TEST_UNIT_NVRTCCOMPILE_H
 #define TGC_TEST_UNIT_NVRTCCOMPILE_H
-// NVRTC compilation of a generated kernel for the generators' tests: the
-// log, and the size of the CUBIN (arch "sm_XX", with ptxas's resource usage
-// in the log) or of the PTX (arch "compute_XX").
+// NVRTC compilation of a generated kernel for the generators' tests and
+// tgc-kernel-fingerprint: the log, and the CUBIN (arch "sm_XX", with ptxas's
+// resource usage in the log) or the PTX (arch "compute_XX") and its size.
 #include <nvrtc.h>
 
 #include <string>
@@ -12,6 +12,7 @@ struct NvrtcCompiled {
   bool ok = false;
   std::string log;
   size_t bytes = 0;
+  std::vector<char> image; // the CUBIN or the PTX text (NUL-terminated)
 };
 
 inline NvrtcCompiled compileWithNvrtc(const std::string &source, const std::string &arch,
@@ -39,6 +40,11 @@ inline NvrtcCompiled compileWithNvrtc(const std::string &source, const std::stri
       nvrtcGetCUBINSize(prog, &out.bytes);
     else
       nvrtcGetPTXSize(prog, &out.bytes);
+    out.image.resize(out.bytes);
+    if (cubin)
+      nvrtcGetCUBIN(prog, out.image.data());
+    else
+      nvrtcGetPTX(prog, out.image.data());
   }
   nvrtcDestroyProgram(&prog);
   return out;
