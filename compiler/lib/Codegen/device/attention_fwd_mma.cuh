@@ -73,29 +73,24 @@ __device__ __forceinline__ void compute_scores(float (&s)[K::kMTiles][K::kNTiles
   constexpr int kRing = kPrefetch + 1;
   unsigned q_frag[2][K::kMTiles][4];
   unsigned k_frag[kRing][4];
-#pragma unroll
-  for (int step = 0; step < kPrefetch && step < kSteps; ++step) {
+  // The fragments of one step: its K fragment, and the Q fragments of its
+  // k-step when the step starts one.
+  auto load_step = [&](int step) {
     if (step % kPairs == 0) {
 #pragma unroll
       for (int m = 0; m < K::kMTiles; ++m)
         load_q_fragment<K>(q_frag[(step / kPairs) % 2][m], smem_q, warp_row0, m, step / kPairs, lane);
     }
     load_k_fragment<K>(k_frag[step % kRing], smem_k_stage, step / kPairs, step % kPairs, lane);
-  }
+  };
+#pragma unroll
+  for (int step = 0; step < kPrefetch && step < kSteps; ++step) load_step(step);
 #pragma unroll
   for (int ks = 0; ks < K::kQKSteps; ++ks) {
 #pragma unroll
     for (int np = 0; np < kPairs; ++np) {
       const int step = ks * kPairs + np;
-      const int ahead = step + kPrefetch;
-      if (ahead < kSteps) {
-        if (ahead % kPairs == 0) {
-#pragma unroll
-          for (int m = 0; m < K::kMTiles; ++m)
-            load_q_fragment<K>(q_frag[(ahead / kPairs) % 2][m], smem_q, warp_row0, m, ahead / kPairs, lane);
-        }
-        load_k_fragment<K>(k_frag[ahead % kRing], smem_k_stage, ahead / kPairs, ahead % kPairs, lane);
-      }
+      if (step + kPrefetch < kSteps) load_step(step + kPrefetch);
 #pragma unroll
       for (int m = 0; m < K::kMTiles; ++m) {
         mma_16x8x16<K::kElem>(s[m][2 * np], q_frag[ks % 2][m], k_frag[step % kRing][0], k_frag[step % kRing][1]);
