@@ -6,6 +6,7 @@
 #include "tg/Codegen/AttentionKernel.h"
 
 #include <cmath>
+#include <ostream>
 #include <vector>
 
 namespace tg::codegen::testing {
@@ -186,6 +187,9 @@ inline std::vector<Variant> variants() {
   }, true);
   return v;
 }
+
+/// gtest prints a variant by its name (found by argument-dependent lookup).
+inline void PrintTo(const Variant &v, std::ostream *os) { *os << v.name; }
 
 } // namespace tg::codegen::testing
 

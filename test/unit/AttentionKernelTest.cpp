@@ -299,8 +299,6 @@ TEST(AttentionNvrtcErrors, WgmmaKernelNeedsSm90a) {
   EXPECT_NE(c.log.find("this kernel uses wgmma: compile it for sm_90a"), std::string::npos) << c.log;
 }
 
-void PrintTo(const Variant &v, std::ostream *os) { *os << v.name; }
-
 class AttentionNvrtc : public ::testing::TestWithParam<Variant> {};
 
 TEST_P(AttentionNvrtc, CompilesForEveryTarget) {
