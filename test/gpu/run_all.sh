@@ -18,6 +18,9 @@
 #   probe919/914 suite --set bias-probe: which bias dtypes/broadcasts cuDNN's engines take
 #   gather      suite --set gather (tables read by tg.gather: relative bias, T5 buckets, documents), nvrtc
 #   gathersan   the same under compute-sanitizer memcheck (an out-of-bounds access fails the row)
+#   ragged      suite --set ragged (packed sequences, cu_seqlens; test/gpu/ragged_graphs.py), nvrtc
+#   raggedsan   the same under compute-sanitizer memcheck (malformed offsets must stay in bounds)
+#   benchvarlen bench/bench_varlen.py (varlen vs dense and padded batches, FlashAttention varlen)
 #   benchgather bench/bench_gather.py (table gathers vs FlexAttention; bench_gather.{json,md})
 #   benchmixed  tg-run --check of a mixed-input matmul under each --mixed-matmul plan, then
 #               bench/bench_mixed_matmul.py (both plans vs torch, M = 1..16384;
@@ -115,6 +118,15 @@ for s in $STAGES; do
       --tag cudnn914_quick ;;
     gather) stage gather 90 "$CUDA_LIB:$BASE_LD" \
       $SUITE --set gather --backend nvrtc --tag gather_nvrtc ;;
+    ragged) stage ragged 90 "$CUDA_LIB:$BASE_LD" \
+      $SUITE --set ragged --backend nvrtc --tag ragged_nvrtc ;;
+    raggedsan) stage raggedsan 150 "$CUDA_LIB:$BASE_LD" \
+      $SUITE --set ragged --backend nvrtc --sanitizer /usr/local/cuda/bin/compute-sanitizer --tag ragged_memcheck ;;
+    benchvarlen)
+      left=$(( LIMIT - $(elapsed) - 10 ))
+      (( left > 150 )) && left=150
+      stage benchvarlen "$left" "$VENV_CUDNN:$CUDA_LIB:$BASE_LD" \
+        python3 bench/bench_varlen.py --lib "$LIB" --out "$OUT" ${BENCH_ARGS:-} ;;
     gathersan) stage gathersan 150 "$CUDA_LIB:$BASE_LD" \
       $SUITE --set gather --backend nvrtc --sanitizer /usr/local/cuda/bin/compute-sanitizer --tag gather_memcheck ;;
     benchgather)

@@ -133,6 +133,27 @@ inline std::vector<Variant> variants() {
     s.scoreModifier = "s = 30.0f * tanhf(s / 30.0f);\ns += bias;";
     s.captures = {{"bias", CaptureType::F16}};
   });
+  // Packed sequences (cu_seqlens): per-sequence masks, GQA and stats, on
+  // both paths.
+  add("d128_bf16_ragged_bottom_right_gqa4_training", 128, 128, T::BF16, [](auto &s) {
+    s.ragged = true;
+    s.causal = C::BottomRight;
+    s.numHeadsKV = 2;
+    s.training = true;
+  });
+  add("d64_f16_ragged_window_dropout_modifier", 64, 64, T::F16, [](auto &s) {
+    s.ragged = true;
+    s.windowLeft = 32;
+    s.dropoutProbability = 0.1;
+    s.scoreModifier = "s = 30.0f * tanhf(s / 30.0f);";
+  });
+  add("wgmma_d128_bf16_ragged_causal_training", 128, 128, T::BF16, [](auto &s) {
+    s.targetSm = 90;
+    s.archSpecific = true;
+    s.ragged = true;
+    s.causal = C::TopLeft;
+    s.training = true;
+  });
   // Table captures (tg.gather): a relative-position table, a T5 bucket
   // lookup, document ids and prefix lengths, mixed with an element capture.
   add("d128_bf16_relative_bias_table_causal", 128, 128, T::BF16, [](auto &s) {

@@ -83,6 +83,10 @@ TEST(AttentionSpec, RejectsBadSpecs) {
   EXPECT_NE(errorOf(s).find("3 K/V stages"), std::string::npos);
   s.tileOverride = AttentionTileConfig{128, 32, 4, true, 1, 2, 3};
   EXPECT_NE(errorOf(s).find("fragment prefetch 3"), std::string::npos);
+  s = baseSpec();
+  s.ragged = true;
+  s.hasSeqLenKv = true;
+  EXPECT_NE(errorOf(s).find("lengths from cu_seqlens"), std::string::npos);
 }
 
 TEST(AttentionSpec, LaunchConfiguration) {
@@ -111,6 +115,13 @@ TEST(AttentionSpec, LaunchConfiguration) {
   EXPECT_EQ(generateAttentionForward(s)->numParams, 35u);
   s.captures = {{"table", CaptureType::BF16, 3}};
   EXPECT_EQ(generateAttentionForward(s)->numParams, 32u);
+  // Packed sequences add the two token counts after seq_len_kv.
+  s.ragged = true;
+  auto ragged = generateAttentionForward(s);
+  ASSERT_TRUE(ragged);
+  EXPECT_EQ(ragged->numParams, 34u);
+  EXPECT_NE(ragged->source.find("long long tokens_q, long long tokens_kv,"), std::string::npos);
+  EXPECT_NE(ragged->source.find("static constexpr bool kRagged = true;"), std::string::npos);
 }
 
 bool contains(const std::string &s, const std::string &what);

@@ -120,20 +120,52 @@ std::pair<double, double> run::resultTolerances(func::FuncOp fn,
   return tolerances;
 }
 
-double run::countFlops(func::FuncOp fn) {
+/// The attention FLOPs of a ragged op: per packed sequence, with the
+/// lengths its cu_seqlens arguments hold (0 if they are not arguments).
+template <typename OpTy>
+static double raggedFlops(OpTy op, ArrayRef<ref::HostTensor> inputs) {
+  auto argument = [&](Value v) -> const ref::HostTensor * {
+    auto arg = dyn_cast<BlockArgument>(v);
+    if (!arg || arg.getArgNumber() >= inputs.size())
+      return nullptr;
+    return &inputs[arg.getArgNumber()];
+  };
+  const ref::HostTensor *cuQ = argument(op.getCuSeqlensQ());
+  const ref::HostTensor *cuKv = argument(op.getCuSeqlensKv());
+  if (!cuQ || !cuKv)
+    return 0;
+  ArrayRef<int64_t> q = cast<RankedTensorType>(op.getQ().getType()).getShape();
+  ArrayRef<int64_t> v = cast<RankedTensorType>(op.getV().getType()).getShape();
+  bool causal = op.getCausal() != CausalMode::none;
+  double flops = 0;
+  for (size_t b = 0; b + 1 < cuQ->values.size(); ++b) {
+    double lq = cuQ->values[b + 1] - cuQ->values[b];
+    double lkv = cuKv->values[b + 1] - cuKv->values[b];
+    double f = 2.0 * q[1] * lq * lkv * (q[2] + v[2]);
+    flops += causal && lq == lkv ? f / 2 : f;
+  }
+  return flops;
+}
+
+double run::countFlops(func::FuncOp fn, ArrayRef<ref::HostTensor> inputs) {
   double flops = 0;
   auto shape = [](Value v) {
     return cast<RankedTensorType>(v.getType()).getShape();
   };
   fn.walk([&](Operation *op) {
     if (auto sdpa = dyn_cast<SdpaOp>(op))
-      flops += attentionFlops(shape(sdpa.getQ()), shape(sdpa.getK()),
-                              shape(sdpa.getV()),
-                              sdpa.getCausal() != CausalMode::none);
+      flops += sdpa.isRagged()
+                   ? raggedFlops(sdpa, inputs)
+                   : attentionFlops(shape(sdpa.getQ()), shape(sdpa.getK()),
+                                    shape(sdpa.getV()),
+                                    sdpa.getCausal() != CausalMode::none);
     else if (auto attention = dyn_cast<AttentionOp>(op))
-      flops += attentionFlops(shape(attention.getQ()), shape(attention.getK()),
-                              shape(attention.getV()),
-                              attention.getCausal() != CausalMode::none);
+      flops += attention.isRagged()
+                   ? raggedFlops(attention, inputs)
+                   : attentionFlops(shape(attention.getQ()),
+                                    shape(attention.getK()),
+                                    shape(attention.getV()),
+                                    attention.getCausal() != CausalMode::none);
     else if (isa<MatmulOp, FusedMatmulOp>(op)) {
       ArrayRef<int64_t> a = shape(op->getOperand(0));
       ArrayRef<int64_t> result = shape(op->getResult(0));
@@ -382,7 +414,7 @@ int run::runOnGpu(ModuleOp module, func::FuncOp fn,
     }
     std::sort(times.begin(), times.end());
     double median = times[times.size() / 2];
-    double flops = countFlops(fn);
+    double flops = countFlops(fn, inputs);
     os << "bench: median " << median << " ms over " << options.benchRuns
        << " runs";
     if (flops > 0)

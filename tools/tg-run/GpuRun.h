@@ -35,8 +35,10 @@ std::pair<double, double> checkTolerances(Type type);
 std::pair<double, double> resultTolerances(func::FuncOp fn, unsigned index);
 
 /// Floating-point operations of one run of `fn` (matmuls and attention),
-/// the figure behind the reported TFLOP/s.
-double countFlops(func::FuncOp fn);
+/// the figure behind the reported TFLOP/s. Ragged attention counts each
+/// packed sequence's lengths, read from `inputs` (its cu_seqlens must be
+/// arguments of `fn`; otherwise the op is not counted).
+double countFlops(func::FuncOp fn, ArrayRef<ref::HostTensor> inputs);
 
 /// Runs `fn` (of `module`, which is left as it is) on the GPU with `inputs`;
 /// prints a summary per output and, as asked, the check and the timing.

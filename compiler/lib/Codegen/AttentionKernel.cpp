@@ -100,6 +100,8 @@ std::string validateAttentionSpec(const AttentionForwardSpec &spec) {
         << "; expected a value in [0, 1)";
     return err.str();
   }
+  if (spec.ragged && (spec.hasSeqLenQ || spec.hasSeqLenKv))
+    return "the ragged layout takes its lengths from cu_seqlens, not from seq_lens";
   if (!std::isfinite(spec.scale) || spec.scale == 0.0) {
     err << "scale is " << spec.scale << "; expected a finite non-zero value";
     return err.str();
@@ -251,7 +253,7 @@ std::string AttentionEmitter::headerComment() const {
      << (spec.windowLeft ? std::to_string(*spec.windowLeft) : "none") << " right "
      << (spec.windowRight ? std::to_string(*spec.windowRight) : "none") << ", padding q "
      << (spec.hasSeqLenQ ? "yes" : "no") << " kv " << (spec.hasSeqLenKv ? "yes" : "no")
-     << "\n";
+     << (spec.ragged ? ", ragged (cu_seqlens)" : "") << "\n";
   os << "//        dropout " << spec.dropoutProbability << ", training "
      << (spec.training ? "yes" : "no") << ", scale " << spec.scale
      << ", score modifier " << (modifier ? "yes" : "no") << ", "
@@ -295,6 +297,7 @@ std::string AttentionEmitter::configuration() const {
                                      ? "x is the raw dot product q.k: the score scale is folded in"
                                      : "x is the score after scaling and the score modifier")
       .set("TRAINING", boolName(spec.training))
+      .set("RAGGED", boolName(spec.ragged))
       .set("DOCUMENT_MASK", boolName(spec.documentMask.has_value()));
   return t.expand(R"cuda(
 // ---------------------------------------------------------------------------
@@ -328,6 +331,8 @@ $(MASKS_AND_DROPOUT)
   // Document mask: each CTA's keys narrowed to its rows' documents
   // (ScoreMod::document_of_query, document_of_key).
   static constexpr bool kDocumentMask = $(DOCUMENT_MASK);
+  // Packed sequences: seq_lens_* are the cu_seqlens offsets (ForwardParams).
+  static constexpr bool kRagged = $(RAGGED);
 };
 )cuda");
 }
@@ -460,7 +465,10 @@ extern "C" __global__ void __launch_bounds__(ForwardConfig::kWarps * 32, Forward
     const unsigned short *__restrict__ v, unsigned short *__restrict__ o, float *__restrict__ lse,
     const int *__restrict__ seq_lens_q, const int *__restrict__ seq_lens_kv,
     const long long *__restrict__ dropout_seed, const long long *__restrict__ dropout_offset,
-    long long batch, long long num_heads_q, long long seq_len_q, long long seq_len_kv,
+    long long batch, long long num_heads_q, long long seq_len_q, long long seq_len_kv,)cuda";
+  if (spec.ragged)
+    os << "\n    long long tokens_q, long long tokens_kv,";
+  os << R"cuda(
     long long q_stride_b, long long q_stride_h, long long q_stride_s,
     long long k_stride_b, long long k_stride_h, long long k_stride_s,
     long long v_stride_b, long long v_stride_h, long long v_stride_s,
@@ -479,7 +487,8 @@ extern "C" __global__ void __launch_bounds__(ForwardConfig::kWarps * 32, Forward
       q, k, v, o, lse, seq_lens_q, seq_lens_kv, dropout_seed, dropout_offset,
       batch, num_heads_q, seq_len_q, seq_len_kv,
       q_stride_b, q_stride_h, q_stride_s, k_stride_b, k_stride_h, k_stride_s,
-      v_stride_b, v_stride_h, v_stride_s, o_stride_b, o_stride_h, o_stride_s};
+      v_stride_b, v_stride_h, v_stride_s, o_stride_b, o_stride_h, o_stride_s,
+      )cuda" << (spec.ragged ? "tokens_q, tokens_kv" : "0, 0") << R"cuda(};
 )cuda";
   if (!modifier) {
     os << "  tg::device::attention_forward<ForwardConfig>(params, tg::device::NoScoreMod{});\n}\n";
@@ -516,7 +525,7 @@ AttentionKernel AttentionEmitter::emit() {
   k.tile = tile;
   k.threads = unsigned(tile.warps) * 32;
   k.sharedBytes = layout.totalBytes;
-  k.numParams = 25;
+  k.numParams = spec.ragged ? 27 : 25;
   for (const AttentionCapture &c : spec.captures)
     k.numParams += c.tableRank > 0 ? tableCaptureParamCount(c) : 5;
   k.requiredTarget = tile.wgmma ? "sm_90a" : "";

@@ -249,6 +249,11 @@ GraphBuilder buildFused(AttentionOp op, StridesFn stridesOf) {
 } // namespace
 
 std::string cudnn::attentionUnsupportedReason(AttentionOp op) {
+  // cuDNN takes packed sequences through ragged offset tensors (element
+  // offsets, [B+1, 1, 1, 1]); tgc does not build them yet.
+  if (op.isRagged())
+    return "the ragged layout (cu_seqlens) is not lowered to cuDNN's ragged "
+           "offsets; the fused NVRTC kernel runs it";
   if (isFp8(op)) return attentionFp8UnsupportedReason(op);
   Type t = elementOf(op.getQ());
   if (!t.isBF16() && !t.isF16())

@@ -38,17 +38,31 @@ mlir::tg::emitAttentionStep(AttentionOp op, const tgc::CompileTarget &target,
       elem)
     return op.emitOpError("the NVRTC attention kernel writes the output in "
                           "the element type of q/k/v");
-  spec.headDimQK = qType.getDimSize(3);
-  spec.headDimV = vType.getDimSize(3);
+  // [B, H, S, D], or [T, H, D] packed (ragged): B and S then come from
+  // cu_seqlens and the max_seqlen attributes.
+  const bool ragged = op.isRagged();
+  spec.ragged = ragged;
+  spec.headDimQK = qType.getDimSize(qType.getRank() - 1);
+  spec.headDimV = vType.getDimSize(vType.getRank() - 1);
   spec.numHeadsQ = qType.getDimSize(1);
   spec.numHeadsKV = kType.getDimSize(1);
+  const int64_t batch =
+      ragged ? cast<RankedTensorType>(op.getCuSeqlensQ().getType())
+                       .getDimSize(0) -
+                   1
+             : qType.getDimSize(0);
+  const int64_t seqQ = ragged ? static_cast<int64_t>(*op.getMaxSeqlenQ())
+                              : qType.getDimSize(2);
+  const int64_t seqKv = ragged ? static_cast<int64_t>(*op.getMaxSeqlenKv())
+                               : kType.getDimSize(2);
   spec.setMasks(attentionMasks(op));
-  for (Value len : {op.getSeqLenQ(), op.getSeqLenKv()})
+  for (Value len : {op.getSeqLenQ(), op.getSeqLenKv(), op.getCuSeqlensQ(),
+                    op.getCuSeqlensKv()})
     if (len && !cast<RankedTensorType>(len.getType())
                     .getElementType()
                     .isInteger(32))
       return op.emitOpError("the NVRTC attention kernel reads i32 sequence "
-                            "lengths (cast i64 lengths first)");
+                            "lengths and cu_seqlens (cast i64 ones first)");
   spec.dropoutProbability = op.getDropout().convertToDouble();
   spec.training = op.getTraining();
   spec.scale = op.getScale().convertToDouble();
@@ -108,17 +122,22 @@ mlir::tg::emitAttentionStep(AttentionOp op, const tgc::CompileTarget &target,
   SmallVector<SmallVector<int64_t>> layouts;
   for (Value value : {op.getQ(), op.getK(), op.getV(), op.getOutput()}) {
     SmallVector<int64_t> strides = stridesOf(value);
-    if (strides[3] != 1)
+    int64_t rank = static_cast<int64_t>(strides.size());
+    if (strides[rank - 1] != 1)
       return op.emitOpError("the NVRTC attention kernel needs a contiguous "
                             "head dimension (stride 1), got stride ")
-             << strides[3];
-    for (int d = 0; d < 3; ++d)
+             << strides[rank - 1];
+    for (int d = 0; d < rank - 1; ++d)
       if (strides[d] % 8 != 0 &&
           cast<RankedTensorType>(value.getType()).getDimSize(d) > 1)
         return op.emitOpError("the NVRTC attention kernel needs 16-byte "
                               "aligned rows (strides that are multiples of "
                               "8 elements), got stride ")
                << strides[d] << " in dimension " << d;
+    // Packed [T, H, D]: no batch stride (the offsets place each sequence),
+    // h and s strides from dims 1 and 0.
+    if (ragged)
+      strides = {0, strides[1], strides[0], strides[2]};
     layouts.push_back(strides);
   }
   if (Value stats = op.getStats()) {
@@ -154,8 +173,7 @@ mlir::tg::emitAttentionStep(AttentionOp op, const tgc::CompileTarget &target,
                       ? kernel->source
                       : cudaPrelude().str() + "\n" + kernel->source;
     step.entry = kernel->entry;
-    step.grid = kernel->grid(qType.getDimSize(0), qType.getDimSize(1),
-                             qType.getDimSize(2));
+    step.grid = kernel->grid(batch, spec.numHeadsQ, seqQ);
     step.block = {kernel->threads, 1, 1};
     step.sharedBytes = kernel->sharedBytes;
     step.sm = sm;
@@ -195,14 +213,18 @@ mlir::tg::emitAttentionStep(AttentionOp op, const tgc::CompileTarget &target,
                KernelArg::buffer(op.getV()),
                KernelArg::buffer(op.getOutput()),
                optionalBuffer(op.getStats()),
-               optionalBuffer(op.getSeqLenQ()),
-               optionalBuffer(op.getSeqLenKv()),
+               optionalBuffer(ragged ? op.getCuSeqlensQ() : op.getSeqLenQ()),
+               optionalBuffer(ragged ? op.getCuSeqlensKv() : op.getSeqLenKv()),
                optionalBuffer(op.getSeed()),
                optionalBuffer(op.getOffset()),
-               KernelArg::int64(qType.getDimSize(0)),
-               KernelArg::int64(qType.getDimSize(1)),
-               KernelArg::int64(qType.getDimSize(2)),
-               KernelArg::int64(kType.getDimSize(2))};
+               KernelArg::int64(batch),
+               KernelArg::int64(spec.numHeadsQ),
+               KernelArg::int64(seqQ),
+               KernelArg::int64(seqKv)};
+  if (ragged) {
+    step.args.push_back(KernelArg::int64(qType.getDimSize(0)));
+    step.args.push_back(KernelArg::int64(kType.getDimSize(0)));
+  }
   for (const SmallVector<int64_t> &strides : layouts)
     for (int d = 0; d < 3; ++d)
       step.args.push_back(KernelArg::int64(strides[d]));

@@ -58,17 +58,53 @@ struct AttentionProblem {
   };
   std::optional<Fp8> fp8;
 
+  /// The ragged layout (tg.sdpa's cu_seqlens): q, o [Tq, H, D], k, v
+  /// [Tkv, Hkv, D], the stats [Tq, H, 1]; seqQ and seqKv are then the
+  /// max_seqlen attributes.
+  const HostTensor *cuQ = nullptr, *cuKv = nullptr;
+  int64_t tokensQ = 0, tokensKv = 0;
+
   int64_t kvHead(int64_t h) const { return h / (heads / kvHeads); }
   /// Row-major offset of (b, h, s, 0) in a [B, H, S, D] tensor.
   static int64_t at(int64_t b, int64_t h, int64_t s, int64_t numHeads,
                     int64_t seq, int64_t d) {
     return ((b * numHeads + h) * seq + s) * d;
   }
+  /// Sequence b of a ragged tensor: its first token and its length, with
+  /// the kernels' clamping of malformed offsets (TGOps.td).
+  static std::pair<int64_t, int64_t> sequence(const HostTensor &cu, int64_t b,
+                                              int64_t tokens, int64_t max) {
+    int64_t start = std::clamp<int64_t>(static_cast<int64_t>(cu.values[b]), 0,
+                                        tokens);
+    int64_t end = std::clamp<int64_t>(static_cast<int64_t>(cu.values[b + 1]),
+                                      start, tokens);
+    return {start, std::min(end - start, max)};
+  }
   int64_t lengthQ(int64_t b) const {
+    if (cuQ)
+      return sequence(*cuQ, b, tokensQ, seqQ).second;
     return seqLenQ ? static_cast<int64_t>(seqLenQ->values[b]) : seqQ;
   }
   int64_t lengthKv(int64_t b) const {
+    if (cuKv)
+      return sequence(*cuKv, b, tokensKv, seqKv).second;
     return seqLenKv ? static_cast<int64_t>(seqLenKv->values[b]) : seqKv;
+  }
+  /// Offsets of row (b, h, i) in q or o (head dim `d`), of key row
+  /// (b, kv head hk, j) in k or v, and of the stats of (b, h, i).
+  int64_t queryRow(int64_t b, int64_t h, int64_t i, int64_t d) const {
+    if (cuQ)
+      return ((sequence(*cuQ, b, tokensQ, seqQ).first + i) * heads + h) * d;
+    return at(b, h, i, heads, seqQ, d);
+  }
+  int64_t keyRow(int64_t b, int64_t hk, int64_t j, int64_t d) const {
+    if (cuKv)
+      return ((sequence(*cuKv, b, tokensKv, seqKv).first + j) * kvHeads + hk) *
+             d;
+    return at(b, hk, j, kvHeads, seqKv, d);
+  }
+  int64_t statsIndex(int64_t b, int64_t h, int64_t i) const {
+    return queryRow(b, h, i, 1);
   }
   /// The diagonal kv index of query row i: i for top-left alignment (and
   /// when there is no causal mask), i + Lkv - Lq for bottom-right.
@@ -95,10 +131,12 @@ struct AttentionProblem {
     out.raw.assign(seqKv, 0.0);
     out.score.assign(seqKv, -kInf);
     out.fullyMasked = true;
-    const double *qRow = q->values.data() + at(b, h, i, heads, seqQ, dim);
+    const double *qRow = q->values.data() + queryRow(b, h, i, dim);
     int64_t hk = kvHead(h);
-    for (int64_t j = 0; j < seqKv; ++j) {
-      const double *kRow = k->values.data() + at(b, hk, j, kvHeads, seqKv, dim);
+    // Keys past a ragged sequence belong to the next one (masked anyway).
+    int64_t keys = cuKv ? lengthKv(b) : seqKv;
+    for (int64_t j = 0; j < keys; ++j) {
+      const double *kRow = k->values.data() + keyRow(b, hk, j, dim);
       double dot = 0.0;
       for (int64_t d = 0; d < dim; ++d)
         dot += qRow[d] * kRow[d];
@@ -125,6 +163,29 @@ AttentionProblem makeProblem(OpTy op, ValueLookup lookup) {
   p.k = &lookup(op.getK());
   p.v = &lookup(op.getV());
   ArrayRef<int64_t> qs = p.q->shape, ks = p.k->shape, vs = p.v->shape;
+  if constexpr (std::is_same_v<OpTy, SdpaOp> ||
+                std::is_same_v<OpTy, AttentionOp>) {
+    if (op.isRagged()) {
+      p.cuQ = &lookup(op.getCuSeqlensQ());
+      p.cuKv = &lookup(op.getCuSeqlensKv());
+      p.batch = static_cast<int64_t>(p.cuQ->values.size()) - 1;
+      p.tokensQ = qs[0];
+      p.tokensKv = ks[0];
+      p.heads = qs[1];
+      p.dim = qs[2];
+      p.kvHeads = ks[1];
+      p.dimV = vs[2];
+      p.seqQ = static_cast<int64_t>(*op.getMaxSeqlenQ());
+      p.seqKv = static_cast<int64_t>(*op.getMaxSeqlenKv());
+      p.masks = attentionMasks(op);
+      p.dropout = op.getDropout().convertToDouble();
+      if (Value seed = op.getSeed())
+        p.seed = rngScalar(lookup(seed));
+      if (Value offset = op.getOffset())
+        p.offset = rngScalar(lookup(offset));
+      return p;
+    }
+  }
   p.batch = qs[0];
   p.heads = qs[1];
   p.seqQ = qs[2];
@@ -227,9 +288,11 @@ SmallVector<HostTensor> forward(const AttentionProblem &p, Value output,
   for (int64_t b = 0; b < p.batch; ++b) {
     for (int64_t h = 0; h < p.heads; ++h) {
       int64_t hk = p.kvHead(h);
-      for (int64_t i = 0; i < p.seqQ; ++i) {
+      // Rows past a ragged sequence belong to the next one.
+      int64_t rows = p.cuQ ? p.lengthQ(b) : p.seqQ;
+      for (int64_t i = 0; i < rows; ++i) {
         p.row(b, h, i, row);
-        int64_t rowIndex = (b * p.heads + h) * p.seqQ + i;
+        int64_t rowIndex = p.statsIndex(b, h, i);
         if (row.fullyMasked) {
           // Output stays zero; stats are -inf.
           if (lse)
@@ -245,7 +308,7 @@ SmallVector<HostTensor> forward(const AttentionProblem &p, Value output,
           sum += probs[j];
         }
         std::fill(acc.begin(), acc.end(), 0.0);
-        for (int64_t j = 0; j < p.seqKv; ++j) {
+        for (int64_t j = 0; j < static_cast<int64_t>(row.score.size()); ++j) {
           double weight = probs[j] / sum * p.dropoutFactor(b, h, i, j, threshold);
           if (p.fp8) {
             maxP = maxAbs(maxP, weight);
@@ -254,13 +317,11 @@ SmallVector<HostTensor> forward(const AttentionProblem &p, Value output,
           }
           if (weight == 0.0)
             continue;
-          const double *vRow = p.v->values.data() +
-                               AttentionProblem::at(b, hk, j, p.kvHeads,
-                                                    p.seqKv, p.dimV);
+          const double *vRow = p.v->values.data() + p.keyRow(b, hk, j, p.dimV);
           for (int64_t d = 0; d < p.dimV; ++d)
             acc[d] += weight * vRow[d];
         }
-        double *oRow = o.values.data() + rowIndex * p.dimV;
+        double *oRow = o.values.data() + p.queryRow(b, h, i, p.dimV);
         for (int64_t d = 0; d < p.dimV; ++d) {
           if (!p.fp8) {
             oRow[d] = roundValue(oInfo, acc[d]);

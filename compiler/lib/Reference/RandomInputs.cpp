@@ -50,11 +50,12 @@ private:
   std::mt19937_64 engine;
 };
 
-enum class ArgRole { Plain, SeqLen, RngScalar, Fp8Scale };
+enum class ArgRole { Plain, SeqLen, CuSeqlens, RngScalar, Fp8Scale };
 
 struct ArgPlan {
   ArgRole role = ArgRole::Plain;
-  int64_t maxLength = 0; // for SeqLen
+  int64_t maxLength = 0; // for SeqLen and CuSeqlens
+  int64_t tokens = 0;    // for CuSeqlens: the packed tensor's token count
   double value = 0.0;    // for Fp8Scale
 };
 
@@ -91,6 +92,23 @@ void noteAttentionUse(OpOperand &use, ArgPlan &plan) {
     if (op.getSeed() == use.get() || op.getOffset() == use.get())
       plan.role = ArgRole::RngScalar;
   };
+  // The ragged layout's offsets: sequences that fill the packed tensor
+  // exactly, none longer than max_seqlen.
+  auto visitRagged = [&](auto op) {
+    auto note = [&](Value tensor, std::optional<uint64_t> max) {
+      plan.role = ArgRole::CuSeqlens;
+      plan.tokens = cast<RankedTensorType>(tensor.getType()).getShape()[0];
+      plan.maxLength = max ? static_cast<int64_t>(*max) : plan.tokens;
+    };
+    if (op.getCuSeqlensQ() == use.get())
+      note(op.getQ(), op.getMaxSeqlenQ());
+    if (op.getCuSeqlensKv() == use.get())
+      note(op.getK(), op.getMaxSeqlenKv());
+  };
+  if (auto op = dyn_cast<SdpaOp>(user))
+    visitRagged(op);
+  else if (auto op = dyn_cast<AttentionOp>(user))
+    visitRagged(op);
   auto visitFp8 = [&](auto op) {
     for (auto [index, scale] : llvm::enumerate(op.getFp8Scales()))
       if (scale == use.get() && plan.role == ArgRole::Plain) {
@@ -127,6 +145,32 @@ int64_t smallestSequence(func::FuncOp fn) {
   return length;
 }
 
+/// Offsets [0, ..., T] of B = size - 1 sequences of random lengths in
+/// [1, max] that together fill the T tokens (when B <= T <= B * max; else
+/// the lengths are clamped and the last tokens left over).
+void fillCuSeqlens(HostTensor &tensor, const ArgPlan &plan, Stream &stream) {
+  int64_t batch = static_cast<int64_t>(tensor.values.size()) - 1;
+  int64_t max = std::max<int64_t>(1, plan.maxLength);
+  SmallVector<int64_t> lengths(batch, 1);
+  int64_t spare = std::max<int64_t>(0, std::min(plan.tokens, batch * max) - batch);
+  // Hand out the spare tokens in random chunks to sequences with room.
+  while (spare > 0) {
+    int64_t b = stream.integer(0, batch - 1);
+    int64_t room = max - lengths[b];
+    if (room == 0)
+      continue;
+    int64_t add = std::min(spare, stream.integer(1, room));
+    lengths[b] += add;
+    spare -= add;
+  }
+  int64_t offset = 0;
+  tensor.values[0] = 0.0;
+  for (int64_t b = 0; b < batch; ++b) {
+    offset = std::min(plan.tokens, offset + lengths[b]);
+    tensor.values[b + 1] = static_cast<double>(offset);
+  }
+}
+
 /// How each argument is drawn: see docs/reference.md, "Random inputs". The
 /// name-based rules come first because they depend on the signature only,
 /// so a graph and its decomposition (same signature, different uses) get
@@ -139,7 +183,8 @@ ArgPlan planArgument(func::FuncOp fn, unsigned index) {
   llvm::StringRef name(lowered);
   bool intType = isa<IntegerType>(type.getElementType()) &&
                  !type.getElementType().isInteger(1);
-  if (intType && type.getRank() == 1 &&
+  // cu_seqlens are offsets, not lengths: their uses decide them below.
+  if (intType && type.getRank() == 1 && !name.contains("cu_seqlen") &&
       (name.contains("seq_len") || name.contains("seqlen"))) {
     plan.maxLength = smallestSequence(fn);
     if (plan.maxLength > 0) {
@@ -169,6 +214,11 @@ mlir::tg::ref::makeRandomInputs(func::FuncOp fn,
     ElementInfo info = classifyElement(type.getElementType());
     ArgPlan plan = planArgument(fn, i);
     Stream stream(splitmix64(options.seed ^ splitmix64(i + 1)));
+    if (plan.role == ArgRole::CuSeqlens) {
+      fillCuSeqlens(tensor, plan, stream);
+      inputs.push_back(std::move(tensor));
+      continue;
+    }
     for (double &value : tensor.values) {
       switch (plan.role) {
       case ArgRole::SeqLen:

@@ -26,8 +26,9 @@ struct ExpandSdpa : OpRewritePattern<SdpaOp> {
 
   LogicalResult matchAndRewrite(SdpaOp op,
                                 PatternRewriter &rewriter) const override {
-    // FP8 attention is not decomposed: it becomes tg.attention directly.
-    if (op.isFp8())
+    // FP8 and ragged attention are not decomposed (no dense graph of tg
+    // ops expresses them): they become tg.attention directly.
+    if (op.isFp8() || op.isRagged())
       return rewriteFp8SdpaToAttention(op, rewriter);
     Location loc = op.getLoc();
     AttentionConfig config = AttentionConfig::from(op);

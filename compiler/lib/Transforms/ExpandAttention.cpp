@@ -244,8 +244,21 @@ struct ExpandAttentionPass
           grads.push_back(grad);
       }
     });
-    for (AttentionOp op : ops)
+    for (AttentionOp op : ops) {
+      // The expansion builds dense [B, H, S, S] scores; packed sequences
+      // run only on the fused kernel.
+      if (op.isRagged()) {
+        std::string reason = nvrtcBackend().unsupportedReason(op);
+        op.emitOpError("the ragged layout (cu_seqlens) runs only on the "
+                       "fused NVRTC kernel and cannot be expanded into tg "
+                       "ops")
+            << (reason.empty() ? std::string(" (all=true asked for it)")
+                               : "; the fused kernel cannot run it: " + reason);
+        signalPassFailure();
+        continue;
+      }
       expand(op);
+    }
     for (AttentionGradOp op : grads) {
       // The expansion has no scatter-add for the table gradients.
       if (SmallVector<int64_t> tables = op.getTableGradCaptures();

@@ -44,7 +44,9 @@ std::string mlir::tg::nvrtcAttentionUnsupportedReason(AttentionOp op) {
   if (!(elem.isBF16() || elem.isF16()) || elementTypeOf(op.getOutput()) != elem)
     return "the fused kernel takes bf16 or f16 q, k, v and output of one type";
   for (Value v : {op.getQ(), op.getV()}) {
-    int64_t headDim = cast<RankedTensorType>(v.getType()).getDimSize(3);
+    // The head dim is the last dimension, dense or ragged.
+    auto type = cast<RankedTensorType>(v.getType());
+    int64_t headDim = type.getDimSize(type.getRank() - 1);
     if (headDim % 8 != 0 || headDim > 256)
       return "head dim " + std::to_string(headDim) +
              " is not a multiple of 8 up to 256";
@@ -52,6 +54,9 @@ std::string mlir::tg::nvrtcAttentionUnsupportedReason(AttentionOp op) {
   for (Value len : {op.getSeqLenQ(), op.getSeqLenKv()})
     if (len && !elementTypeOf(len).isInteger(32))
       return "the fused kernel reads i32 sequence lengths";
+  for (Value cu : {op.getCuSeqlensQ(), op.getCuSeqlensKv()})
+    if (cu && !elementTypeOf(cu).isInteger(32))
+      return "the fused kernel reads i32 cu_seqlens";
   for (Value capture : op.getCaptures())
     if (!nvrtcCaptureType(elementTypeOf(capture)))
       return "the fused kernel cannot capture " +

@@ -1,8 +1,9 @@
-// FP8 tg.sdpa -> tg.attention, directly. tg-decompose-sdpa calls this
-// instead of decomposing: the fp8 scaling (descales after the first matmul,
-// P quantized with scale_s, descales and scale_o after the second) has no
-// primitive form tg-fuse-attention recognises, so the op keeps its
-// fp8_scales and amax results. softcap, bias and ALiBi become the score
+// FP8 and ragged tg.sdpa -> tg.attention, directly. tg-decompose-sdpa calls
+// this instead of decomposing: the fp8 scaling (descales after the first
+// matmul, P quantized with scale_s, descales and scale_o after the second)
+// and packed sequences (cu_seqlens) have no primitive form
+// tg-fuse-attention recognises, so the op keeps its fp8_scales and amax
+// results, or its cu_seqlens and max_seqlen attributes. softcap, bias and ALiBi become the score
 // region; masks, dropout and training stay attributes and operands.
 #include "AttentionScores.h"
 
@@ -109,7 +110,10 @@ LogicalResult mlir::tg::detail::rewriteFp8SdpaToAttention(
   auto attention = AttentionOp::create(
       rewriter, loc, op.getOutput().getType(), statsType, c.q, c.k, c.v,
       c.seqLenQ, c.seqLenKv, c.seed, c.offset, captures, op.getFp8Scales(),
-      /*amax=*/static_cast<bool>(op.getAmaxS()));
+      /*amax=*/static_cast<bool>(op.getAmaxS()), op.getCuSeqlensQ(),
+      op.getCuSeqlensKv());
+  attention.setMaxSeqlenQAttr(op.getMaxSeqlenQAttr());
+  attention.setMaxSeqlenKvAttr(op.getMaxSeqlenKvAttr());
   attention.setScaleAttr(rewriter.getF64FloatAttr(c.scale));
   attention.setCausalAttr(CausalModeAttr::get(op.getContext(), c.causal));
   if (c.windowLeft)

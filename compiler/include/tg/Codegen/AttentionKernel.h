@@ -127,6 +127,13 @@ struct AttentionForwardSpec {
     hasSeqLenQ = m.paddedQ, hasSeqLenKv = m.paddedKv;
   }
 
+  /// The ragged (packed) layout: parameters 5 and 6 are the [B + 1] i32
+  /// offsets cu_seqlens_q / cu_seqlens_kv, seq_len_q / seq_len_kv the
+  /// maximum lengths, the b strides 0, and two more parameters after
+  /// seq_len_kv give the packed token counts; the stats are [Tq, Hq].
+  /// Excludes hasSeqLenQ / hasSeqLenKv.
+  bool ragged = false;
+
   /// Dropout probability in [0, 1); 0 disables dropout.
   double dropoutProbability = 0.0;
   /// Also write the natural-log log-sum-exp of each row (parameter 4).

@@ -48,7 +48,24 @@ struct ForwardParams {
   long long k_stride_b, k_stride_h, k_stride_s;
   long long v_stride_b, v_stride_h, v_stride_s;
   long long o_stride_b, o_stride_h, o_stride_s;
+  // Ragged (kRagged): seq_lens_q / seq_lens_kv hold the [B + 1] offsets
+  // cu_seqlens, seq_len_q / seq_len_kv the max_seqlen attributes, these the
+  // packed tensors' token counts (the offsets are clamped to them), and the
+  // stats are [Tq, Hq].
+  long long tokens_q, tokens_kv;
 };
+
+/// Sequence b of a packed tensor: its first token and its length, with
+/// malformed offsets clamped into [0, tokens], the end to at least the
+/// start, and the length cut to max_len (TGOps.td: the ragged layout).
+__device__ __forceinline__ void ragged_sequence(const int *cu_seqlens, long long b, long long tokens,
+                                                long long max_len, long long *start, int *len) {
+  const long long first = cu_seqlens[b] < 0 ? 0 : (cu_seqlens[b] > tokens ? tokens : cu_seqlens[b]);
+  long long end = cu_seqlens[b + 1] > tokens ? tokens : cu_seqlens[b + 1];
+  end = end < first ? first : end;
+  *start = first;
+  *len = static_cast<int>(end - first < max_len ? end - first : max_len);
+}
 
 /// The score modifier of a kernel without one (Config::kScoreMod false).
 struct NoScoreMod {};
@@ -188,10 +205,17 @@ __device__ __forceinline__ void attention_forward(const ForwardParams &p, const 
   const int warp_row0 = m0 + warp * K::kWarpRows;  // first query row of this warp
 
   // --- Actual lengths: rows >= len_q and keys >= len_kv are padding ---
-  const int len_q = K::kSeqLenQ ? imax(0, imin(p.seq_lens_q[b], static_cast<int>(p.seq_len_q)))
-                                : static_cast<int>(p.seq_len_q);
-  const int len_kv = K::kSeqLenKv ? imax(0, imin(p.seq_lens_kv[b], static_cast<int>(p.seq_len_kv)))
-                                  : static_cast<int>(p.seq_len_kv);
+  // (packed sequences: the sequence's tokens from q_start / kv_start)
+  int len_q = K::kSeqLenQ ? imax(0, imin(p.seq_lens_q[b], static_cast<int>(p.seq_len_q)))
+                          : static_cast<int>(p.seq_len_q);
+  int len_kv = K::kSeqLenKv ? imax(0, imin(p.seq_lens_kv[b], static_cast<int>(p.seq_len_kv)))
+                            : static_cast<int>(p.seq_len_kv);
+  long long q_start = 0, kv_start = 0;
+  if constexpr (K::kRagged) {
+    ragged_sequence(p.seq_lens_q, b, p.tokens_q, p.seq_len_q, &q_start, &len_q);
+    ragged_sequence(p.seq_lens_kv, b, p.tokens_kv, p.seq_len_kv, &kv_start, &len_kv);
+    if (m0 >= len_q) return;  // past this sequence's rows: the next one's tokens
+  }
 
   // --- Visible K/V tiles: whole tiles outside the masks are skipped ---
   const MaskRule<K::kUpper, K::kRightLimit, K::kLeft, K::kWindowLeft> mask{
@@ -206,9 +230,10 @@ __device__ __forceinline__ void attention_forward(const ForwardParams &p, const 
   const int tile_begin = kv_begin / K::kBlockN;
   const int tile_end = kv_end > kv_begin ? (kv_end + K::kBlockN - 1) / K::kBlockN : tile_begin;
 
-  const u16 *q_tile = p.q + b * p.q_stride_b + h * p.q_stride_h + m0 * p.q_stride_s;
-  const u16 *k_head = p.k + b * p.k_stride_b + h_kv * p.k_stride_h;
-  const u16 *v_head = p.v + b * p.v_stride_b + h_kv * p.v_stride_h;
+  // (ragged: the b strides are 0 and the sequences start at q_start, kv_start)
+  const u16 *q_tile = p.q + b * p.q_stride_b + h * p.q_stride_h + (q_start + m0) * p.q_stride_s;
+  const u16 *k_head = p.k + b * p.k_stride_b + h_kv * p.k_stride_h + kv_start * p.k_stride_s;
+  const u16 *v_head = p.v + b * p.v_stride_b + h_kv * p.v_stride_h + kv_start * p.v_stride_s;
   const unsigned smem_q = shared_address(smem);
   const unsigned smem_k = smem_q + K::kQRegionBytes;
   const unsigned smem_v = smem_k + K::kStages * K::kKStageBytes;
@@ -253,7 +278,7 @@ __device__ __forceinline__ void attention_forward(const ForwardParams &p, const 
     }
     // --- Prologue: Q tile, then the first K/V tile into stage 0 ---
     load_rows_async<K::kBlockM, K::kHeadDimQK, K::kQRegionPitch, K::kThreads, true>(
-        smem_q, q_tile, p.q_stride_s, static_cast<int>(p.seq_len_q) - m0, tid);
+        smem_q, q_tile, p.q_stride_s, (K::kRagged ? len_q : static_cast<int>(p.seq_len_q)) - m0, tid);
     cp_async_commit();
     load_k(smem_k, tile_begin * K::kBlockN);
     if constexpr (K::kStages > 1) load_v(smem_v, tile_begin * K::kBlockN);
@@ -326,10 +351,14 @@ __device__ __forceinline__ void attention_forward(const ForwardParams &p, const 
 
   // --- Epilogue (the Q region becomes the O staging buffer) ---
   copies_landed<false>();
-  u16 *o_tile = p.o + b * p.o_stride_b + h * p.o_stride_h + m0 * p.o_stride_s;
-  float *lse_tile = K::kTraining ? p.lse + (b * p.num_heads_q + h) * p.seq_len_q + m0 : nullptr;
-  store_output<K>(o_acc, row_max, row_sum, smem, o_tile, p.o_stride_s, lse_tile, m0, warp, lane, len_q,
-                  p.seq_len_q);
+  u16 *o_tile = p.o + b * p.o_stride_b + h * p.o_stride_h + (q_start + m0) * p.o_stride_s;
+  float *lse_tile = nullptr;
+  if constexpr (K::kTraining)
+    lse_tile = K::kRagged ? p.lse + (q_start + m0) * p.num_heads_q + h  // [Tq, Hq]
+                          : p.lse + (b * p.num_heads_q + h) * p.seq_len_q + m0;
+  store_output<K>(o_acc, row_max, row_sum, smem, o_tile, p.o_stride_s, lse_tile,
+                  K::kRagged ? p.num_heads_q : 1, m0, warp, lane, len_q,
+                  K::kRagged ? static_cast<long long>(len_q) : p.seq_len_q);
 }
 
 } // namespace tg::device

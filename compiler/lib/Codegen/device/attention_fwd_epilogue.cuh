@@ -9,14 +9,16 @@
 namespace tg::device {
 
 /// `o_stage` is the kernel's Q region (no longer read), rows of kOPitch
-/// elements; `lse_tile` is null without training.
+/// elements; `lse_tile` is null without training, its rows `lse_stride`
+/// apart. Rows >= `rows` (the tensor's, or a packed sequence's, end) are not
+/// written.
 template <class K>
 __device__ __forceinline__ void store_output(const float (&o_acc)[K::kMTiles][K::kOTiles][4],
                                              const float (&row_max)[K::kMTiles][2],
                                              const float (&row_sum)[K::kMTiles][2],
                                              unsigned char *smem, u16 *o_tile, long long o_stride_s,
-                                             float *lse_tile, int m0, int warp, int lane, int len_q,
-                                             long long seq_len_q) {
+                                             float *lse_tile, long long lse_stride, int m0, int warp,
+                                             int lane, int len_q, long long seq_len_q) {
   u16 *o_stage = reinterpret_cast<u16 *>(smem);
 #pragma unroll
   for (int m = 0; m < K::kMTiles; ++m) {
@@ -33,7 +35,7 @@ __device__ __forceinline__ void store_output(const float (&o_acc)[K::kMTiles][K:
           // Natural-log log-sum-exp of the scaled, modified, masked scores.
           // The max is scaled in natural units (not base 2) so that a huge
           // finite max (finfo.min masks) does not overflow.
-          lse_tile[row] = has_keys ? row_max[m][half] * K::kSoftmaxScale + log2f(sum) * kLn2 : neg_inf();
+          lse_tile[row * lse_stride] = has_keys ? row_max[m][half] * K::kSoftmaxScale + log2f(sum) * kLn2 : neg_inf();
         }
       }
 #pragma unroll

@@ -775,23 +775,94 @@ struct AttentionParts {
   Value q, k, v, bias, seqLenQ, seqLenKv, seed, offset;
   std::optional<APFloat> scale, softcap;
   double dropout = 0.0;
+  /// The ragged layout's offsets and maximum lengths.
+  Value cuSeqlensQ, cuSeqlensKv;
+  std::optional<uint64_t> maxSeqlenQ, maxSeqlenKv;
+};
+
+/// q, k, v in the [B, H, S, D] form the rules below check: the dense
+/// tensors' shapes, or, for the ragged layout, [B, H, max_seqlen, D].
+struct AttentionShapes {
+  SmallVector<int64_t> q, k, v;
 };
 } // namespace
 
+/// The ragged layout's rules (TGOps.td, tg.sdpa): rank-3 packed tensors,
+/// offsets and maximum lengths given together, lengths that fit.
+static LogicalResult verifyRagged(Operation *op, const AttentionParts &p) {
+  if (!p.cuSeqlensQ || !p.cuSeqlensKv)
+    return op->emitOpError("cu_seqlens_q and cu_seqlens_kv must be given "
+                           "together");
+  if (!p.maxSeqlenQ || !p.maxSeqlenKv)
+    return op->emitOpError("the ragged layout (cu_seqlens_q, cu_seqlens_kv) "
+                           "needs the max_seqlen_q and max_seqlen_kv "
+                           "attributes");
+  if (p.seqLenQ || p.seqLenKv)
+    return op->emitOpError("takes seq_len_q/seq_len_kv or the ragged "
+                           "layout's cu_seqlens, not both (cu_seqlens give "
+                           "the lengths)");
+  for (auto [name, value] :
+       {std::pair<StringRef, Value>{"q", p.q}, {"k", p.k}, {"v", p.v}})
+    if (shapeOf(value).size() != 3)
+      return op->emitOpError(name)
+             << " must have rank 3 ([T, H, D]) in the ragged layout, got "
+                "rank "
+             << shapeOf(value).size();
+  int64_t entries = shapeOf(p.cuSeqlensQ)[0];
+  if (entries < 2)
+    return op->emitOpError("cu_seqlens_q has ")
+           << entries << " entries; expected B + 1 >= 2";
+  if (shapeOf(p.cuSeqlensKv)[0] != entries)
+    return op->emitOpError("cu_seqlens_q has ")
+           << entries << " entries but cu_seqlens_kv has "
+           << shapeOf(p.cuSeqlensKv)[0] << " (expected equal: B + 1)";
+  for (auto [name, max, tokens] :
+       {std::tuple<StringRef, uint64_t, int64_t>{"max_seqlen_q", *p.maxSeqlenQ,
+                                                 shapeOf(p.q)[0]},
+        {"max_seqlen_kv", *p.maxSeqlenKv, shapeOf(p.k)[0]}})
+    if (max < 1 || static_cast<int64_t>(max) > tokens)
+      return op->emitOpError(name)
+             << " is " << max << "; expected 1 to the token count " << tokens;
+  return success();
+}
+
+/// The [B, H, S, D] shapes of q, k and v (AttentionShapes).
+static AttentionShapes attentionShapes(const AttentionParts &p) {
+  if (!p.cuSeqlensQ)
+    return {SmallVector<int64_t>(shapeOf(p.q)),
+            SmallVector<int64_t>(shapeOf(p.k)),
+            SmallVector<int64_t>(shapeOf(p.v))};
+  int64_t batch = shapeOf(p.cuSeqlensQ)[0] - 1;
+  auto view = [&](Value t, uint64_t seq) {
+    ArrayRef<int64_t> s = shapeOf(t);
+    return SmallVector<int64_t>{batch, s[1], static_cast<int64_t>(seq), s[2]};
+  };
+  return {view(p.q, *p.maxSeqlenQ), view(p.k, *p.maxSeqlenKv),
+          view(p.v, *p.maxSeqlenKv)};
+}
+
 /// The logical shape of the attention scores, [B, Hq, Sq, Skv].
-static SmallVector<int64_t> scoreShape(Value q, Value k) {
-  ArrayRef<int64_t> qs = shapeOf(q), ks = shapeOf(k);
-  return {qs[0], qs[1], qs[2], ks[2]};
+static SmallVector<int64_t> scoreShape(const AttentionShapes &s) {
+  return {s.q[0], s.q[1], s.q[2], s.k[2]};
 }
 
 static LogicalResult verifyAttention(Operation *op, const AttentionParts &p) {
-  for (auto [name, value] :
-       {std::pair<StringRef, Value>{"q", p.q}, {"k", p.k}, {"v", p.v}})
-    if (shapeOf(value).size() != 4)
-      return op->emitOpError(name)
-             << " must have rank 4 ([B, H, S, D]), got rank "
-             << shapeOf(value).size();
-  ArrayRef<int64_t> q = shapeOf(p.q), k = shapeOf(p.k), v = shapeOf(p.v);
+  if (p.cuSeqlensQ || p.cuSeqlensKv) {
+    if (failed(verifyRagged(op, p)))
+      return failure();
+  } else {
+    if (p.maxSeqlenQ || p.maxSeqlenKv)
+      return op->emitOpError("max_seqlen_q/max_seqlen_kv belong to the "
+                             "ragged layout (cu_seqlens_q, cu_seqlens_kv)");
+    for (auto [name, value] :
+         {std::pair<StringRef, Value>{"q", p.q}, {"k", p.k}, {"v", p.v}})
+      if (shapeOf(value).size() != 4)
+        return op->emitOpError(name)
+               << " must have rank 4 ([B, H, S, D]), got rank "
+               << shapeOf(value).size();
+  }
+  AttentionShapes shapes = attentionShapes(p);
+  ArrayRef<int64_t> q = shapes.q, k = shapes.k, v = shapes.v;
   if (elementTypeOf(p.q) != elementTypeOf(p.k) ||
       elementTypeOf(p.q) != elementTypeOf(p.v))
     return op->emitOpError("q, k and v must have the same element type, got ")
@@ -817,7 +888,7 @@ static LogicalResult verifyAttention(Operation *op, const AttentionParts &p) {
     if (dim <= 0)
       return op->emitOpError("sequence lengths and head dims must be "
                              "positive");
-  SmallVector<int64_t> scores = scoreShape(p.q, p.k);
+  SmallVector<int64_t> scores = scoreShape(shapes);
   if (p.bias) {
     if (shapeOf(p.bias).size() != 4 ||
         !isBroadcastableTo(shapeOf(p.bias), scores))
@@ -862,23 +933,29 @@ static LogicalResult verifyWindow(Operation *op, std::optional<int64_t> left,
 
 static LogicalResult verifyOutputAndStats(Operation *op, Value q, Value k,
                                           Value v, Type output, Value stats,
-                                          bool training) {
+                                          bool training, bool ragged = false) {
   ArrayRef<int64_t> qs = shapeOf(q);
-  SmallVector<int64_t> expected{qs[0], qs[1], qs[2], shapeOf(v)[3]};
+  int64_t dimV = shapeOf(v).back();
+  // [B, Hq, Sq, *] dense, [Tq, Hq, *] ragged.
+  SmallVector<int64_t> rows(qs.drop_back());
+  SmallVector<int64_t> expected(rows), statsShape(rows);
+  expected.push_back(dimV);
+  statsShape.push_back(1);
   if (shapeOf(output) != ArrayRef<int64_t>(expected))
     return op->emitOpError("output shape ")
            << formatShape(shapeOf(output)) << " does not match; expected "
-           << formatShape(expected) << " ([B, Hq, Sq, Dv])";
+           << formatShape(expected)
+           << (ragged ? " ([Tq, Hq, Dv])" : " ([B, Hq, Sq, Dv])");
   if (training != static_cast<bool>(stats))
     return op->emitOpError(training
                                ? "in training mode must also return stats"
                                : "returns stats only in training mode");
   if (stats) {
-    SmallVector<int64_t> statsShape{qs[0], qs[1], qs[2], 1};
     if (shapeOf(stats) != ArrayRef<int64_t>(statsShape))
       return op->emitOpError("stats shape ")
              << formatShape(shapeOf(stats)) << " does not match; expected "
-             << formatShape(statsShape) << " ([B, Hq, Sq, 1])";
+             << formatShape(statsShape)
+             << (ragged ? " ([Tq, Hq, 1])" : " ([B, Hq, Sq, 1])");
   }
   return success();
 }
@@ -937,7 +1014,8 @@ static LogicalResult verifyFp8(Operation *op, Value q, ValueRange scales,
 static double defaultScale(Value q, std::optional<APFloat> scale) {
   if (scale)
     return scale->convertToDouble();
-  return 1.0 / std::sqrt(static_cast<double>(shapeOf(q)[3]));
+  // The head dim is the last dimension in both layouts.
+  return 1.0 / std::sqrt(static_cast<double>(shapeOf(q).back()));
 }
 
 double SdpaOp::getScaleOrDefault() { return defaultScale(getQ(), getScale()); }
@@ -945,18 +1023,37 @@ double SdpaGradOp::getScaleOrDefault() {
   return defaultScale(getQ(), getScale());
 }
 
+/// The ragged layout's operands and attributes of `op` into `parts`.
+template <typename OpTy>
+static void addRaggedParts(OpTy op, AttentionParts &parts) {
+  parts.cuSeqlensQ = op.getCuSeqlensQ();
+  parts.cuSeqlensKv = op.getCuSeqlensKv();
+  if (auto max = op.getMaxSeqlenQ())
+    parts.maxSeqlenQ = *max;
+  if (auto max = op.getMaxSeqlenKv())
+    parts.maxSeqlenKv = *max;
+}
+
 LogicalResult SdpaOp::verify() {
   AttentionParts parts{getQ(),      getK(),         getV(),    getBias(),
                        getSeqLenQ(), getSeqLenKv(), getSeed(), getOffset(),
                        getScale(),  getSoftcap()};
   parts.dropout = getDropout().convertToDouble();
+  addRaggedParts(*this, parts);
   if (failed(verifyAttention(*this, parts)) ||
       failed(verifyWindow(*this, getWindowLeft(), getWindowRight())) ||
       failed(verifyFp8(*this, getQ(), getFp8Scales(), getType(0), getAmaxS(),
                        getAmaxO())))
     return failure();
+  if (isRagged() && isFp8())
+    return emitOpError("the ragged layout takes bf16, f16 or f32 q, k and v, "
+                       "not fp8");
+  if (isRagged() && getAlibi() && getCausal() == CausalMode::bottom_right)
+    return emitOpError("ALiBi with bottom-right alignment is not supported "
+                       "in the ragged layout (its distances need each "
+                       "sequence's lengths in the score region)");
   return verifyOutputAndStats(*this, getQ(), getK(), getV(), getType(0),
-                              getStats(), getTraining());
+                              getStats(), getTraining(), isRagged());
 }
 
 LogicalResult SdpaGradOp::verify() {
@@ -990,7 +1087,8 @@ void AttentionOp::build(OpBuilder &builder, OperationState &state,
                         Type outputType, Type statsType, Value q, Value k,
                         Value v, Value seqLenQ, Value seqLenKv, Value seed,
                         Value offset, ValueRange captures,
-                        ValueRange fp8Scales, bool amax) {
+                        ValueRange fp8Scales, bool amax, Value cuSeqlensQ,
+                        Value cuSeqlensKv) {
   state.addOperands({q, k, v});
   auto addOptional = [&](Value value) {
     if (value)
@@ -998,6 +1096,8 @@ void AttentionOp::build(OpBuilder &builder, OperationState &state,
   };
   addOptional(seqLenQ);
   addOptional(seqLenKv);
+  addOptional(cuSeqlensQ);
+  addOptional(cuSeqlensKv);
   addOptional(seed);
   addOptional(offset);
   state.addOperands(captures);
@@ -1008,6 +1108,8 @@ void AttentionOp::build(OpBuilder &builder, OperationState &state,
                                1,
                                seqLenQ ? 1 : 0,
                                seqLenKv ? 1 : 0,
+                               cuSeqlensQ ? 1 : 0,
+                               cuSeqlensKv ? 1 : 0,
                                seed ? 1 : 0,
                                offset ? 1 : 0,
                                static_cast<int32_t>(captures.size()),
@@ -1043,16 +1145,20 @@ LogicalResult AttentionOp::verify() {
                        getSeqLenQ(), getSeqLenKv(), getSeed(), getOffset(),
                        getScale(),  std::nullopt};
   parts.dropout = getDropout().convertToDouble();
+  addRaggedParts(*this, parts);
   if (failed(verifyAttention(*this, parts)) ||
       failed(verifyWindow(*this, getWindowLeft(), getWindowRight())) ||
       failed(verifyFp8(*this, getQ(), getFp8Scales(), getType(0), getAmaxS(),
                        getAmaxO())))
     return failure();
-  if (failed(detail::verifyAttentionCaptures(*this, getCaptures(),
-                                             scoreShape(getQ(), getK()))))
+  if (isRagged() && isFp8())
+    return emitOpError("the ragged layout takes bf16, f16 or f32 q, k and v, "
+                       "not fp8");
+  if (failed(detail::verifyAttentionCaptures(
+          *this, getCaptures(), scoreShape(attentionShapes(parts)))))
     return failure();
   return verifyOutputAndStats(*this, getQ(), getK(), getV(), getType(0),
-                              getStats(), getTraining());
+                              getStats(), getTraining(), isRagged());
 }
 
 LogicalResult AttentionOp::verifyRegions() {

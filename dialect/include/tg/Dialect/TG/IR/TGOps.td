@@ -653,6 +653,15 @@ defvar TG_AttentionMaskAttrs = (ins
   OptionalAttr<I64Attr>:$window_right,
   DefaultValuedAttr<F64Attr, "0.0">:$dropout);
 
+// The ragged (packed, "THD") layout of tg.sdpa and tg.attention: with
+// cu_seqlens_q / cu_seqlens_kv, q is [Tq, Hq, D], k [Tkv, Hkv, D], v
+// [Tkv, Hkv, Dv], the output [Tq, Hq, Dv] and the stats [Tq, Hq, 1];
+// sequence b holds tokens [cu[b], cu[b+1]) of each.
+defvar TG_RaggedAccessors = [{
+    /// Whether the op takes the ragged (packed) layout.
+    bool isRagged() { return static_cast<bool>(getCuSeqlensQ()); }
+  }];
+
 // Named views of the fp8_scales operands of tg.sdpa and tg.attention (null
 // when the op has none).
 defvar TG_Fp8ScaleAccessors = [{
@@ -718,6 +727,25 @@ def TG_SdpaOp : TG_Op<"sdpa", [Pure, AttrSizedOperandSegments,
     [cuDNN's FP8 SDPA](https://docs.nvidia.com/deeplearning/cudnn/frontend/latest/operations/Attention.html)
     (docs/dialect.md says how its kernel's rounding differs).
 
+    **Ragged (packed) layout.** With `cu_seqlens_q` and `cu_seqlens_kv`
+    (i32 `[B+1]`, given together, with the `max_seqlen_q` and
+    `max_seqlen_kv` attributes) the sequences of a batch are packed without
+    padding, as FlashAttention's varlen API and cuDNN's ragged offsets have
+    them: q is `[Tq, Hq, D]`, k `[Tkv, Hkv, D]`, v `[Tkv, Hkv, Dv]`, the
+    output `[Tq, Hq, Dv]` and the stats `[Tq, Hq, 1]`, and sequence `b`
+    is tokens `[cu_seqlens[b], cu_seqlens[b+1])` of each. Every step above
+    holds per sequence, with `q_idx`/`kv_idx` counted from the sequence's
+    first token and the lengths `L = cu[b+1] - cu[b]` in place of padding
+    (bottom-right alignment uses them); the logical scores are
+    `[B, Hq, max_seqlen_q, max_seqlen_kv]` (what a bias broadcasts to and
+    dropout indexes). `seq_len_q`/`seq_len_kv` are not taken with it. The
+    kernels read `cu_seqlens` on the device, so malformed offsets are not
+    an error but never read or write outside the tensors: each offset is
+    clamped to `[0, T]`, a sequence's end to at least its start (a
+    decreasing offset gives an empty sequence, or sequences that overlap:
+    a row two of them cover holds either's output), and a sequence longer
+    than `max_seqlen` is cut to it (its remaining rows are not written).
+
     Mirrors
     [`torch.nn.functional.scaled_dot_product_attention`](https://pytorch.org/docs/stable/generated/torch.nn.functional.scaled_dot_product_attention.html)
     and the options of
@@ -737,10 +765,14 @@ def TG_SdpaOp : TG_Op<"sdpa", [Pure, AttrSizedOperandSegments,
       TG_AttnFp8Tensor:$v, Optional<TG_NumericTensor>:$bias,
       Optional<TG_SeqLenTensor>:$seq_len_q,
       Optional<TG_SeqLenTensor>:$seq_len_kv,
+      Optional<TG_SeqLenTensor>:$cu_seqlens_q,
+      Optional<TG_SeqLenTensor>:$cu_seqlens_kv,
       Optional<TG_RngScalar>:$seed, Optional<TG_RngScalar>:$offset,
       Variadic<TG_Tensor>:$fp8_scales,
       OptionalAttr<F64Attr>:$scale, OptionalAttr<F64Attr>:$softcap,
-      UnitAttr:$alibi, UnitAttr:$training), TG_AttentionMaskAttrs);
+      UnitAttr:$alibi, UnitAttr:$training,
+      OptionalAttr<I64Attr>:$max_seqlen_q, OptionalAttr<I64Attr>:$max_seqlen_kv),
+      TG_AttentionMaskAttrs);
   let results = (outs TG_AttnFp8Tensor:$output,
                       Optional<TG_StatsTensor>:$stats,
                       Optional<TG_Tensor>:$amax_s, Optional<TG_Tensor>:$amax_o);
@@ -749,6 +781,8 @@ def TG_SdpaOp : TG_Op<"sdpa", [Pure, AttrSizedOperandSegments,
     (`bias` `(` $bias^ `:` type($bias) `)`)?
     (`seq_len_q` `(` $seq_len_q^ `:` type($seq_len_q) `)`)?
     (`seq_len_kv` `(` $seq_len_kv^ `:` type($seq_len_kv) `)`)?
+    (`cu_seqlens_q` `(` $cu_seqlens_q^ `:` type($cu_seqlens_q) `)`)?
+    (`cu_seqlens_kv` `(` $cu_seqlens_kv^ `:` type($cu_seqlens_kv) `)`)?
     (`seed` `(` $seed^ `)`)? (`offset` `(` $offset^ `)`)?
     (`fp8_scales` `(` $fp8_scales^ `:` type($fp8_scales) `)`)?
     attr-dict `:` type($q) `,` type($k) `,` type($v) `->` type($output)
@@ -758,7 +792,7 @@ def TG_SdpaOp : TG_Op<"sdpa", [Pure, AttrSizedOperandSegments,
   let extraClassDeclaration = !strconcat([{
     /// The scale applied to q . kᵀ: the attribute, else 1/sqrt(head dim).
     double getScaleOrDefault();
-  }], TG_Fp8ScaleAccessors);
+  }], TG_Fp8ScaleAccessors, TG_RaggedAccessors);
 }
 
 def TG_SdpaGradOp : TG_Op<"sdpa_grad", [Pure, AttrSizedOperandSegments,
@@ -825,6 +859,9 @@ def TG_AttentionOp : TG_Op<"attention", [Pure, AttrSizedOperandSegments,
     (`[B,Hq,Sq,1]` f32). Shapes and element types follow tg.sdpa, and so
     does FP8: `fp8_scales` and `amax` with tg.sdpa's FP8 semantics, the
     descales applied to the scaled score before the `score` region.
+    The ragged (packed) layout is tg.sdpa's (`cu_seqlens_q`,
+    `cu_seqlens_kv`, `max_seqlen_q`, `max_seqlen_kv`); the region's indices
+    are then positions within the sequence.
 
     The region's arguments are the score (`f32`), its indices
     `b, h, q_idx, kv_idx` (`i64`), all rank 0, and one argument per captured
@@ -854,9 +891,12 @@ def TG_AttentionOp : TG_Op<"attention", [Pure, AttrSizedOperandSegments,
   let arguments = !con((ins TG_AttnFp8Tensor:$q, TG_AttnFp8Tensor:$k,
       TG_AttnFp8Tensor:$v, Optional<TG_SeqLenTensor>:$seq_len_q,
       Optional<TG_SeqLenTensor>:$seq_len_kv,
+      Optional<TG_SeqLenTensor>:$cu_seqlens_q,
+      Optional<TG_SeqLenTensor>:$cu_seqlens_kv,
       Optional<TG_RngScalar>:$seed, Optional<TG_RngScalar>:$offset,
       Variadic<TG_Tensor>:$captures, Variadic<TG_Tensor>:$fp8_scales,
-      DefaultValuedAttr<F64Attr, "1.0">:$scale, UnitAttr:$training),
+      DefaultValuedAttr<F64Attr, "1.0">:$scale, UnitAttr:$training,
+      OptionalAttr<I64Attr>:$max_seqlen_q, OptionalAttr<I64Attr>:$max_seqlen_kv),
       TG_AttentionMaskAttrs);
   let results = (outs TG_AttnFp8Tensor:$output,
                       Optional<TG_StatsTensor>:$stats,
@@ -866,6 +906,8 @@ def TG_AttentionOp : TG_Op<"attention", [Pure, AttrSizedOperandSegments,
     $q `,` $k `,` $v
     (`seq_len_q` `(` $seq_len_q^ `:` type($seq_len_q) `)`)?
     (`seq_len_kv` `(` $seq_len_kv^ `:` type($seq_len_kv) `)`)?
+    (`cu_seqlens_q` `(` $cu_seqlens_q^ `:` type($cu_seqlens_q) `)`)?
+    (`cu_seqlens_kv` `(` $cu_seqlens_kv^ `:` type($cu_seqlens_kv) `)`)?
     (`seed` `(` $seed^ `)`)? (`offset` `(` $offset^ `)`)?
     (`captures` `(` $captures^ `:` type($captures) `)`)?
     (`fp8_scales` `(` $fp8_scales^ `:` type($fp8_scales) `)`)?
@@ -883,14 +925,16 @@ def TG_AttentionOp : TG_Op<"attention", [Pure, AttrSizedOperandSegments,
         "::mlir::Value":$seed, "::mlir::Value":$offset,
         "::mlir::ValueRange":$captures,
         CArg<"::mlir::ValueRange", "{}">:$fp8Scales,
-        CArg<"bool", "false">:$amax)>
+        CArg<"bool", "false">:$amax,
+        CArg<"::mlir::Value", "{}">:$cuSeqlensQ,
+        CArg<"::mlir::Value", "{}">:$cuSeqlensKv)>
   ];
   let extraClassDeclaration = !strconcat([{
     /// Number of leading region arguments before the captured elements:
     /// the score and its four indices.
     static constexpr unsigned kNumIndexArgs = 5;
     ::mlir::Block &getScoreBlock() { return getScore().front(); }
-  }], TG_Fp8ScaleAccessors);
+  }], TG_Fp8ScaleAccessors, TG_RaggedAccessors);
 }
 
 def TG_AttentionGradOp : TG_Op<"attention_grad", [Pure,
