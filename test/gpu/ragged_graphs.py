@@ -7,6 +7,10 @@ forward, checked against the CPU reference by `tg-run --check`.
                top-left / bottom-right per sequence, windows, GQA, training
                stats [T, H, 1], softcap, bias broadcast to [B, H, maxq, maxkv],
                dropout, hd 64-256, bf16 and f16, Sq != Skv per sequence
+  ragged_train training steps: tg.sdpa {training} + tg.sdpa_grad (the
+               fused NVRTC backward with the offsets), GQA, Sq != Skv,
+               window + dropout + softcap, a bias with its gradient, 30 short
+               sequences, and an empty sequence and one without keys
   ragged_edge  offsets given as inputs: a zero-length sequence, one
                sequence of max_seqlen, and malformed offsets (negative,
                decreasing, past the end) that the kernel clamps as the
@@ -47,16 +51,26 @@ def graph_text(c):
     if r.get("dropout"):
         attrs.append("dropout = %r : f64" % r["dropout"])
     results = [o]
-    if r.get("training"):
+    grad_attrs = list(attrs)
+    if r.get("training") or r.get("train"):
         attrs.append("training")
         results.append(ttype([Tq, Hq, 1], "f32"))
     names = ["o", "lse"][:len(results)]
+    body = ["  %s = tg.sdpa %%q, %%k, %%v%s {%s}" % (", ".join("%" + n for n in names), operands, ", ".join(attrs)),
+            "      : %s, %s, %s -> %s" % (q, kv, kv, ", ".join(results))]
+    if r.get("train"):
+        # The backward of the same options (tg.sdpa_grad), dO an input.
+        args.append('%%do: %s {tg.name = "do"}' % o)
+        grads = ["dq", "dk", "dv"] + (["dbias"] if r.get("dbias") else [])
+        dbias = " -> dbias %s" % ttype(r["bias"], "f32") if r.get("dbias") else ""
+        body += ["  %s = tg.sdpa_grad %%q, %%k, %%v, %%o, %%do, %%lse%s {%s}"
+                 % (", ".join("%" + n for n in grads), operands, ", ".join(grad_attrs)),
+                 "      : %s, %s, %s, %s, %s, %s%s" % (q, kv, kv, o, o, results[1], dbias)]
+        names += grads
+        results += [q, kv, kv] + ([ttype(r["bias"], "f32")] if r.get("dbias") else [])
     ret = ", ".join('%s {tg.name = "%s"}' % (t, n) for t, n in zip(results, names))
     vals = ", ".join("%" + n for n in names)
-    return "\n".join([
-        "func.func @ragged(%s) -> (%s) {" % (", ".join(args), ret),
-        "  %s = tg.sdpa %%q, %%k, %%v%s {%s}" % (vals, operands, ", ".join(attrs)),
-        "      : %s, %s, %s -> %s" % (q, kv, kv, ", ".join(results)),
+    return "\n".join(["func.func @ragged(%s) -> (%s) {" % (", ".join(args), ret)] + body + [
         "  return %s : %s" % (vals, ", ".join(results)),
         "}", ""])
 
@@ -97,6 +111,22 @@ def ragged_configs():
     add("ragged_fwd", "many_short_hd64", 1500, 1500, 40, dict(max_q=64, max_kv=64, causal="top_left"), D=64)
     add("ragged_fwd", "long_f16_gqa_hd128", 2600, 2600, 3,
         dict(max_q=1500, max_kv=1500, causal="bottom_right", training=True), Hq=16, Hkv=4, dtype="f16")
+    # Training steps: tg.sdpa {training} + tg.sdpa_grad on the fused NVRTC
+    # backward (dq, dk, dv, dbias against the reference).
+    add("ragged_train", "causal_bottom_right_gqa_hd128", 700, 900, 4,
+        dict(max_q=300, max_kv=400, causal="bottom_right", train=True), Hq=8, Hkv=2)
+    add("ragged_train", "plain_f16_hd64", 800, 800, 5, dict(max_q=300, max_kv=300, train=True),
+        D=64, dtype="f16")
+    add("ragged_train", "window_dropout_softcap_hd96", 600, 600, 3,
+        dict(max_q=300, max_kv=300, causal="top_left", window_left=48, dropout=0.1, softcap=20.0,
+             train=True), D=96)
+    add("ragged_train", "bias_dbias_hd64", 500, 500, 3,
+        dict(max_q=250, max_kv=250, bias=[1, 4, 250, 250], dbias=True, train=True), Hq=4, Hkv=4, D=64)
+    add("ragged_train", "many_short_hd128", 1200, 1200, 30,
+        dict(max_q=64, max_kv=64, causal="top_left", train=True), Hq=4, Hkv=4)
+    add("ragged_train", "edge_empty_and_no_keys", 400, 400, 4,
+        dict(max_q=200, max_kv=200, causal="bottom_right", train=True,
+             cu_q=[0, 0, 200, 330, 400], cu_kv=[0, 50, 250, 250, 400]))
     # Edge cases with explicit offsets.
     add("ragged_edge", "empty_and_full", 400, 400, 4,
         dict(max_q=200, max_kv=200, causal="bottom_right", training=True,

@@ -176,6 +176,18 @@ TEST(AttentionBackwardSpec, LaunchConfiguration) {
   EXPECT_EQ(generateAttentionBackward(s)->main.numParams, 51u);
   s.captureGradients.push_back({"rel", "rel_grad_add(dz, h, q_idx - kv_idx + 127);"});
   EXPECT_EQ(generateAttentionBackward(s)->main.numParams, 54u);
+  // Packed sequences: + the token counts (main), the offsets, token count,
+  // stats and their copy (preprocess), the offsets and token count (dq).
+  AttentionBackwardSpec packed = baseSpec(64);
+  packed.ragged = true;
+  auto ragged = generateAttentionBackward(packed);
+  ASSERT_TRUE(ragged);
+  EXPECT_EQ(ragged->main.numParams, 38u);
+  EXPECT_EQ(ragged->preprocess.numParams, 14u);
+  EXPECT_EQ(ragged->convert.numParams, 9u);
+  EXPECT_TRUE(contains(ragged->main.source, "static constexpr bool kRagged = true;"));
+  packed.hasSeqLenQ = true;
+  EXPECT_FALSE(generateAttentionBackward(packed));
   AttentionBackwardLaunch convert = attentionBackwardCaptureGradConvert(AttentionElementType::F16);
   EXPECT_EQ(convert.numParams, 10u);
   EXPECT_EQ(convert.threads, 256u);
@@ -394,6 +406,20 @@ std::vector<Variant> variants() {
     s.deterministic = true;
     s.causal = C::BottomRight;
     s.numHeadsKV = 2;
+  });
+  // Packed sequences (cu_seqlens): the three kernels take the offsets.
+  add("d128_bf16_ragged_bottom_right_gqa4", 128, 128, T::BF16, [](auto &s) {
+    s.ragged = true;
+    s.causal = C::BottomRight;
+    s.numHeadsKV = 2;
+  });
+  add("d64_f16_ragged_window_dropout_softcap_sm90", 64, 64, T::F16, [](auto &s) {
+    s.ragged = true;
+    s.windowLeft = 32;
+    s.dropoutProbability = 0.1;
+    s.targetSm = 90;
+    s.scoreModifier = "s = 30.0f * tanhf(s / 30.0f);";
+    s.scoreGradient = "const float t = tanhf(s / 30.0f);\nds = dz * (1.0f - t * t);";
   });
   add("d256_bf16_dropout_sm86", 256, 256, T::BF16, [](auto &s) {
     s.dropoutProbability = 0.1;

@@ -237,6 +237,9 @@ std::string headDimReason(StringRef name, int64_t dim) {
 } // namespace
 
 std::string cudnn::attentionGradUnsupportedReason(AttentionGradOp op) {
+  if (op.isRagged())
+    return "the ragged layout (cu_seqlens) is not lowered to cuDNN's ragged "
+           "offsets; the fused NVRTC backward runs it";
   std::string table = tableCaptureReason(op, op.getCaptures());
   if (!table.empty())
     return table + (op.getTableGradCaptures().empty()

@@ -22,6 +22,11 @@ namespace cg = ::tg::codegen;
 /// Scratch buffers of one op's steps (KernelArg::scratch indices); capture
 /// gradient n's f32 accumulator is kCaptureGrad0 + n.
 enum ScratchIndex : unsigned { kDelta = 0, kDqAccum = 1, kSemaphores = 2, kCaptureGrad0 = 3 };
+/// The ragged layout's [B, Hq, max_seqlen_q] copy of the stats: after the
+/// capture gradients' (at most one per capture).
+static unsigned lseRowsScratch(AttentionGradOp op) {
+  return kCaptureGrad0 + static_cast<unsigned>(op.getCaptures().size());
+}
 
 /// The 4-d sizes and destination strides of the capture gradient conversion
 /// (a dense f32 source) for a result of `shape` at `strides`: dimensions of
@@ -223,8 +228,16 @@ FailureOr<SmallVector<KernelStep, 0>> mlir::tg::emitAttentionGradSteps(
       // broadcast dimension is a race of f32 atomics, except over the query
       // heads of one kv head (one CTA, one after another).
       auto type = cast<RankedTensorType>(op.getCaptures()[index].getType());
-      ArrayRef<int64_t> q = cast<RankedTensorType>(op.getQ().getType()).getShape();
+      // [B, Hq, Sq] and Skv, of the ragged layout's views too.
+      ArrayRef<int64_t> qShape =
+          cast<RankedTensorType>(op.getQ().getType()).getShape();
+      SmallVector<int64_t> q(qShape);
       int64_t skv = cast<RankedTensorType>(op.getK().getType()).getDimSize(2);
+      if (op.isRagged()) {
+        q = {cast<RankedTensorType>(op.getCuSeqlensQ().getType()).getDimSize(0) - 1,
+             qShape[1], static_cast<int64_t>(*op.getMaxSeqlenQ())};
+        skv = static_cast<int64_t>(*op.getMaxSeqlenKv());
+      }
       int64_t hkv = cast<RankedTensorType>(op.getK().getType()).getDimSize(1);
       bool ordered = (type.getDimSize(0) == q[0] || q[0] == 1) &&
                      (type.getDimSize(1) == q[1] || hkv == 1) &&
@@ -258,16 +271,20 @@ FailureOr<SmallVector<KernelStep, 0>> mlir::tg::emitAttentionGradSteps(
                          StringRef what) -> FailureOr<SmallVector<int64_t>> {
     SmallVector<int64_t> strides = stridesOf(value);
     auto type = cast<RankedTensorType>(value.getType());
-    if (strides[3] != 1)
+    int rank = static_cast<int>(strides.size());
+    if (strides[rank - 1] != 1)
       return op.emitOpError("the fused backward needs a contiguous head "
                             "dimension (stride 1) for ")
-             << what << ", got stride " << strides[3];
-    for (int d = 0; d < 3; ++d)
+             << what << ", got stride " << strides[rank - 1];
+    for (int d = 0; d < rank - 1; ++d)
       if (strides[d] % 8 != 0 && type.getDimSize(d) > 1)
         return op.emitOpError("the fused backward needs 16-byte aligned rows "
                               "(strides that are multiples of 8 elements); ")
                << what << " has stride " << strides[d] << " in dimension "
                << d;
+    // Packed [T, H, D]: no batch stride (the offsets place each sequence).
+    if (op.isRagged())
+      strides = {0, strides[1], strides[0], strides[2]};
     return strides;
   };
   SmallVector<SmallVector<int64_t>> layouts;
@@ -288,9 +305,15 @@ FailureOr<SmallVector<KernelStep, 0>> mlir::tg::emitAttentionGradSteps(
 
   auto qType = cast<RankedTensorType>(op.getQ().getType());
   auto kType = cast<RankedTensorType>(op.getK().getType());
+  const bool ragged = op.isRagged();
   int64_t batch = qType.getDimSize(0), heads = qType.getDimSize(1),
           kvHeads = kType.getDimSize(1), seqQ = qType.getDimSize(2),
           seqKv = kType.getDimSize(2);
+  if (ragged) {
+    batch = cast<RankedTensorType>(op.getCuSeqlensQ().getType()).getDimSize(0) - 1;
+    seqQ = static_cast<int64_t>(*op.getMaxSeqlenQ());
+    seqKv = static_cast<int64_t>(*op.getMaxSeqlenKv());
+  }
   // A score region is C++ over the generic kernels' helpers (rounding,
   // casts), so their prelude comes first.
   bool needsPrelude =
@@ -352,6 +375,15 @@ FailureOr<SmallVector<KernelStep, 0>> mlir::tg::emitAttentionGradSteps(
               delta, dqAccum, KernelArg::int64(heads), KernelArg::int64(seqQ)};
   strideArgs(pre.args, O);
   strideArgs(pre.args, DO);
+  // Ragged: the stats [Tq, Hq] are copied to [B, Hq, max_seqlen_q], the
+  // layout the main kernel reads.
+  KernelArg lse = KernelArg::buffer(op.getStats());
+  if (ragged) {
+    lse = KernelArg::scratch(op, lseRowsScratch(op), f32, {batch, heads, seqQ});
+    pre.args.append({KernelArg::buffer(op.getCuSeqlensQ()),
+                     KernelArg::int64(qType.getDimSize(0)),
+                     KernelArg::buffer(op.getStats()), lse});
+  }
   steps.push_back(std::move(pre));
 
   // 2. The main kernel: dK, dV and the dQ accumulator. The portable kernel
@@ -385,20 +417,23 @@ FailureOr<SmallVector<KernelStep, 0>> mlir::tg::emitAttentionGradSteps(
                KernelArg::buffer(op.getK()),
                KernelArg::buffer(op.getV()),
                KernelArg::buffer(op.getDO()),
-               KernelArg::buffer(op.getStats()),
+               lse,
                delta,
                dqAccum,
                semaphores,
                KernelArg::buffer(op.getDk()),
                KernelArg::buffer(op.getDv()),
-               optionalBuffer(op.getSeqLenQ()),
-               optionalBuffer(op.getSeqLenKv()),
+               optionalBuffer(ragged ? op.getCuSeqlensQ() : op.getSeqLenQ()),
+               optionalBuffer(ragged ? op.getCuSeqlensKv() : op.getSeqLenKv()),
                optionalBuffer(op.getSeed()),
                optionalBuffer(op.getOffset()),
                KernelArg::int64(batch),
                KernelArg::int64(heads),
                KernelArg::int64(seqQ),
                KernelArg::int64(seqKv)};
+  if (ragged)
+    main.args.append({KernelArg::int64(qType.getDimSize(0)),
+                      KernelArg::int64(kType.getDimSize(0))});
   for (int which : {Q, K, V, DO, DK, DV})
     strideArgs(main.args, which);
   for (auto [i, capture] : llvm::enumerate(op.getCaptures())) {
@@ -482,6 +517,9 @@ FailureOr<SmallVector<KernelStep, 0>> mlir::tg::emitAttentionGradSteps(
   convert.args = {dqAccum, KernelArg::buffer(op.getDq()),
                   KernelArg::int64(heads), KernelArg::int64(seqQ)};
   strideArgs(convert.args, DQ);
+  if (ragged)
+    convert.args.append({KernelArg::buffer(op.getCuSeqlensQ()),
+                         KernelArg::int64(qType.getDimSize(0))});
   convert.outputs = {op.getDq()};
   steps.push_back(std::move(convert));
   return steps;

@@ -163,8 +163,7 @@ AttentionProblem makeProblem(OpTy op, ValueLookup lookup) {
   p.k = &lookup(op.getK());
   p.v = &lookup(op.getV());
   ArrayRef<int64_t> qs = p.q->shape, ks = p.k->shape, vs = p.v->shape;
-  if constexpr (std::is_same_v<OpTy, SdpaOp> ||
-                std::is_same_v<OpTy, AttentionOp>) {
+  {
     if (op.isRagged()) {
       p.cuQ = &lookup(op.getCuSeqlensQ());
       p.cuKv = &lookup(op.getCuSeqlensKv());
@@ -477,9 +476,11 @@ SmallVector<HostTensor> backward(const AttentionProblem &p, const HostTensor &o,
   for (int64_t b = 0; b < p.batch; ++b) {
     for (int64_t h = 0; h < p.heads; ++h) {
       int64_t hk = p.kvHead(h);
-      for (int64_t i = 0; i < p.seqQ; ++i) {
+      // Rows past a ragged sequence belong to the next one.
+      int64_t rows = p.cuQ ? p.lengthQ(b) : p.seqQ;
+      for (int64_t i = 0; i < rows; ++i) {
         p.row(b, h, i, row);
-        int64_t rowIndex = (b * p.heads + h) * p.seqQ + i;
+        int64_t rowIndex = p.statsIndex(b, h, i);
         double lse = stats.values[rowIndex];
         if (row.fullyMasked || lse == -kInf)
           continue; // P = 0: no gradient flows through this row
@@ -491,14 +492,13 @@ SmallVector<HostTensor> backward(const AttentionProblem &p, const HostTensor &o,
           rowDot += dORow[d] * oRow[d];
         const double *qRow = p.q->values.data() + rowIndex * p.dim;
         double *dqRow = dq.data() + rowIndex * p.dim;
-        for (int64_t j = 0; j < p.seqKv; ++j) {
+        for (int64_t j = 0; j < static_cast<int64_t>(row.score.size()); ++j) {
           if (row.score[j] == -kInf)
             continue; // masked: P = 0 and dS = 0
           double prob = std::exp(row.score[j] - lse);
           double factor = p.dropoutFactor(b, h, i, j, threshold);
           // Row index of (b, hk, j) in k and v.
-          int64_t kvOffset =
-              AttentionProblem::at(b, hk, j, p.kvHeads, p.seqKv, 1);
+          int64_t kvOffset = p.keyRow(b, hk, j, 1);
           const double *vRow = p.v->values.data() + kvOffset * p.dimV;
           const double *kRow = p.k->values.data() + kvOffset * p.dim;
           // dV_j += P_dropped_ij * dO_i; dP_ij = factor * (dO_i . V_j).

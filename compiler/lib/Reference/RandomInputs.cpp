@@ -109,6 +109,10 @@ void noteAttentionUse(OpOperand &use, ArgPlan &plan) {
     visitRagged(op);
   else if (auto op = dyn_cast<AttentionOp>(user))
     visitRagged(op);
+  else if (auto op = dyn_cast<SdpaGradOp>(user))
+    visitRagged(op);
+  else if (auto op = dyn_cast<AttentionGradOp>(user))
+    visitRagged(op);
   auto visitFp8 = [&](auto op) {
     for (auto [index, scale] : llvm::enumerate(op.getFp8Scales()))
       if (scale == use.get() && plan.role == ArgRole::Plain) {

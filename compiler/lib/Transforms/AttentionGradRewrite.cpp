@@ -68,6 +68,8 @@ AttentionGradOp mlir::tg::fusion::rewriteAttentionGrad(
                                1,
                                masks.seqLenQ ? 1 : 0,
                                masks.seqLenKv ? 1 : 0,
+                               /*cu_seqlens_q=*/0,
+                               /*cu_seqlens_kv=*/0,
                                seed ? 1 : 0,
                                offset ? 1 : 0,
                                static_cast<int32_t>(captures.size())};

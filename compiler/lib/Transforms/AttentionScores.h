@@ -100,6 +100,11 @@ Fp8Tail buildFp8Tail(OpBuilder &b, Location loc, Value p, Value vHeads,
 /// fp8_scales (SdpaFp8ToAttention.cpp): fusion cannot rebuild the fp8
 /// scaling from primitive ops, so FP8 attention never takes that route.
 LogicalResult rewriteFp8SdpaToAttention(SdpaOp op, PatternRewriter &rewriter);
+/// A ragged tg.sdpa_grad -> tg.attention_grad, directly (its score region
+/// from softcap, bias and ALiBi; score_grad derived; dbias as the bias
+/// capture's gradient).
+LogicalResult rewriteRaggedSdpaGradToAttentionGrad(SdpaGradOp op,
+                                                   PatternRewriter &rewriter);
 
 /// What the attention backward reads besides the scores' operands.
 struct AttentionGradInputs {

@@ -120,6 +120,9 @@ struct ExpandSdpaGrad : OpRewritePattern<SdpaGradOp> {
 
   LogicalResult matchAndRewrite(SdpaGradOp op,
                                 PatternRewriter &rewriter) const override {
+    // Packed sequences have no dense form: tg.attention_grad directly.
+    if (op.isRagged())
+      return rewriteRaggedSdpaGradToAttentionGrad(op, rewriter);
     Location loc = op.getLoc();
     AttentionConfig config = AttentionConfig::from(op);
     MaskedScores scores = buildMaskedScores(rewriter, loc, config);

@@ -260,6 +260,17 @@ struct ExpandAttentionPass
       expand(op);
     }
     for (AttentionGradOp op : grads) {
+      if (op.isRagged()) {
+        std::string reason = nvrtcBackend().unsupportedReason(op);
+        op.emitOpError("the ragged layout (cu_seqlens) runs only on the "
+                       "fused NVRTC backward and cannot be expanded into tg "
+                       "ops")
+            << (reason.empty() ? std::string(" (all=true asked for it)")
+                               : "; the fused backward cannot run it: " +
+                                     reason);
+        signalPassFailure();
+        continue;
+      }
       // The expansion has no scatter-add for the table gradients.
       if (SmallVector<int64_t> tables = op.getTableGradCaptures();
           !tables.empty()) {

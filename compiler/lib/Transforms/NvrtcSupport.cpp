@@ -87,14 +87,17 @@ mlir::tg::nvrtcAttentionGradSpec(AttentionGradOp op, int targetSm,
   auto q = cast<RankedTensorType>(op.getQ().getType());
   auto k = cast<RankedTensorType>(op.getK().getType());
   auto v = cast<RankedTensorType>(op.getV().getType());
-  spec.headDimQK = q.getDimSize(3);
-  spec.headDimV = v.getDimSize(3);
+  // The head dim is the last dimension, dense or ragged.
+  spec.headDimQK = q.getDimSize(q.getRank() - 1);
+  spec.headDimV = v.getDimSize(v.getRank() - 1);
   spec.numHeadsQ = q.getDimSize(1);
   spec.numHeadsKV = k.getDimSize(1);
   spec.setMasks(attentionMasks(op));
-  for (Value len : {op.getSeqLenQ(), op.getSeqLenKv()})
+  spec.ragged = op.isRagged();
+  for (Value len : {op.getSeqLenQ(), op.getSeqLenKv(), op.getCuSeqlensQ(),
+                    op.getCuSeqlensKv()})
     if (len && !elementTypeOf(len).isInteger(32)) {
-      reason = "the fused backward reads i32 sequence lengths";
+      reason = "the fused backward reads i32 sequence lengths and cu_seqlens";
       return std::nullopt;
     }
   spec.dropoutProbability = op.getDropout().convertToDouble();

@@ -43,11 +43,10 @@ static Value slopesConstant(OpBuilder &b, Location loc, int64_t heads) {
       b, loc, cast<ElementsAttr>(DenseElementsAttr::get(type, ArrayRef(slopes))));
 }
 
-/// Fills the identity score block of `attention` with tg.sdpa's score
-/// modifiers in its order: softcap, bias, ALiBi.
-static void buildScoreBody(OpBuilder &b, Location loc, AttentionOp attention,
+/// Fills an identity score block (it yields its score argument) with
+/// tg.sdpa's score modifiers in its order: softcap, bias, ALiBi.
+static void buildScoreBody(OpBuilder &b, Location loc, Block &block,
                            const AttentionConfig &c, const CaptureSlots &slots) {
-  Block &block = attention.getScoreBlock();
   auto yield = cast<YieldOp>(block.getTerminator());
   b.setInsertionPoint(yield);
   Type f32 = b.getF32Type(), i64 = b.getI64Type();
@@ -123,8 +122,79 @@ LogicalResult mlir::tg::detail::rewriteFp8SdpaToAttention(
   attention.setDropoutAttr(op.getDropoutAttr());
   {
     OpBuilder::InsertionGuard guard(rewriter);
-    buildScoreBody(rewriter, loc, attention, c, slots);
+    buildScoreBody(rewriter, loc, attention.getScoreBlock(), c, slots);
   }
   rewriter.replaceOp(op, attention.getResults());
+  return success();
+}
+
+LogicalResult mlir::tg::detail::rewriteRaggedSdpaGradToAttentionGrad(
+    SdpaGradOp op, PatternRewriter &rewriter) {
+  Location loc = op.getLoc();
+  MLIRContext *ctx = op.getContext();
+  AttentionConfig c = AttentionConfig::from(op);
+  SmallVector<Value> captures;
+  CaptureSlots slots;
+  auto addCapture = [&](Value value) {
+    captures.push_back(value);
+    return static_cast<unsigned>(captures.size() - 1);
+  };
+  if (c.bias)
+    slots.bias = addCapture(c.bias);
+  // (The verifier refuses bottom-right ALiBi in the ragged layout.)
+  if (c.alibi)
+    slots.slopes = addCapture(slopesConstant(rewriter, loc, c.queryHeads()));
+
+  OperationState state(loc, AttentionGradOp::getOperationName());
+  state.addOperands({op.getQ(), op.getK(), op.getV(), op.getO(), op.getDO(),
+                     op.getStats(), op.getCuSeqlensQ(), op.getCuSeqlensKv()});
+  if (c.seed)
+    state.addOperands({c.seed, c.offset});
+  state.addOperands(captures);
+  state.addTypes({op.getDq().getType(), op.getDk().getType(),
+                  op.getDv().getType()});
+  if (Value dbias = op.getDbias())
+    state.addTypes(dbias.getType());
+  auto &props = state.getOrAddProperties<AttentionGradOp::Properties>();
+  props.operandSegmentSizes = {1, 1, 1, 1, 1, 1, 0, 0, 1, 1,
+                               c.seed ? 1 : 0, c.offset ? 1 : 0,
+                               static_cast<int32_t>(captures.size())};
+  props.scale = rewriter.getF64FloatAttr(c.scale);
+  props.max_seqlen_q = op.getMaxSeqlenQAttr();
+  props.max_seqlen_kv = op.getMaxSeqlenKvAttr();
+  props.causal = CausalModeAttr::get(ctx, c.causal);
+  if (c.windowLeft)
+    props.window_left = rewriter.getI64IntegerAttr(*c.windowLeft);
+  if (c.windowRight)
+    props.window_right = rewriter.getI64IntegerAttr(*c.windowRight);
+  props.dropout = op.getDropoutAttr();
+  // dbias: the gradient of the bias capture (derived from the region).
+  if (op.getDbias())
+    props.grad_captures = rewriter.getDenseI64ArrayAttr({*slots.bias});
+
+  // The score region (an identity block filled with the modifiers) and an
+  // empty score_grad: the compiler derives it.
+  Region *score = state.addRegion();
+  Block *block = new Block();
+  score->push_back(block);
+  Type f32Scalar = RankedTensorType::get({}, rewriter.getF32Type());
+  Type i64Scalar = RankedTensorType::get({}, rewriter.getI64Type());
+  block->addArgument(f32Scalar, loc);
+  for (int i = 0; i < 4; ++i)
+    block->addArgument(i64Scalar, loc);
+  for (Value capture : captures)
+    block->addArgument(
+        RankedTensorType::get({}, cast<RankedTensorType>(capture.getType())
+                                      .getElementType()),
+        loc);
+  {
+    OpBuilder::InsertionGuard guard(rewriter);
+    rewriter.setInsertionPointToStart(block);
+    YieldOp::create(rewriter, loc, ValueRange{block->getArgument(0)});
+    buildScoreBody(rewriter, loc, *block, c, slots);
+  }
+  state.addRegion();
+  Operation *grad = rewriter.create(state);
+  rewriter.replaceOp(op, grad->getResults());
   return success();
 }

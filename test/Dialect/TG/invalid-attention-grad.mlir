@@ -68,7 +68,7 @@ func.func @grad_region_op(%q: tensor<1x4x16x8xf32>, %lse: tensor<1x4x16x1xf32>) 
 
 func.func @types(%q: tensor<1x4x16x8xf32>, %lse: tensor<1x4x16x1xf32>) {
   // expected-error @below {{'tg.attention_grad' op failed to verify that all of {q, dq} have same type}}
-  %dq, %dk, %dv = "tg.attention_grad"(%q, %q, %q, %q, %q, %lse) <{operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0>}> ({
+  %dq, %dk, %dv = "tg.attention_grad"(%q, %q, %q, %q, %q, %lse) <{operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0>}> ({
   ^bb0(%s: tensor<f32>, %b: tensor<i64>, %h: tensor<i64>, %qi: tensor<i64>, %ki: tensor<i64>):
     tg.yield %s : tensor<f32>
   }, {

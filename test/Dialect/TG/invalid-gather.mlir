@@ -174,7 +174,7 @@ func.func @gather_in_fused_matmul(%x: tensor<4x8xf16>, %w: tensor<8x4xf16>) {
 
 func.func @grad_int_table(%q: tensor<1x2x8x16xf32>, %lse: tensor<1x2x8x1xf32>, %t: tensor<2x15xi32>) {
   // expected-error @below {{'tg.attention_grad' op capture 0 of type 'tensor<2x15xi32>' has no gradient (expected a float tensor)}}
-  %dq, %dk, %dv, %dt = "tg.attention_grad"(%q, %q, %q, %q, %q, %lse, %t) <{operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1>, grad_captures = array<i64: 0>}> ({
+  %dq, %dk, %dv, %dt = "tg.attention_grad"(%q, %q, %q, %q, %q, %lse, %t) <{operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 1>, grad_captures = array<i64: 0>}> ({
   ^bb0(%s: tensor<f32>, %b: tensor<i64>, %h: tensor<i64>, %qi: tensor<i64>, %ki: tensor<i64>, %tt: tensor<2x15xi32>):
     tg.yield %s : tensor<f32>
   }, {

@@ -44,7 +44,7 @@ func.func @stats_type(%q: tensor<1x4x8x16xf16>, %lse: tensor<1x4x8x1xf16>) {
 
 func.func @dq_type(%q: tensor<1x4x8x16xf16>, %lse: tensor<1x4x8x1xf32>) {
   // expected-error @below {{'tg.sdpa_grad' op failed to verify that all of {q, dq} have same type}}
-  %0:3 = "tg.sdpa_grad"(%q, %q, %q, %q, %q, %lse) <{operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0>}> : (tensor<1x4x8x16xf16>, tensor<1x4x8x16xf16>, tensor<1x4x8x16xf16>, tensor<1x4x8x16xf16>, tensor<1x4x8x16xf16>, tensor<1x4x8x1xf32>) -> (tensor<1x4x8x16xf32>, tensor<1x4x8x16xf16>, tensor<1x4x8x16xf16>)
+  %0:3 = "tg.sdpa_grad"(%q, %q, %q, %q, %q, %lse) <{operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0>}> : (tensor<1x4x8x16xf16>, tensor<1x4x8x16xf16>, tensor<1x4x8x16xf16>, tensor<1x4x8x16xf16>, tensor<1x4x8x16xf16>, tensor<1x4x8x1xf32>) -> (tensor<1x4x8x16xf32>, tensor<1x4x8x16xf16>, tensor<1x4x8x16xf16>)
   return
 }
 

@@ -130,3 +130,42 @@ func.func @attention_rank(%q: tensor<10x4x64xbf16>, %k4: tensor<1x4x8x64xbf16>, 
   }
   return
 }
+
+// -----
+
+func.func @grad_stats_shape(%q: tensor<10x4x64xbf16>, %s: tensor<2x4x8x1xf32>, %c: tensor<3xi32>) {
+  // expected-error @below {{'tg.sdpa_grad' op stats shape [2, 4, 8, 1] does not match; expected [10, 4, 1] ([Tq, Hq, 1])}}
+  %0:3 = tg.sdpa_grad %q, %q, %q, %q, %q, %s cu_seqlens_q(%c : tensor<3xi32>) cu_seqlens_kv(%c : tensor<3xi32>)
+      {max_seqlen_q = 8 : i64, max_seqlen_kv = 8 : i64}
+      : tensor<10x4x64xbf16>, tensor<10x4x64xbf16>, tensor<10x4x64xbf16>, tensor<10x4x64xbf16>, tensor<10x4x64xbf16>, tensor<2x4x8x1xf32>
+  return
+}
+
+// -----
+
+func.func @attention_grad_no_max(%q: tensor<10x4x64xbf16>, %s: tensor<10x4x1xf32>, %c: tensor<3xi32>) {
+  // expected-error @below {{'tg.attention_grad' op the ragged layout (cu_seqlens_q, cu_seqlens_kv) needs the max_seqlen_q and max_seqlen_kv attributes}}
+  %0:3 = tg.attention_grad %q, %q, %q, %q, %q, %s cu_seqlens_q(%c : tensor<3xi32>) cu_seqlens_kv(%c : tensor<3xi32>)
+      : tensor<10x4x64xbf16>, tensor<10x4x64xbf16>, tensor<10x4x64xbf16>, tensor<10x4x64xbf16>, tensor<10x4x64xbf16>, tensor<10x4x1xf32>
+      score {
+  ^bb0(%x: tensor<f32>, %b: tensor<i64>, %h: tensor<i64>, %i: tensor<i64>, %j: tensor<i64>):
+    tg.yield %x : tensor<f32>
+  } score_grad {
+  }
+  return
+}
+
+// -----
+
+func.func @attention_grad_o_shape(%q: tensor<10x4x64xbf16>, %o: tensor<2x4x8x64xbf16>, %s: tensor<10x4x1xf32>, %c: tensor<3xi32>) {
+  // expected-error @below {{'tg.attention_grad' op o shape [2, 4, 8, 64] does not match; expected [10, 4, 64] ([Tq, Hq, Dv])}}
+  %0:3 = tg.attention_grad %q, %q, %q, %o, %o, %s cu_seqlens_q(%c : tensor<3xi32>) cu_seqlens_kv(%c : tensor<3xi32>)
+      {max_seqlen_q = 8 : i64, max_seqlen_kv = 8 : i64}
+      : tensor<10x4x64xbf16>, tensor<10x4x64xbf16>, tensor<10x4x64xbf16>, tensor<2x4x8x64xbf16>, tensor<2x4x8x64xbf16>, tensor<10x4x1xf32>
+      score {
+  ^bb0(%x: tensor<f32>, %b: tensor<i64>, %h: tensor<i64>, %i: tensor<i64>, %j: tensor<i64>):
+    tg.yield %x : tensor<f32>
+  } score_grad {
+  }
+  return
+}

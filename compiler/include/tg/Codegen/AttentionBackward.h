@@ -104,6 +104,12 @@ struct AttentionBackwardSpec {
     causal = m.causal, windowLeft = m.windowLeft, windowRight = m.windowRight;
     hasSeqLenQ = m.paddedQ, hasSeqLenKv = m.paddedKv;
   }
+  /// The ragged (packed) layout, as AttentionForwardSpec::ragged: the main
+  /// kernel takes the token counts after seq_len_kv, the preprocess the
+  /// offsets, the token count, the [Tq, Hq] stats and their [B, Hq, Sq]
+  /// copy (which the main kernel then reads as its lse), the convert kernel
+  /// the offsets and the token count. Excludes hasSeqLenQ / hasSeqLenKv.
+  bool ragged = false;
   double dropoutProbability = 0.0;
   double scale = 1.0;
 

@@ -37,6 +37,7 @@
 #include "masks.cuh"
 #include "mma.cuh"
 #include "philox.cuh"
+#include "ragged.cuh"
 
 namespace tg::device {
 
@@ -58,6 +59,11 @@ struct BackwardParams {
   long long do_stride_b, do_stride_h, do_stride_s;
   long long dk_stride_b, dk_stride_h, dk_stride_s;
   long long dv_stride_b, dv_stride_h, dv_stride_s;
+  // Ragged (kRagged): seq_lens_q / seq_lens_kv hold the [B + 1] offsets
+  // cu_seqlens and seq_len_q / seq_len_kv the max_seqlen attributes; these
+  // are the packed tensors' token counts. lse is then the preprocess's
+  // [B, Hq, max_seqlen_q] copy of the [Tq, Hq] stats.
+  long long tokens_q, tokens_kv;
 };
 
 /// Shared-memory layout (byte offsets) and warp tiling derived from a
@@ -140,18 +146,22 @@ struct QueryTile {
 };
 
 /// Issues the copies of one query tile's Q, dO, lse and delta into `stage`.
+/// Rows >= `rows` (the tensor's end, or the packed sequence's, which starts
+/// at token q_start) are zero-filled.
 template <class Cfg>
 __device__ __forceinline__ void load_query_tile(const BackwardParams &p, unsigned smem, long long b,
-                                                QueryTile t, int stage, int tid) {
+                                                QueryTile t, int stage, int tid, long long q_start,
+                                                int rows) {
   using L = BackwardLayout<Cfg>;
-  const int valid_rows = static_cast<int>(p.seq_len_q) - t.m0;
+  const int valid_rows = rows - t.m0;
   load_rows_async<Cfg::kBlockM, Cfg::kHeadDimQK, L::kQKPitch, L::kThreads>(
       smem + L::kQ + stage * L::kQStageBytes,
-      p.q + b * p.q_stride_b + t.h * p.q_stride_h + t.m0 * p.q_stride_s, p.q_stride_s, valid_rows, tid);
+      p.q + b * p.q_stride_b + t.h * p.q_stride_h + (q_start + t.m0) * p.q_stride_s, p.q_stride_s,
+      valid_rows, tid);
   load_rows_async<Cfg::kBlockM, Cfg::kHeadDimV, L::kVPitch, L::kThreads>(
       smem + L::kDO + stage * L::kDOStageBytes,
-      p.d_o + b * p.do_stride_b + t.h * p.do_stride_h + t.m0 * p.do_stride_s, p.do_stride_s, valid_rows,
-      tid);
+      p.d_o + b * p.do_stride_b + t.h * p.do_stride_h + (q_start + t.m0) * p.do_stride_s, p.do_stride_s,
+      valid_rows, tid);
   const long long row0 = (b * p.num_heads_q + t.h) * p.seq_len_q + t.m0;
   load_floats_async<Cfg::kBlockM, L::kThreads>(smem + L::kLse + stage * Cfg::kBlockM * 4, p.lse + row0,
                                                valid_rows, tid);
@@ -190,8 +200,17 @@ __device__ __forceinline__ void attention_backward(const BackwardParams &p, cons
   const int n0 = static_cast<int>(blockIdx.x) * Cfg::kBlockN;
   const long long h_kv = blockIdx.y, b = blockIdx.z;
   const int seq_q = static_cast<int>(p.seq_len_q), seq_kv = static_cast<int>(p.seq_len_kv);
-  const int len_q = Cfg::kSeqLenQ ? imax(0, imin(p.seq_lens_q[b], seq_q)) : seq_q;
-  const int len_kv = Cfg::kSeqLenKv ? imax(0, imin(p.seq_lens_kv[b], seq_kv)) : seq_kv;
+  int len_q = Cfg::kSeqLenQ ? imax(0, imin(p.seq_lens_q[b], seq_q)) : seq_q;
+  int len_kv = Cfg::kSeqLenKv ? imax(0, imin(p.seq_lens_kv[b], seq_kv)) : seq_kv;
+  // Packed sequences: the tokens from q_start / kv_start; rows past a
+  // sequence belong to the next one (never loaded or written here).
+  long long q_start = 0, kv_start = 0;
+  if constexpr (Cfg::kRagged) {
+    ragged_sequence(p.seq_lens_q, b, p.tokens_q, p.seq_len_q, &q_start, &len_q);
+    ragged_sequence(p.seq_lens_kv, b, p.tokens_kv, p.seq_len_kv, &kv_start, &len_kv);
+    if (n0 >= len_kv) return;
+  }
+  const int q_rows = Cfg::kRagged ? len_q : seq_q, kv_rows = Cfg::kRagged ? len_kv : seq_kv;
   const MaskRule<Cfg::kUpper, Cfg::kRightLimit, Cfg::kLeft, Cfg::kWindowLeft> mask{
       len_q, len_kv, Cfg::kBottomRight ? len_kv - len_q : 0};
 
@@ -251,13 +270,13 @@ __device__ __forceinline__ void attention_backward(const BackwardParams &p, cons
   zero_columns<Cfg::kQStages * Cfg::kBlockM, L::kVPitch, Cfg::kHeadDimV, L::kDimV, L::kThreads>(
       reinterpret_cast<u16 *>(smem_raw + L::kDO), tid);
   load_rows_async<Cfg::kBlockN, Cfg::kHeadDimQK, L::kQKPitch, L::kThreads>(
-      smem + L::kK, p.k + b * p.k_stride_b + h_kv * p.k_stride_h + n0 * p.k_stride_s, p.k_stride_s,
-      seq_kv - n0, tid);
+      smem + L::kK, p.k + b * p.k_stride_b + h_kv * p.k_stride_h + (kv_start + n0) * p.k_stride_s,
+      p.k_stride_s, kv_rows - n0, tid);
   load_rows_async<Cfg::kBlockN, Cfg::kHeadDimV, L::kVPitch, L::kThreads>(
-      smem + L::kV, p.v + b * p.v_stride_b + h_kv * p.v_stride_h + n0 * p.v_stride_s, p.v_stride_s,
-      seq_kv - n0, tid);
+      smem + L::kV, p.v + b * p.v_stride_b + h_kv * p.v_stride_h + (kv_start + n0) * p.v_stride_s,
+      p.v_stride_s, kv_rows - n0, tid);
   if (iterations > 0) {
-    load_query_tile<Cfg>(p, smem, b, tile_of(0), 0, tid);
+    load_query_tile<Cfg>(p, smem, b, tile_of(0), 0, tid, q_start, q_rows);
     if constexpr (Cfg::kDropout)
       fill_keep_bits<Cfg>(keep_bits, p, philox_key, philox_offset, b, tile_of(0), n0, tid);
   }
@@ -285,7 +304,8 @@ __device__ __forceinline__ void attention_backward(const BackwardParams &p, cons
     __syncthreads();
     if constexpr (Cfg::kQStages == 2) {
       // The next tile streams in during this one.
-      if (it + 1 < iterations) load_query_tile<Cfg>(p, smem, b, tile_of(it + 1), 1 - stage, tid);
+      if (it + 1 < iterations)
+        load_query_tile<Cfg>(p, smem, b, tile_of(it + 1), 1 - stage, tid, q_start, q_rows);
       cp_async_commit();
     }
 
@@ -369,7 +389,7 @@ __device__ __forceinline__ void attention_backward(const BackwardParams &p, cons
     if constexpr (Cfg::kQStages == 1) {
       // Every warp is done with Q and dO: the next tile streams in during phase C.
       __syncthreads();
-      if (it + 1 < iterations) load_query_tile<Cfg>(p, smem, b, tile_of(it + 1), 0, tid);
+      if (it + 1 < iterations) load_query_tile<Cfg>(p, smem, b, tile_of(it + 1), 0, tid, q_start, q_rows);
       cp_async_commit();
     }
     if constexpr (Cfg::kDropout) {
@@ -428,9 +448,9 @@ __device__ __forceinline__ void attention_backward(const BackwardParams &p, cons
   store_accumulators<E, L::kQKPitch>(dk_acc, k_tile, b_key0, b_dqk0, Cfg::kScale, lane);
   store_accumulators<E, L::kVPitch>(dv_acc, v_tile, b_key0, b_dv0, 1.0f, lane);
   __syncthreads();
-  const int rows = imin(Cfg::kBlockN, seq_kv - n0);
-  u16 *dk_rows = p.dk + b * p.dk_stride_b + h_kv * p.dk_stride_h + n0 * p.dk_stride_s;
-  u16 *dv_rows = p.dv + b * p.dv_stride_b + h_kv * p.dv_stride_h + n0 * p.dv_stride_s;
+  const int rows = imin(Cfg::kBlockN, kv_rows - n0);
+  u16 *dk_rows = p.dk + b * p.dk_stride_b + h_kv * p.dk_stride_h + (kv_start + n0) * p.dk_stride_s;
+  u16 *dv_rows = p.dv + b * p.dv_stride_b + h_kv * p.dv_stride_h + (kv_start + n0) * p.dv_stride_s;
   constexpr int kChunksQK = Cfg::kHeadDimQK / 8, kChunksV = Cfg::kHeadDimV / 8;  // 16-byte chunks
   for (int i = tid; i < rows * kChunksQK; i += L::kThreads) {
     const int row = i / kChunksQK, col = (i % kChunksQK) * 8;

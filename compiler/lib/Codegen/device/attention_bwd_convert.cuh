@@ -9,21 +9,27 @@ namespace tg::device {
 /// Launch: grid (ceil(Sq / kRowKernelRows), Hq, B), kRowKernelThreads threads.
 /// dq_accum is [B, Hq, Sq, kHeadDimQK] dense f32; dq is [B, Hq, Sq,
 /// kHeadDimQK] at its strides (head dim contiguous, rows 16-byte aligned).
-template <Elem E, int kHeadDimQK>
+/// Ragged (kRagged): Sq is max_seqlen_q, dq is packed (b stride 0) and only
+/// each sequence's rows are written.
+template <Elem E, int kHeadDimQK, bool kRagged = false>
 __device__ __forceinline__ void attention_bwd_convert(const float *__restrict__ dq_accum,
                                                       u16 *__restrict__ dq, long long num_heads_q,
                                                       long long seq_len_q, long long dq_stride_b,
                                                       long long dq_stride_h, long long dq_stride_s,
-                                                      float scale) {
+                                                      float scale, const int *cu_seqlens_q = nullptr,
+                                                      long long tokens_q = 0) {
   static_assert(kHeadDimQK % 8 == 0, "rows are written in 16-byte chunks");
   const int tid = threadIdx.x;
   const int part = tid % kRowKernelThreadsPerRow;
   const long long row = static_cast<long long>(blockIdx.x) * kRowKernelRows + tid / kRowKernelThreadsPerRow;
   const long long h = blockIdx.y, b = blockIdx.z;
-  if (row >= seq_len_q) return;
+  long long start = 0;
+  int rows = static_cast<int>(seq_len_q);
+  if constexpr (kRagged) ragged_sequence(cu_seqlens_q, b, tokens_q, seq_len_q, &start, &rows);
+  if (row >= rows) return;
   const float4 *acc_row =
       reinterpret_cast<const float4 *>(dq_accum + ((b * num_heads_q + h) * seq_len_q + row) * kHeadDimQK);
-  u16 *dq_row = dq + b * dq_stride_b + h * dq_stride_h + row * dq_stride_s;
+  u16 *dq_row = dq + b * dq_stride_b + h * dq_stride_h + (start + row) * dq_stride_s;
   for (int chunk = part; chunk < kHeadDimQK / 8; chunk += kRowKernelThreadsPerRow) {
     const float4 lo = acc_row[2 * chunk], hi = acc_row[2 * chunk + 1];
     uint4 out;

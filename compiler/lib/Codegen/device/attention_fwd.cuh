@@ -31,6 +31,7 @@
 #include "documents.cuh"
 #include "masks.cuh"
 #include "philox.cuh"
+#include "ragged.cuh"
 #include "softmax.cuh"
 
 namespace tg::device {
@@ -54,18 +55,6 @@ struct ForwardParams {
   // stats are [Tq, Hq].
   long long tokens_q, tokens_kv;
 };
-
-/// Sequence b of a packed tensor: its first token and its length, with
-/// malformed offsets clamped into [0, tokens], the end to at least the
-/// start, and the length cut to max_len (TGOps.td: the ragged layout).
-__device__ __forceinline__ void ragged_sequence(const int *cu_seqlens, long long b, long long tokens,
-                                                long long max_len, long long *start, int *len) {
-  const long long first = cu_seqlens[b] < 0 ? 0 : (cu_seqlens[b] > tokens ? tokens : cu_seqlens[b]);
-  long long end = cu_seqlens[b + 1] > tokens ? tokens : cu_seqlens[b + 1];
-  end = end < first ? first : end;
-  *start = first;
-  *len = static_cast<int>(end - first < max_len ? end - first : max_len);
-}
 
 /// The score modifier of a kernel without one (Config::kScoreMod false).
 struct NoScoreMod {};

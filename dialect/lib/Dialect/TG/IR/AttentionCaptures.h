@@ -17,6 +17,14 @@ LogicalResult verifyAttentionCaptures(Operation *op, ValueRange captures,
 /// The score region's argument types: the score (f32), b, h, q_idx, kv_idx
 /// (i64), then one per capture (captureArgType).
 SmallVector<Type> scoreRegionArgTypes(Operation *op, ValueRange captures);
+/// The ragged layout's rules (rank-3 packed q, k, v; offsets and maximum
+/// lengths together; no padding lengths), and q, k, v as [B, H, S, D]
+/// views for the other rules.
+LogicalResult verifyRaggedAttention(
+    Operation *op, Value q, Value k, Value v, Value seqLenQ, Value seqLenKv,
+    Value cuSeqlensQ, Value cuSeqlensKv, std::optional<uint64_t> maxSeqlenQ,
+    std::optional<uint64_t> maxSeqlenKv, SmallVectorImpl<int64_t> &qView,
+    SmallVectorImpl<int64_t> &kView, SmallVectorImpl<int64_t> &vView);
 /// A table capture's argument in `block` is used only as a tg.gather table.
 LogicalResult verifyTableUses(Operation *op, Block &block,
                               StringRef regionName, ValueRange captures);

@@ -21,13 +21,36 @@ static Type elementOf(Value value) {
 }
 
 LogicalResult AttentionGradOp::verify() {
-  for (auto [name, value] :
-       {std::pair<StringRef, Value>{"q", getQ()}, {"k", getK()}, {"v", getV()}})
-    if (shapeOf(value).size() != 4)
-      return emitOpError(name) << " must have rank 4 ([B, H, S, D]), got rank "
-                               << shapeOf(value).size();
-  ArrayRef<int64_t> q = shapeOf(getQ()), k = shapeOf(getK()),
-                    v = shapeOf(getV());
+  // q, k, v as [B, H, S, D]: their shapes, or the ragged layout's views.
+  SmallVector<int64_t> qView, kView, vView;
+  if (getCuSeqlensQ() || getCuSeqlensKv()) {
+    std::optional<uint64_t> maxQ, maxKv;
+    if (auto max = getMaxSeqlenQ())
+      maxQ = *max;
+    if (auto max = getMaxSeqlenKv())
+      maxKv = *max;
+    if (failed(detail::verifyRaggedAttention(
+            *this, getQ(), getK(), getV(), getSeqLenQ(), getSeqLenKv(),
+            getCuSeqlensQ(), getCuSeqlensKv(), maxQ, maxKv, qView, kView,
+            vView)))
+      return failure();
+  } else {
+    if (getMaxSeqlenQ() || getMaxSeqlenKv())
+      return emitOpError("max_seqlen_q/max_seqlen_kv belong to the ragged "
+                         "layout (cu_seqlens_q, cu_seqlens_kv)");
+    for (auto [name, value] : {std::pair<StringRef, Value>{"q", getQ()},
+                               {"k", getK()},
+                               {"v", getV()}})
+      if (shapeOf(value).size() != 4)
+        return emitOpError(name)
+               << " must have rank 4 ([B, H, S, D]), got rank "
+               << shapeOf(value).size();
+    qView.assign(shapeOf(getQ()).begin(), shapeOf(getQ()).end());
+    kView.assign(shapeOf(getK()).begin(), shapeOf(getK()).end());
+    vView.assign(shapeOf(getV()).begin(), shapeOf(getV()).end());
+  }
+  const bool ragged = isRagged();
+  ArrayRef<int64_t> q = qView, k = kView, v = vView;
   if (elementOf(getQ()) != elementOf(getK()) ||
       elementOf(getQ()) != elementOf(getV()))
     return emitOpError("q, k and v must have the same element type, got ")
@@ -40,19 +63,24 @@ LogicalResult AttentionGradOp::verify() {
            << formatShape(v)
            << " do not line up (expected equal batch, k/v heads dividing q's, "
               "equal k/v lengths and q/k head dims)";
-  SmallVector<int64_t> output{q[0], q[1], q[2], v[3]};
+  // [B, Hq, Sq, *] dense, [Tq, Hq, *] ragged.
+  SmallVector<int64_t> rows(shapeOf(getQ()).drop_back());
+  SmallVector<int64_t> output(rows), stats(rows);
+  output.push_back(v[3]);
+  stats.push_back(1);
   if (shapeOf(getO()) != ArrayRef<int64_t>(output))
     return emitOpError("o shape ")
            << formatShape(shapeOf(getO())) << " does not match; expected "
-           << formatShape(output) << " ([B, Hq, Sq, Dv])";
+           << formatShape(output)
+           << (ragged ? " ([Tq, Hq, Dv])" : " ([B, Hq, Sq, Dv])");
   if (getDO().getType() != getO().getType())
     return emitOpError("d_o type ")
            << getDO().getType() << " differs from o's " << getO().getType();
-  SmallVector<int64_t> stats{q[0], q[1], q[2], 1};
   if (shapeOf(getStats()) != ArrayRef<int64_t>(stats))
     return emitOpError("stats shape ")
            << formatShape(shapeOf(getStats())) << " does not match; expected "
-           << formatShape(stats) << " ([B, Hq, Sq, 1])";
+           << formatShape(stats)
+           << (ragged ? " ([Tq, Hq, 1])" : " ([B, Hq, Sq, 1])");
   for (auto [name, value] :
        {std::pair<StringRef, Value>{"seq_len_q", getSeqLenQ()},
         {"seq_len_kv", getSeqLenKv()}})

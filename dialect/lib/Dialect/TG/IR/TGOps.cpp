@@ -787,6 +787,8 @@ struct AttentionShapes {
 };
 } // namespace
 
+static AttentionShapes attentionShapes(const AttentionParts &p);
+
 /// The ragged layout's rules (TGOps.td, tg.sdpa): rank-3 packed tensors,
 /// offsets and maximum lengths given together, lengths that fit.
 static LogicalResult verifyRagged(Operation *op, const AttentionParts &p) {
@@ -823,6 +825,24 @@ static LogicalResult verifyRagged(Operation *op, const AttentionParts &p) {
     if (max < 1 || static_cast<int64_t>(max) > tokens)
       return op->emitOpError(name)
              << " is " << max << "; expected 1 to the token count " << tokens;
+  return success();
+}
+
+LogicalResult mlir::tg::detail::verifyRaggedAttention(
+    Operation *op, Value q, Value k, Value v, Value seqLenQ, Value seqLenKv,
+    Value cuSeqlensQ, Value cuSeqlensKv, std::optional<uint64_t> maxSeqlenQ,
+    std::optional<uint64_t> maxSeqlenKv, SmallVectorImpl<int64_t> &qView,
+    SmallVectorImpl<int64_t> &kView, SmallVectorImpl<int64_t> &vView) {
+  AttentionParts p;
+  p.q = q, p.k = k, p.v = v, p.seqLenQ = seqLenQ, p.seqLenKv = seqLenKv;
+  p.cuSeqlensQ = cuSeqlensQ, p.cuSeqlensKv = cuSeqlensKv;
+  p.maxSeqlenQ = maxSeqlenQ, p.maxSeqlenKv = maxSeqlenKv;
+  if (failed(verifyRagged(op, p)))
+    return failure();
+  AttentionShapes shapes = attentionShapes(p);
+  qView.assign(shapes.q.begin(), shapes.q.end());
+  kView.assign(shapes.k.begin(), shapes.k.end());
+  vView.assign(shapes.v.begin(), shapes.v.end());
   return success();
 }
 
@@ -1061,12 +1081,17 @@ LogicalResult SdpaGradOp::verify() {
                        getSeqLenQ(), getSeqLenKv(), getSeed(), getOffset(),
                        getScale(),  getSoftcap()};
   parts.dropout = getDropout().convertToDouble();
+  addRaggedParts(*this, parts);
   if (failed(verifyAttention(*this, parts)) ||
       failed(verifyWindow(*this, getWindowLeft(), getWindowRight())) ||
       failed(verifyOutputAndStats(*this, getQ(), getK(), getV(),
                                   getO().getType(), getStats(),
-                                  /*training=*/true)))
+                                  /*training=*/true, isRagged())))
     return failure();
+  if (isRagged() && getAlibi() && getCausal() == CausalMode::bottom_right)
+    return emitOpError("ALiBi with bottom-right alignment is not supported "
+                       "in the ragged layout (its distances need each "
+                       "sequence's lengths in the score region)");
   if (getDO().getType() != getO().getType())
     return emitOpError("d_o type ")
            << getDO().getType() << " differs from o's " << getO().getType();

@@ -813,7 +813,8 @@ def TG_SdpaGradOp : TG_Op<"sdpa_grad", [Pure, AttrSizedOperandSegments,
     o))` summed over the bias's broadcast dimensions (the bias is added
     after the soft-cap), for learnable biases. Mirrors the backward of
     [`torch.nn.functional.scaled_dot_product_attention`](https://pytorch.org/docs/stable/generated/torch.nn.functional.scaled_dot_product_attention.html)
-    and cuDNN's SDPA backward.
+    and cuDNN's SDPA backward. The ragged layout is tg.sdpa's (o, d_o,
+    dq, dk, dv packed like q, k, v; the stats `[Tq, Hq, 1]`).
 
     ```mlir
     %dq, %dk, %dv = tg.sdpa_grad %q, %k, %v, %o, %do, %lse {causal = #tg<causal top_left>}
@@ -826,9 +827,12 @@ def TG_SdpaGradOp : TG_Op<"sdpa_grad", [Pure, AttrSizedOperandSegments,
       TG_StatsTensor:$stats, Optional<TG_NumericTensor>:$bias,
       Optional<TG_SeqLenTensor>:$seq_len_q,
       Optional<TG_SeqLenTensor>:$seq_len_kv,
+      Optional<TG_SeqLenTensor>:$cu_seqlens_q,
+      Optional<TG_SeqLenTensor>:$cu_seqlens_kv,
       Optional<TG_RngScalar>:$seed, Optional<TG_RngScalar>:$offset,
       OptionalAttr<F64Attr>:$scale, OptionalAttr<F64Attr>:$softcap,
-      UnitAttr:$alibi), TG_AttentionMaskAttrs);
+      UnitAttr:$alibi, OptionalAttr<I64Attr>:$max_seqlen_q,
+      OptionalAttr<I64Attr>:$max_seqlen_kv), TG_AttentionMaskAttrs);
   let results = (outs TG_AttnTensor:$dq, TG_AttnTensor:$dk,
                       TG_AttnTensor:$dv, Optional<TG_NumericTensor>:$dbias);
   let assemblyFormat = [{
@@ -836,14 +840,16 @@ def TG_SdpaGradOp : TG_Op<"sdpa_grad", [Pure, AttrSizedOperandSegments,
     (`bias` `(` $bias^ `:` type($bias) `)`)?
     (`seq_len_q` `(` $seq_len_q^ `:` type($seq_len_q) `)`)?
     (`seq_len_kv` `(` $seq_len_kv^ `:` type($seq_len_kv) `)`)?
+    (`cu_seqlens_q` `(` $cu_seqlens_q^ `:` type($cu_seqlens_q) `)`)?
+    (`cu_seqlens_kv` `(` $cu_seqlens_kv^ `:` type($cu_seqlens_kv) `)`)?
     (`seed` `(` $seed^ `)`)? (`offset` `(` $offset^ `)`)?
     attr-dict `:` type($q) `,` type($k) `,` type($v) `,` type($o) `,`
     type($d_o) `,` type($stats) (`->` `dbias` type($dbias)^)?
   }];
   let hasVerifier = 1;
-  let extraClassDeclaration = [{
+  let extraClassDeclaration = !strconcat([{
     double getScaleOrDefault();
-  }];
+  }], TG_RaggedAccessors);
 }
 
 def TG_AttentionOp : TG_Op<"attention", [Pure, AttrSizedOperandSegments,
@@ -989,6 +995,11 @@ def TG_AttentionGradOp : TG_Op<"attention_grad", [Pure,
     refuses it); the expansion into tg ops and cuDNN refuse table
     gradients at compile time with the reason.
 
+    The ragged (packed) layout is tg.attention's (`cu_seqlens_q`,
+    `cu_seqlens_kv`, `max_seqlen_q`, `max_seqlen_kv`; o, d_o and the
+    gradients packed like q, k, v, the stats `[Tq, Hq, 1]`); only the
+    fused NVRTC backward runs it.
+
     ```mlir
     %dq, %dk, %dv = tg.attention_grad %q, %k, %v, %o, %do, %lse
         {causal = #tg<causal top_left>, scale = 1.250000e-01 : f64}
@@ -1005,10 +1016,14 @@ def TG_AttentionGradOp : TG_Op<"attention_grad", [Pure,
       TG_AttnTensor:$v, TG_AttnTensor:$o, TG_AttnTensor:$d_o,
       TG_StatsTensor:$stats, Optional<TG_SeqLenTensor>:$seq_len_q,
       Optional<TG_SeqLenTensor>:$seq_len_kv,
+      Optional<TG_SeqLenTensor>:$cu_seqlens_q,
+      Optional<TG_SeqLenTensor>:$cu_seqlens_kv,
       Optional<TG_RngScalar>:$seed, Optional<TG_RngScalar>:$offset,
       Variadic<TG_Tensor>:$captures,
       DefaultValuedAttr<F64Attr, "1.0">:$scale,
-      OptionalAttr<DenseI64ArrayAttr>:$grad_captures), TG_AttentionMaskAttrs);
+      OptionalAttr<DenseI64ArrayAttr>:$grad_captures,
+      OptionalAttr<I64Attr>:$max_seqlen_q, OptionalAttr<I64Attr>:$max_seqlen_kv),
+      TG_AttentionMaskAttrs);
   let results = (outs TG_AttnTensor:$dq, TG_AttnTensor:$dk,
                       TG_AttnTensor:$dv, Variadic<TG_Tensor>:$capture_grads);
   let regions = (region SizedRegion<1>:$score,
@@ -1017,6 +1032,8 @@ def TG_AttentionGradOp : TG_Op<"attention_grad", [Pure,
     $q `,` $k `,` $v `,` $o `,` $d_o `,` $stats
     (`seq_len_q` `(` $seq_len_q^ `:` type($seq_len_q) `)`)?
     (`seq_len_kv` `(` $seq_len_kv^ `:` type($seq_len_kv) `)`)?
+    (`cu_seqlens_q` `(` $cu_seqlens_q^ `:` type($cu_seqlens_q) `)`)?
+    (`cu_seqlens_kv` `(` $cu_seqlens_kv^ `:` type($cu_seqlens_kv) `)`)?
     (`seed` `(` $seed^ `)`)? (`offset` `(` $offset^ `)`)?
     (`captures` `(` $captures^ `:` type($captures) `)`)?
     attr-dict `:` type($q) `,` type($k) `,` type($v) `,` type($o) `,`
@@ -1026,14 +1043,14 @@ def TG_AttentionGradOp : TG_Op<"attention_grad", [Pure,
   }];
   let hasVerifier = 1;
   let hasRegionVerifier = 1;
-  let extraClassDeclaration = [{
+  let extraClassDeclaration = !strconcat([{
     /// Region arguments before the captured elements (as tg.attention).
     static constexpr unsigned kNumIndexArgs = 5;
     ::mlir::Block &getScoreBlock() { return getScore().front(); }
     /// The entries of grad_captures that are table captures (read by
     /// tg.gather): their gradients are scatter-adds.
     ::llvm::SmallVector<int64_t> getTableGradCaptures();
-  }];
+  }], TG_RaggedAccessors);
 }
 
 def TG_FusedMatmulOp : TG_Op<"fused_matmul", [Pure, AttrSizedOperandSegments,
