@@ -20,6 +20,8 @@
 #   gathersan   the same under compute-sanitizer memcheck (an out-of-bounds access fails the row)
 #   ragged      suite --set ragged (packed sequences, cu_seqlens; test/gpu/ragged_graphs.py), nvrtc
 #   raggedsan   the same under compute-sanitizer memcheck (malformed offsets must stay in bounds)
+#   paged       suite --set paged (paged K/V caches: decode, prefill; test/gpu/paged_graphs.py), nvrtc
+#   pagedsan    the same under compute-sanitizer memcheck (page indices outside the cache)
 #   benchvarlen bench/bench_varlen.py (varlen vs dense and padded batches, FlashAttention varlen)
 #   benchgather bench/bench_gather.py (table gathers vs FlexAttention; bench_gather.{json,md})
 #   benchmixed  tg-run --check of a mixed-input matmul under each --mixed-matmul plan, then
@@ -122,6 +124,10 @@ for s in $STAGES; do
       $SUITE --set ragged --backend nvrtc --tag ragged_nvrtc ;;
     raggedsan) stage raggedsan 150 "$CUDA_LIB:$BASE_LD" \
       $SUITE --set ragged --backend nvrtc --sanitizer /usr/local/cuda/bin/compute-sanitizer --tag ragged_memcheck ;;
+    paged) stage paged 90 "$CUDA_LIB:$BASE_LD" \
+      $SUITE --set paged --backend nvrtc --tag paged_nvrtc ;;
+    pagedsan) stage pagedsan 150 "$CUDA_LIB:$BASE_LD" \
+      $SUITE --set paged --backend nvrtc --sanitizer /usr/local/cuda/bin/compute-sanitizer --tag paged_memcheck ;;
     benchvarlen)
       left=$(( LIMIT - $(elapsed) - 10 ))
       (( left > 150 )) && left=150

@@ -21,7 +21,7 @@ error, not a silent fallback). Each row shows what the compiler planned
 "nvrtc" or "nvrtc (fallback)" there and are still checked.
 
 Usage (on the GPU machine):
-  test/gpu/suite.py --bin BIN --backend cudnn [--cudnn-lib PATH] [--set fwd|bwd|masks|gather|ragged|all]
+  test/gpu/suite.py --bin BIN --backend cudnn [--cudnn-lib PATH] [--set fwd|bwd|masks|gather|ragged|paged|all]
                     [--quick] [--only SUBSTR] [--graphs] [--force-ptx] [--tag NAME]
   test/gpu/suite.py --bin BIN --backend nvrtc --set fused --expect-fused   # the fused backward
 Here (no GPU): --emit-graphs DIR writes the generated graphs; --compile-only
@@ -35,6 +35,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import attention_graphs as ag  # noqa: E402
 import gather_graphs as gg  # noqa: E402
 import mask_graphs as mg  # noqa: E402
+import paged_graphs as pg  # noqa: E402
 import ragged_graphs as rg  # noqa: E402
 import tool_output as to  # noqa: E402
 
@@ -65,6 +66,8 @@ def configs(which, quick):
         out += gg.gather_configs()
     if which == "ragged":
         out += rg.ragged_configs()
+    if which == "paged":
+        out += pg.paged_configs()
     if quick:
         out = [c for c in out if not ag.is_big(c)]
     return out
@@ -183,6 +186,8 @@ def graph_text(c):
         return gg.graph_text(c)
     if "ragged" in c:
         return rg.graph_text(c)
+    if "paged" in c:
+        return pg.graph_text(c)
     return mg.graph_text(c) if c["kind"].startswith("mask_") else ag.graph_text(c)
 
 
@@ -203,6 +208,8 @@ def run_config(c, args, workdir):
         extra = gg.write_inputs(c, workdir)
     if "ragged" in c:
         extra = rg.write_inputs(c, workdir)
+    if "paged" in c:
+        extra = pg.write_inputs(c, workdir)
     if c["kind"] == "bwd":
         # Every input of the reference training forward (q, k, v and the
         # options' inputs) and its o and stats; do stays random.
@@ -289,7 +296,7 @@ def main():
                     help="TGC_BACKEND when it should differ from --backend (auto: a cuDNN step cuDNN "
                          "rejects at run time falls back to NVRTC instead of failing)")
     ap.add_argument("--cudnn-lib", default="", help="TGC_CUDNN_LIBRARY: the libcudnn.so.9 file to load")
-    ap.add_argument("--set", dest="which", choices=["fwd", "bwd", "fused", "masks", "all", "bias-probe", "gather", "ragged"],
+    ap.add_argument("--set", dest="which", choices=["fwd", "bwd", "fused", "masks", "all", "bias-probe", "gather", "ragged", "paged"],
                     default="all", help="grid mode: forward, backward, additive masks (mask_graphs.py) or all "
                     "of them; fused: the backward configurations plus every option of the fused NVRTC "
                     "backward; bias-probe: which bias forms cuDNN takes; gather: tables read at computed "

@@ -154,6 +154,22 @@ inline std::vector<Variant> variants() {
     s.causal = C::TopLeft;
     s.training = true;
   });
+  // Paged K/V caches: pages smaller and larger than a key tile.
+  add("d128_bf16_paged16_decode_gqa8", 128, 128, T::BF16, [](auto &s) {
+    s.paged = true;
+    s.pageSize = 16;
+    s.hasSeqLenKv = true;
+    s.causal = C::BottomRight;
+    s.numHeadsKV = 1;
+  });
+  add("wgmma_d128_bf16_paged256_causal", 128, 128, T::BF16, [](auto &s) {
+    s.targetSm = 90;
+    s.archSpecific = true;
+    s.paged = true;
+    s.pageSize = 256;
+    s.hasSeqLenKv = true;
+    s.causal = C::BottomRight;
+  });
   // Table captures (tg.gather): a relative-position table, a T5 bucket
   // lookup, document ids and prefix lengths, mixed with an element capture.
   add("d128_bf16_relative_bias_table_causal", 128, 128, T::BF16, [](auto &s) {

@@ -122,6 +122,17 @@ TEST(AttentionSpec, LaunchConfiguration) {
   EXPECT_EQ(ragged->numParams, 34u);
   EXPECT_NE(ragged->source.find("long long tokens_q, long long tokens_kv,"), std::string::npos);
   EXPECT_NE(ragged->source.find("static constexpr bool kRagged = true;"), std::string::npos);
+  // A paged cache adds the page table, its row stride and the page count.
+  s.ragged = false;
+  s.paged = true;
+  s.pageSize = 32;
+  s.hasSeqLenKv = true;
+  auto paged = generateAttentionForward(s);
+  ASSERT_TRUE(paged);
+  EXPECT_EQ(paged->numParams, 35u);
+  EXPECT_NE(paged->source.find("static constexpr int kPageSize = 32;"), std::string::npos);
+  s.hasSeqLenKv = false;
+  EXPECT_FALSE(generateAttentionForward(s));
 }
 
 bool contains(const std::string &s, const std::string &what);

@@ -102,6 +102,11 @@ std::string validateAttentionSpec(const AttentionForwardSpec &spec) {
   }
   if (spec.ragged && (spec.hasSeqLenQ || spec.hasSeqLenKv))
     return "the ragged layout takes its lengths from cu_seqlens, not from seq_lens";
+  if (spec.paged && (spec.ragged || !spec.hasSeqLenKv || spec.pageSize < 1)) {
+    err << "a paged K/V cache needs the kv lengths (hasSeqLenKv), a page size >= 1 (got "
+        << spec.pageSize << ") and not the ragged layout";
+    return err.str();
+  }
   if (!std::isfinite(spec.scale) || spec.scale == 0.0) {
     err << "scale is " << spec.scale << "; expected a finite non-zero value";
     return err.str();
@@ -253,7 +258,9 @@ std::string AttentionEmitter::headerComment() const {
      << (spec.windowLeft ? std::to_string(*spec.windowLeft) : "none") << " right "
      << (spec.windowRight ? std::to_string(*spec.windowRight) : "none") << ", padding q "
      << (spec.hasSeqLenQ ? "yes" : "no") << " kv " << (spec.hasSeqLenKv ? "yes" : "no")
-     << (spec.ragged ? ", ragged (cu_seqlens)" : "") << "\n";
+     << (spec.ragged ? ", ragged (cu_seqlens)" : "")
+     << (spec.paged ? ", paged K/V (" + std::to_string(spec.pageSize) + " keys per page)" : "")
+     << "\n";
   os << "//        dropout " << spec.dropoutProbability << ", training "
      << (spec.training ? "yes" : "no") << ", scale " << spec.scale
      << ", score modifier " << (modifier ? "yes" : "no") << ", "
@@ -298,6 +305,8 @@ std::string AttentionEmitter::configuration() const {
                                      : "x is the score after scaling and the score modifier")
       .set("TRAINING", boolName(spec.training))
       .set("RAGGED", boolName(spec.ragged))
+      .set("PAGED", boolName(spec.paged))
+      .set("PAGE_SIZE", spec.paged ? spec.pageSize : 1)
       .set("DOCUMENT_MASK", boolName(spec.documentMask.has_value()));
   return t.expand(R"cuda(
 // ---------------------------------------------------------------------------
@@ -333,6 +342,9 @@ $(MASKS_AND_DROPOUT)
   static constexpr bool kDocumentMask = $(DOCUMENT_MASK);
   // Packed sequences: seq_lens_* are the cu_seqlens offsets (ForwardParams).
   static constexpr bool kRagged = $(RAGGED);
+  // Paged K/V cache: keys read through the page table (ForwardParams).
+  static constexpr bool kPaged = $(PAGED);
+  static constexpr int kPageSize = $(PAGE_SIZE);
 };
 )cuda");
 }
@@ -468,6 +480,8 @@ extern "C" __global__ void __launch_bounds__(ForwardConfig::kWarps * 32, Forward
     long long batch, long long num_heads_q, long long seq_len_q, long long seq_len_kv,)cuda";
   if (spec.ragged)
     os << "\n    long long tokens_q, long long tokens_kv,";
+  if (spec.paged)
+    os << "\n    const int *__restrict__ page_table, long long page_table_stride, long long num_pages,";
   os << R"cuda(
     long long q_stride_b, long long q_stride_h, long long q_stride_s,
     long long k_stride_b, long long k_stride_h, long long k_stride_s,
@@ -488,7 +502,8 @@ extern "C" __global__ void __launch_bounds__(ForwardConfig::kWarps * 32, Forward
       batch, num_heads_q, seq_len_q, seq_len_kv,
       q_stride_b, q_stride_h, q_stride_s, k_stride_b, k_stride_h, k_stride_s,
       v_stride_b, v_stride_h, v_stride_s, o_stride_b, o_stride_h, o_stride_s,
-      )cuda" << (spec.ragged ? "tokens_q, tokens_kv" : "0, 0") << R"cuda(};
+      )cuda" << (spec.ragged ? "tokens_q, tokens_kv" : "0, 0")
+     << (spec.paged ? ", page_table, page_table_stride, num_pages" : ", nullptr, 0, 0") << R"cuda(};
 )cuda";
   if (!modifier) {
     os << "  tg::device::attention_forward<ForwardConfig>(params, tg::device::NoScoreMod{});\n}\n";
@@ -525,7 +540,7 @@ AttentionKernel AttentionEmitter::emit() {
   k.tile = tile;
   k.threads = unsigned(tile.warps) * 32;
   k.sharedBytes = layout.totalBytes;
-  k.numParams = spec.ragged ? 27 : 25;
+  k.numParams = 25 + (spec.ragged ? 2 : 0) + (spec.paged ? 3 : 0);
   for (const AttentionCapture &c : spec.captures)
     k.numParams += c.tableRank > 0 ? tableCaptureParamCount(c) : 5;
   k.requiredTarget = tile.wgmma ? "sm_90a" : "";

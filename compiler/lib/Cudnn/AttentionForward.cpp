@@ -254,6 +254,11 @@ std::string cudnn::attentionUnsupportedReason(AttentionOp op) {
   if (op.isRagged())
     return "the ragged layout (cu_seqlens) is not lowered to cuDNN's ragged "
            "offsets; the fused NVRTC kernel runs it";
+  // cuDNN 9.5+ reads paged caches through page-table tensors in its SDPA
+  // graph; tgc does not build them yet.
+  if (op.isPaged())
+    return "a paged K/V cache (page_table) is not lowered to cuDNN's paged "
+           "attention; the fused NVRTC kernel runs it";
   if (isFp8(op)) return attentionFp8UnsupportedReason(op);
   Type t = elementOf(op.getQ());
   if (!t.isBF16() && !t.isF16())

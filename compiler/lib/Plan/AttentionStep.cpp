@@ -42,10 +42,15 @@ mlir::tg::emitAttentionStep(AttentionOp op, const tgc::CompileTarget &target,
   // cu_seqlens and the max_seqlen attributes.
   const bool ragged = op.isRagged();
   spec.ragged = ragged;
+  // Paged: k, v [num_pages, page_size, Hkv, D], keys up to max_pages *
+  // page_size.
+  const bool paged = op.isPaged();
+  spec.paged = paged;
+  spec.pageSize = paged ? static_cast<int>(kType.getDimSize(1)) : 0;
   spec.headDimQK = qType.getDimSize(qType.getRank() - 1);
   spec.headDimV = vType.getDimSize(vType.getRank() - 1);
   spec.numHeadsQ = qType.getDimSize(1);
-  spec.numHeadsKV = kType.getDimSize(1);
+  spec.numHeadsKV = kType.getDimSize(paged ? 2 : 1);
   const int64_t batch =
       ragged ? cast<RankedTensorType>(op.getCuSeqlensQ().getType())
                        .getDimSize(0) -
@@ -53,8 +58,11 @@ mlir::tg::emitAttentionStep(AttentionOp op, const tgc::CompileTarget &target,
              : qType.getDimSize(0);
   const int64_t seqQ = ragged ? static_cast<int64_t>(*op.getMaxSeqlenQ())
                               : qType.getDimSize(2);
-  const int64_t seqKv = ragged ? static_cast<int64_t>(*op.getMaxSeqlenKv())
-                               : kType.getDimSize(2);
+  const int64_t seqKv =
+      ragged  ? static_cast<int64_t>(*op.getMaxSeqlenKv())
+      : paged ? cast<RankedTensorType>(op.getPageTable().getType()).getDimSize(1) *
+                    kType.getDimSize(1)
+              : kType.getDimSize(2);
   spec.setMasks(attentionMasks(op));
   for (Value len : {op.getSeqLenQ(), op.getSeqLenKv(), op.getCuSeqlensQ(),
                     op.getCuSeqlensKv()})
@@ -138,6 +146,10 @@ mlir::tg::emitAttentionStep(AttentionOp op, const tgc::CompileTarget &target,
     // h and s strides from dims 1 and 0.
     if (ragged)
       strides = {0, strides[1], strides[0], strides[2]};
+    // Paged k, v [num_pages, page_size, H, D]: the page stride in the b
+    // slot, h and row strides from dims 2 and 1.
+    if (paged && (value == op.getK() || value == op.getV()))
+      strides = {strides[0], strides[2], strides[1], strides[3]};
     layouts.push_back(strides);
   }
   if (Value stats = op.getStats()) {
@@ -223,6 +235,16 @@ mlir::tg::emitAttentionStep(AttentionOp op, const tgc::CompileTarget &target,
                KernelArg::int64(seqKv)};
   if (ragged) {
     step.args.push_back(KernelArg::int64(qType.getDimSize(0)));
+    step.args.push_back(KernelArg::int64(kType.getDimSize(0)));
+  }
+  if (paged) {
+    SmallVector<int64_t> tableStrides = stridesOf(op.getPageTable());
+    if (tableStrides[1] != 1)
+      return op.emitOpError("the NVRTC attention kernel reads the page "
+                            "table's rows contiguously, got stride ")
+             << tableStrides[1];
+    step.args.push_back(KernelArg::buffer(op.getPageTable()));
+    step.args.push_back(KernelArg::int64(tableStrides[0]));
     step.args.push_back(KernelArg::int64(kType.getDimSize(0)));
   }
   for (const SmallVector<int64_t> &strides : layouts)

@@ -3,6 +3,7 @@
 // the op's score modifier (softcap, bias, ALiBi, or the score region), then
 // the attribute masks, then safe softmax. The order is the one the dialect
 // documents for tg.sdpa, FP8 scaling included.
+#include <type_traits>
 #include "Ops.h"
 #include "Pointwise.h"
 #include "Walker.h"
@@ -63,6 +64,10 @@ struct AttentionProblem {
   /// max_seqlen attributes.
   const HostTensor *cuQ = nullptr, *cuKv = nullptr;
   int64_t tokensQ = 0, tokensKv = 0;
+  /// A paged K/V cache (tg.sdpa's page_table): k, v [numPages, pageSize,
+  /// Hkv, D]; seqKv is max_pages * pageSize.
+  const HostTensor *pageTable = nullptr;
+  int64_t numPages = 0, pageSize = 0;
 
   int64_t kvHead(int64_t h) const { return h / (heads / kvHeads); }
   /// Row-major offset of (b, h, s, 0) in a [B, H, S, D] tensor.
@@ -98,6 +103,13 @@ struct AttentionProblem {
     return at(b, h, i, heads, seqQ, d);
   }
   int64_t keyRow(int64_t b, int64_t hk, int64_t j, int64_t d) const {
+    if (pageTable) {
+      int64_t maxPages = static_cast<int64_t>(pageTable->shape[1]);
+      int64_t page = std::clamp<int64_t>(
+          static_cast<int64_t>(pageTable->values[b * maxPages + j / pageSize]), 0,
+          numPages - 1);
+      return ((page * pageSize + j % pageSize) * kvHeads + hk) * d;
+    }
     if (cuKv)
       return ((sequence(*cuKv, b, tokensKv, seqKv).first + j) * kvHeads + hk) *
              d;
@@ -133,8 +145,9 @@ struct AttentionProblem {
     out.fullyMasked = true;
     const double *qRow = q->values.data() + queryRow(b, h, i, dim);
     int64_t hk = kvHead(h);
-    // Keys past a ragged sequence belong to the next one (masked anyway).
-    int64_t keys = cuKv ? lengthKv(b) : seqKv;
+    // Keys past a ragged sequence belong to the next one, past a paged
+    // one's length to no one (masked anyway).
+    int64_t keys = cuKv || pageTable ? std::min(lengthKv(b), seqKv) : seqKv;
     for (int64_t j = 0; j < keys; ++j) {
       const double *kRow = k->values.data() + keyRow(b, hk, j, dim);
       double dot = 0.0;
@@ -192,6 +205,16 @@ AttentionProblem makeProblem(OpTy op, ValueLookup lookup) {
   p.kvHeads = ks[1];
   p.seqKv = ks[2];
   p.dimV = vs[3];
+  if constexpr (std::is_same_v<OpTy, SdpaOp> ||
+                std::is_same_v<OpTy, AttentionOp>) {
+    if (op.isPaged()) {
+      p.pageTable = &lookup(op.getPageTable());
+      p.numPages = ks[0];
+      p.pageSize = ks[1];
+      p.kvHeads = ks[2];
+      p.seqKv = p.pageTable->shape[1] * ks[1];
+    }
+  }
   p.masks = attentionMasks(op);
   if (Value len = op.getSeqLenQ())
     p.seqLenQ = &lookup(len);

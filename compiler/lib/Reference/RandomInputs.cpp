@@ -2,6 +2,7 @@
 // uniform values are written out here (not std:: distributions, whose
 // output differs between standard libraries) so that a seed gives the same
 // inputs everywhere.
+#include <type_traits>
 #include "tg/Reference/Interpreter.h"
 
 #include "Elements.h"
@@ -50,12 +51,13 @@ private:
   std::mt19937_64 engine;
 };
 
-enum class ArgRole { Plain, SeqLen, CuSeqlens, RngScalar, Fp8Scale };
+enum class ArgRole { Plain, SeqLen, CuSeqlens, PageTable, RngScalar, Fp8Scale };
 
 struct ArgPlan {
   ArgRole role = ArgRole::Plain;
   int64_t maxLength = 0; // for SeqLen and CuSeqlens
-  int64_t tokens = 0;    // for CuSeqlens: the packed tensor's token count
+  int64_t tokens = 0;    // for CuSeqlens: the packed tensor's token count;
+                         // for PageTable: the number of pages
   double value = 0.0;    // for Fp8Scale
 };
 
@@ -73,6 +75,17 @@ template <typename OpTy> double fp8ScaleValue(OpTy op, unsigned index) {
   return 1.0;
 }
 
+/// The logical key length of a paged K/V cache (max_pages * page_size), 0
+/// for other ops.
+template <typename OpTy> int64_t pagedKeys(OpTy op) {
+  if constexpr (std::is_same_v<OpTy, SdpaOp> || std::is_same_v<OpTy, AttentionOp>) {
+    if (Value table = op.getPageTable())
+      return cast<RankedTensorType>(table.getType()).getShape()[1] *
+             cast<RankedTensorType>(op.getK().getType()).getShape()[1];
+  }
+  return 0;
+}
+
 /// Records how `use` of an argument by an attention op constrains it.
 void noteAttentionUse(OpOperand &use, ArgPlan &plan) {
   Operation *user = use.getOwner();
@@ -88,7 +101,7 @@ void noteAttentionUse(OpOperand &use, ArgPlan &plan) {
     if (op.getSeqLenQ() == use.get())
       noteLength(seqOf(op.getQ(), 2));
     if (op.getSeqLenKv() == use.get())
-      noteLength(seqOf(op.getK(), 2));
+      noteLength(pagedKeys(op) ? pagedKeys(op) : seqOf(op.getK(), 2));
     if (op.getSeed() == use.get() || op.getOffset() == use.get())
       plan.role = ArgRole::RngScalar;
   };
@@ -105,6 +118,17 @@ void noteAttentionUse(OpOperand &use, ArgPlan &plan) {
     if (op.getCuSeqlensKv() == use.get())
       note(op.getK(), op.getMaxSeqlenKv());
   };
+  // A paged cache's page table: indices of existing pages.
+  auto visitPaged = [&](auto op) {
+    if (op.getPageTable() == use.get()) {
+      plan.role = ArgRole::PageTable;
+      plan.tokens = cast<RankedTensorType>(op.getK().getType()).getShape()[0];
+    }
+  };
+  if (auto op = dyn_cast<SdpaOp>(user))
+    visitPaged(op);
+  else if (auto op = dyn_cast<AttentionOp>(user))
+    visitPaged(op);
   if (auto op = dyn_cast<SdpaOp>(user))
     visitRagged(op);
   else if (auto op = dyn_cast<AttentionOp>(user))
@@ -187,8 +211,16 @@ ArgPlan planArgument(func::FuncOp fn, unsigned index) {
   llvm::StringRef name(lowered);
   bool intType = isa<IntegerType>(type.getElementType()) &&
                  !type.getElementType().isInteger(1);
-  // cu_seqlens are offsets, not lengths: their uses decide them below.
-  if (intType && type.getRank() == 1 && !name.contains("cu_seqlen") &&
+  // cu_seqlens are offsets, not lengths, and a paged cache's lengths run to
+  // its pages' capacity: their uses decide them below.
+  bool pagedUse = llvm::any_of(arg.getUses(), [](OpOperand &use) {
+    if (auto op = dyn_cast<SdpaOp>(use.getOwner()))
+      return op.isPaged();
+    if (auto op = dyn_cast<AttentionOp>(use.getOwner()))
+      return op.isPaged();
+    return false;
+  });
+  if (intType && type.getRank() == 1 && !name.contains("cu_seqlen") && !pagedUse &&
       (name.contains("seq_len") || name.contains("seqlen"))) {
     plan.maxLength = smallestSequence(fn);
     if (plan.maxLength > 0) {
@@ -227,6 +259,9 @@ mlir::tg::ref::makeRandomInputs(func::FuncOp fn,
       switch (plan.role) {
       case ArgRole::SeqLen:
         value = static_cast<double>(stream.integer(1, plan.maxLength));
+        continue;
+      case ArgRole::PageTable:
+        value = static_cast<double>(stream.integer(0, std::max<int64_t>(plan.tokens, 1) - 1));
         continue;
       case ArgRole::RngScalar:
         value = static_cast<double>(stream.integer(0, (int64_t{1} << 53) - 1));

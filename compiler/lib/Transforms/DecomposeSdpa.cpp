@@ -26,9 +26,9 @@ struct ExpandSdpa : OpRewritePattern<SdpaOp> {
 
   LogicalResult matchAndRewrite(SdpaOp op,
                                 PatternRewriter &rewriter) const override {
-    // FP8 and ragged attention are not decomposed (no dense graph of tg
-    // ops expresses them): they become tg.attention directly.
-    if (op.isFp8() || op.isRagged())
+    // FP8, ragged and paged attention are not decomposed (no dense graph
+    // of tg ops expresses them): they become tg.attention directly.
+    if (op.isFp8() || op.isRagged() || op.isPaged())
       return rewriteFp8SdpaToAttention(op, rewriter);
     Location loc = op.getLoc();
     AttentionConfig config = AttentionConfig::from(op);

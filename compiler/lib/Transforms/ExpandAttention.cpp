@@ -247,11 +247,15 @@ struct ExpandAttentionPass
     for (AttentionOp op : ops) {
       // The expansion builds dense [B, H, S, S] scores; packed sequences
       // run only on the fused kernel.
-      if (op.isRagged()) {
+      if (op.isRagged() || op.isPaged()) {
         std::string reason = nvrtcBackend().unsupportedReason(op);
-        op.emitOpError("the ragged layout (cu_seqlens) runs only on the "
-                       "fused NVRTC kernel and cannot be expanded into tg "
-                       "ops")
+        op.emitOpError(op.isPaged()
+                           ? "a paged K/V cache (page_table) runs only on the "
+                             "fused NVRTC kernel and cannot be expanded into "
+                             "tg ops"
+                           : "the ragged layout (cu_seqlens) runs only on the "
+                             "fused NVRTC kernel and cannot be expanded into "
+                             "tg ops")
             << (reason.empty() ? std::string(" (all=true asked for it)")
                                : "; the fused kernel cannot run it: " + reason);
         signalPassFailure();

@@ -110,7 +110,7 @@ LogicalResult mlir::tg::detail::rewriteFp8SdpaToAttention(
       rewriter, loc, op.getOutput().getType(), statsType, c.q, c.k, c.v,
       c.seqLenQ, c.seqLenKv, c.seed, c.offset, captures, op.getFp8Scales(),
       /*amax=*/static_cast<bool>(op.getAmaxS()), op.getCuSeqlensQ(),
-      op.getCuSeqlensKv());
+      op.getCuSeqlensKv(), op.getPageTable());
   attention.setMaxSeqlenQAttr(op.getMaxSeqlenQAttr());
   attention.setMaxSeqlenKvAttr(op.getMaxSeqlenKvAttr());
   attention.setScaleAttr(rewriter.getF64FloatAttr(c.scale));

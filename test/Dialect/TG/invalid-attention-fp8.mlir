@@ -93,7 +93,7 @@ func.func @amax_type(%q: tensor<1x2x16x16xf8E4M3FN>, %s: tensor<f32>) {
 // Only the generic form can give one amax without the other.
 func.func @amax_alone(%q: tensor<1x2x16x16xf8E4M3FN>, %s: tensor<f32>) {
   // expected-error @below {{'tg.sdpa' op returns amax_s and amax_o together}}
-  %0:2 = "tg.sdpa"(%q, %q, %q, %s, %s, %s, %s, %s, %s) <{operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 6>, resultSegmentSizes = array<i32: 1, 0, 1, 0>}> : (tensor<1x2x16x16xf8E4M3FN>, tensor<1x2x16x16xf8E4M3FN>, tensor<1x2x16x16xf8E4M3FN>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>) -> (tensor<1x2x16x16xf8E4M3FN>, tensor<f32>)
+  %0:2 = "tg.sdpa"(%q, %q, %q, %s, %s, %s, %s, %s, %s) <{operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 6>, resultSegmentSizes = array<i32: 1, 0, 1, 0>}> : (tensor<1x2x16x16xf8E4M3FN>, tensor<1x2x16x16xf8E4M3FN>, tensor<1x2x16x16xf8E4M3FN>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>) -> (tensor<1x2x16x16xf8E4M3FN>, tensor<f32>)
   return
 }
 

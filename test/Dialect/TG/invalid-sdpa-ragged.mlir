@@ -1,6 +1,7 @@
-// Verifier errors of the ragged (packed) layout of tg.sdpa and
-// tg.attention: offsets and maximum lengths together, rank-3 tensors,
-// lengths that fit, no padding lengths beside it, output and stats shapes.
+// Verifier errors of the ragged (packed) layout of tg.sdpa, tg.attention
+// and their gradients: offsets and maximum lengths together, rank-3
+// tensors, lengths that fit, no padding lengths beside it, output and stats
+// shapes.
 // RUN: tg-opt %s -split-input-file -verify-diagnostics
 
 func.func @only_q_offsets(%q: tensor<10x4x64xbf16>, %c: tensor<3xi32>) {

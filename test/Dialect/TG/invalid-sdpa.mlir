@@ -157,7 +157,7 @@ func.func @dropout_without_seed(%q: tensor<1x4x16x64xbf16>) {
 
 func.func @seed_type(%q: tensor<1x4x16x64xbf16>, %s: tensor<i32>) {
   // expected-error @below {{'tg.sdpa' op operand #3 must be 0D tensor of 64-bit signless integer values, but got 'tensor<i32>'}}
-  %0 = "tg.sdpa"(%q, %q, %q, %s, %s) <{operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0, 0, 1, 1, 0>, resultSegmentSizes = array<i32: 1, 0, 0, 0>, dropout = 0.1 : f64}> : (tensor<1x4x16x64xbf16>, tensor<1x4x16x64xbf16>, tensor<1x4x16x64xbf16>, tensor<i32>, tensor<i32>) -> tensor<1x4x16x64xbf16>
+  %0 = "tg.sdpa"(%q, %q, %q, %s, %s) <{operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0, 0, 0, 1, 1, 0>, resultSegmentSizes = array<i32: 1, 0, 0, 0>, dropout = 0.1 : f64}> : (tensor<1x4x16x64xbf16>, tensor<1x4x16x64xbf16>, tensor<1x4x16x64xbf16>, tensor<i32>, tensor<i32>) -> tensor<1x4x16x64xbf16>
   return
 }
 

@@ -132,6 +132,6 @@ func.func @generic_missing_attribute(%a: tensor<4xf32>) {
 
 // CHECK: malformed-ops.mlir:[[@LINE+2]]:8: error: 'tg.sdpa' op expected 3 or more operands, but found 2
 func.func @generic_bad_segments(%q: tensor<1x1x4x4xf32>) {
-  %0 = "tg.sdpa"(%q, %q) <{operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0>, resultSegmentSizes = array<i32: 1, 0, 0, 0>}> : (tensor<1x1x4x4xf32>, tensor<1x1x4x4xf32>) -> tensor<1x1x4x4xf32>
+  %0 = "tg.sdpa"(%q, %q) <{operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0>, resultSegmentSizes = array<i32: 1, 0, 0, 0>}> : (tensor<1x1x4x4xf32>, tensor<1x1x4x4xf32>) -> tensor<1x1x4x4xf32>
   return
 }

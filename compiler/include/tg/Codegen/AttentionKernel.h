@@ -133,6 +133,13 @@ struct AttentionForwardSpec {
   /// seq_len_kv give the packed token counts; the stats are [Tq, Hq].
   /// Excludes hasSeqLenQ / hasSeqLenKv.
   bool ragged = false;
+  /// A paged K/V cache: k and v are [num_pages, pageSize, Hkv, D] (their b
+  /// strides are the page strides), three more parameters after the token
+  /// counts give the [B, max_pages] i32 page table, its row stride and the
+  /// page count; seq_len_kv is max_pages * pageSize. Needs hasSeqLenKv;
+  /// excludes ragged.
+  bool paged = false;
+  int pageSize = 0;
 
   /// Dropout probability in [0, 1); 0 disables dropout.
   double dropoutProbability = 0.0;

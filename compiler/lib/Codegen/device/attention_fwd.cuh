@@ -54,6 +54,11 @@ struct ForwardParams {
   // packed tensors' token counts (the offsets are clamped to them), and the
   // stats are [Tq, Hq].
   long long tokens_q, tokens_kv;
+  // Paged K/V cache (kPaged): k and v are [num_pages, kPageSize, Hkv, D]
+  // (k_stride_b / v_stride_b the page strides), page_table [B, max_pages]
+  // (rows page_table_stride apart), seq_len_kv = max_pages * kPageSize.
+  const int *page_table;
+  long long page_table_stride, num_pages;
 };
 
 /// The score modifier of a kernel without one (Config::kScoreMod false).
@@ -221,18 +226,27 @@ __device__ __forceinline__ void attention_forward(const ForwardParams &p, const 
 
   // (ragged: the b strides are 0 and the sequences start at q_start, kv_start)
   const u16 *q_tile = p.q + b * p.q_stride_b + h * p.q_stride_h + (q_start + m0) * p.q_stride_s;
-  const u16 *k_head = p.k + b * p.k_stride_b + h_kv * p.k_stride_h + kv_start * p.k_stride_s;
-  const u16 *v_head = p.v + b * p.v_stride_b + h_kv * p.v_stride_h + kv_start * p.v_stride_s;
+  const u16 *k_head = p.k + (K::kPaged ? 0 : b * p.k_stride_b) + h_kv * p.k_stride_h + kv_start * p.k_stride_s;
+  const u16 *v_head = p.v + (K::kPaged ? 0 : b * p.v_stride_b) + h_kv * p.v_stride_h + kv_start * p.v_stride_s;
+  const int *page_row = K::kPaged ? p.page_table + b * p.page_table_stride : nullptr;
   const unsigned smem_q = shared_address(smem);
   const unsigned smem_k = smem_q + K::kQRegionBytes;
   const unsigned smem_v = smem_k + K::kStages * K::kKStageBytes;
   auto load_k = [&](unsigned stage, int n0) {
-    load_sequence_rows_async<K::kBlockN, K::kHeadDimQK, K::kQKPitch, K::kThreads>(stage, k_head, p.k_stride_s,
-                                                                                n0, len_kv, tid);
+    if constexpr (K::kPaged)
+      load_paged_rows_async<K::kBlockN, K::kHeadDimQK, K::kQKPitch, K::kThreads, K::kPageSize>(
+          stage, k_head, page_row, p.num_pages, p.k_stride_b, p.k_stride_s, n0, len_kv, tid);
+    else
+      load_sequence_rows_async<K::kBlockN, K::kHeadDimQK, K::kQKPitch, K::kThreads>(stage, k_head, p.k_stride_s,
+                                                                                  n0, len_kv, tid);
   };
   auto load_v = [&](unsigned stage, int n0) {
-    load_sequence_rows_async<K::kBlockN, K::kHeadDimV, K::kVPitch, K::kThreads>(stage, v_head, p.v_stride_s,
-                                                                              n0, len_kv, tid);
+    if constexpr (K::kPaged)
+      load_paged_rows_async<K::kBlockN, K::kHeadDimV, K::kVPitch, K::kThreads, K::kPageSize>(
+          stage, v_head, page_row, p.num_pages, p.v_stride_b, p.v_stride_s, n0, len_kv, tid);
+    else
+      load_sequence_rows_async<K::kBlockN, K::kHeadDimV, K::kVPitch, K::kThreads>(stage, v_head, p.v_stride_s,
+                                                                                n0, len_kv, tid);
   };
   PhiloxKey philox_key{0, 0};
   unsigned long long philox_offset = 0;

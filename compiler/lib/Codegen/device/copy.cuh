@@ -61,6 +61,38 @@ __device__ __forceinline__ void load_sequence_rows_async(unsigned smem, const u1
     load_rows_async<kRows, kCols, kPitch, kThreads, true>(smem, src, row_stride, valid_rows, tid);
 }
 
+/// As load_sequence_rows_async for keys [row0, row0 + kRows) of a paged K/V
+/// cache: key j is row j % kPageSize of page page_row[j / kPageSize] (page
+/// indices clamped into [0, num_pages)), pages `page_stride` elements apart,
+/// rows within a page `row_stride` apart; keys >= len are zero-filled.
+template <int kRows, int kCols, int kPitch, int kThreads, int kPageSize>
+__device__ __forceinline__ void load_paged_rows_async(unsigned smem, const u16 *head, const int *page_row,
+                                                      long long num_pages, long long page_stride,
+                                                      long long row_stride, int row0, int len, int tid) {
+  static_assert(kCols % 8 == 0, "rows are copied in 16-byte chunks");
+  constexpr int kChunksPerRow = kCols / 8;
+  constexpr int kChunks = kRows * kChunksPerRow;
+  opaque(row_stride);
+  opaque(head);
+#pragma unroll
+  for (int i = 0; i < (kChunks + kThreads - 1) / kThreads; ++i) {
+    const int chunk = tid + i * kThreads;
+    if (kChunks % kThreads == 0 || chunk < kChunks) {
+      const int row = chunk / kChunksPerRow;
+      const int col = (chunk % kChunksPerRow) * 8;
+      const int key = row0 + row;
+      const bool valid = key < len;
+      const u16 *src = head;
+      if (valid) {
+        long long page = page_row[key / kPageSize];
+        page = page < 0 ? 0 : (page >= num_pages ? num_pages - 1 : page);
+        src = head + page * page_stride + (key % kPageSize) * row_stride + col;
+      }
+      cp_async_16(smem + tile_offset<kRows, kPitch>(row, col), src, valid);
+    }
+  }
+}
+
 /// Issues 4-byte copies of kCount floats from global
 /// memory into shared memory; entries >= valid are zero-filled.
 template <int kCount, int kThreads>

@@ -3,6 +3,8 @@
 #include "AttentionCaptures.h"
 
 #include "mlir/IR/Builders.h"
+
+#include <type_traits>
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/OpImplementation.h"
@@ -778,6 +780,8 @@ struct AttentionParts {
   /// The ragged layout's offsets and maximum lengths.
   Value cuSeqlensQ, cuSeqlensKv;
   std::optional<uint64_t> maxSeqlenQ, maxSeqlenKv;
+  /// The paged K/V layout's page table.
+  Value pageTable;
 };
 
 /// q, k, v in the [B, H, S, D] form the rules below check: the dense
@@ -846,8 +850,45 @@ LogicalResult mlir::tg::detail::verifyRaggedAttention(
   return success();
 }
 
+/// The paged layout's rules (TGOps.td, tg.sdpa): rank-4 pages, a page
+/// table per batch entry, the cached lengths.
+static LogicalResult verifyPaged(Operation *op, const AttentionParts &p) {
+  if (p.cuSeqlensQ || p.cuSeqlensKv)
+    return op->emitOpError("takes a paged K/V cache (page_table) or the "
+                           "ragged layout (cu_seqlens), not both");
+  if (!p.seqLenKv)
+    return op->emitOpError("a paged K/V cache (page_table) needs seq_len_kv, "
+                           "the cached length of each sequence");
+  for (auto [name, value] :
+       {std::pair<StringRef, Value>{"q", p.q}, {"k", p.k}, {"v", p.v}})
+    if (shapeOf(value).size() != 4)
+      return op->emitOpError(name)
+             << " must have rank 4 ("
+             << (name == "q" ? "[B, H, S, D]" : "[num_pages, page_size, H, D]")
+             << ") with a page table, got rank " << shapeOf(value).size();
+  ArrayRef<int64_t> k = shapeOf(p.k), v = shapeOf(p.v), t = shapeOf(p.pageTable);
+  if (k[0] != v[0] || k[1] != v[1])
+    return op->emitOpError("k pages ")
+           << formatShape(k) << " and v pages " << formatShape(v)
+           << " differ in page count or page size";
+  if (t[0] != shapeOf(p.q)[0])
+    return op->emitOpError("page_table has ")
+           << t[0] << " rows; expected one per batch entry ("
+           << shapeOf(p.q)[0] << ")";
+  if (t[1] < 1)
+    return op->emitOpError("page_table needs at least one page per sequence");
+  return success();
+}
+
 /// The [B, H, S, D] shapes of q, k and v (AttentionShapes).
 static AttentionShapes attentionShapes(const AttentionParts &p) {
+  if (p.pageTable) {
+    ArrayRef<int64_t> k = shapeOf(p.k), v = shapeOf(p.v), t = shapeOf(p.pageTable);
+    int64_t keys = t[1] * k[1];
+    return {SmallVector<int64_t>(shapeOf(p.q)),
+            SmallVector<int64_t>{t[0], k[2], keys, k[3]},
+            SmallVector<int64_t>{t[0], v[2], keys, v[3]}};
+  }
   if (!p.cuSeqlensQ)
     return {SmallVector<int64_t>(shapeOf(p.q)),
             SmallVector<int64_t>(shapeOf(p.k)),
@@ -867,7 +908,10 @@ static SmallVector<int64_t> scoreShape(const AttentionShapes &s) {
 }
 
 static LogicalResult verifyAttention(Operation *op, const AttentionParts &p) {
-  if (p.cuSeqlensQ || p.cuSeqlensKv) {
+  if (p.pageTable) {
+    if (failed(verifyPaged(op, p)))
+      return failure();
+  } else if (p.cuSeqlensQ || p.cuSeqlensKv) {
     if (failed(verifyRagged(op, p)))
       return failure();
   } else {
@@ -1046,6 +1090,8 @@ double SdpaGradOp::getScaleOrDefault() {
 /// The ragged layout's operands and attributes of `op` into `parts`.
 template <typename OpTy>
 static void addRaggedParts(OpTy op, AttentionParts &parts) {
+  if constexpr (std::is_same_v<OpTy, SdpaOp> || std::is_same_v<OpTy, AttentionOp>)
+    parts.pageTable = op.getPageTable();
   parts.cuSeqlensQ = op.getCuSeqlensQ();
   parts.cuSeqlensKv = op.getCuSeqlensKv();
   if (auto max = op.getMaxSeqlenQ())
@@ -1072,6 +1118,12 @@ LogicalResult SdpaOp::verify() {
     return emitOpError("ALiBi with bottom-right alignment is not supported "
                        "in the ragged layout (its distances need each "
                        "sequence's lengths in the score region)");
+  if (isPaged() && (isFp8() || getTraining()))
+    return emitOpError("a paged K/V cache is for inference: not with fp8 or "
+                       "training");
+  if (isPaged() && getAlibi() && getCausal() == CausalMode::bottom_right)
+    return emitOpError("ALiBi with bottom-right alignment is not supported "
+                       "with a paged K/V cache");
   return verifyOutputAndStats(*this, getQ(), getK(), getV(), getType(0),
                               getStats(), getTraining(), isRagged());
 }
@@ -1113,7 +1165,7 @@ void AttentionOp::build(OpBuilder &builder, OperationState &state,
                         Value v, Value seqLenQ, Value seqLenKv, Value seed,
                         Value offset, ValueRange captures,
                         ValueRange fp8Scales, bool amax, Value cuSeqlensQ,
-                        Value cuSeqlensKv) {
+                        Value cuSeqlensKv, Value pageTable) {
   state.addOperands({q, k, v});
   auto addOptional = [&](Value value) {
     if (value)
@@ -1123,6 +1175,7 @@ void AttentionOp::build(OpBuilder &builder, OperationState &state,
   addOptional(seqLenKv);
   addOptional(cuSeqlensQ);
   addOptional(cuSeqlensKv);
+  addOptional(pageTable);
   addOptional(seed);
   addOptional(offset);
   state.addOperands(captures);
@@ -1135,6 +1188,7 @@ void AttentionOp::build(OpBuilder &builder, OperationState &state,
                                seqLenKv ? 1 : 0,
                                cuSeqlensQ ? 1 : 0,
                                cuSeqlensKv ? 1 : 0,
+                               pageTable ? 1 : 0,
                                seed ? 1 : 0,
                                offset ? 1 : 0,
                                static_cast<int32_t>(captures.size()),
@@ -1179,6 +1233,9 @@ LogicalResult AttentionOp::verify() {
   if (isRagged() && isFp8())
     return emitOpError("the ragged layout takes bf16, f16 or f32 q, k and v, "
                        "not fp8");
+  if (isPaged() && (isFp8() || getTraining()))
+    return emitOpError("a paged K/V cache is for inference: not with fp8 or "
+                       "training");
   if (failed(detail::verifyAttentionCaptures(
           *this, getCaptures(), scoreShape(attentionShapes(parts)))))
     return failure();

@@ -40,6 +40,9 @@ def TG_SoftmaxTensor : TG_TensorOf<[BF16, F16, F32]>;
 // Per-batch sequence lengths of the padding masks.
 def TG_SeqLenTensor : RankedTensorOf<[I32, I64],
     [HasStaticShapePred, HasAnyRankOfPred<[1]>], "statically shaped 1D tensor">;
+// The page table of a paged K/V cache: [B, max_pages] i32 page indices.
+def TG_PageTableTensor : RankedTensorOf<[I32],
+    [HasStaticShapePred, HasAnyRankOfPred<[2]>], "statically shaped 2D i32 tensor">;
 // Runtime seed and offset of dropout: rank-0 i64 tensors.
 def TG_RngScalar : 0DTensorOf<[I64]>,
     BuildableType<"::mlir::RankedTensorType::get({}, $_builder.getI64Type())">;
@@ -661,6 +664,13 @@ defvar TG_RaggedAccessors = [{
     /// Whether the op takes the ragged (packed) layout.
     bool isRagged() { return static_cast<bool>(getCuSeqlensQ()); }
   }];
+// The paged K/V layout of tg.sdpa and tg.attention: with page_table, k and
+// v are [num_pages, page_size, Hkv, D] pages that each sequence's page
+// table row lists in order.
+defvar TG_PagedAccessors = [{
+    /// Whether k and v are a paged cache (page_table given).
+    bool isPaged() { return static_cast<bool>(getPageTable()); }
+  }];
 
 // Named views of the fp8_scales operands of tg.sdpa and tg.attention (null
 // when the op has none).
@@ -746,6 +756,17 @@ def TG_SdpaOp : TG_Op<"sdpa", [Pure, AttrSizedOperandSegments,
     a row two of them cover holds either's output), and a sequence longer
     than `max_seqlen` is cut to it (its remaining rows are not written).
 
+    **Paged K/V cache.** With `page_table` (i32 `[B, max_pages]`) k and v
+    are pages `[num_pages, page_size, Hkv, D]` (and `Dv`), as vLLM,
+    FlashInfer and cuDNN's paged attention keep a KV cache: key `j` of
+    sequence `b` is row `j % page_size` of page `page_table[b, j /
+    page_size]`. `seq_len_kv` (required) gives each sequence's cached
+    length; the logical key length is `max_pages * page_size`. q and the
+    output stay `[B, Hq, Sq, D]` (prefill and decode alike); bottom-right
+    alignment uses `seq_len_kv`. Not with the ragged layout, fp8 or
+    training. Page indices are read on the device: one outside
+    `[0, num_pages)` is clamped into it (never read outside k and v).
+
     Mirrors
     [`torch.nn.functional.scaled_dot_product_attention`](https://pytorch.org/docs/stable/generated/torch.nn.functional.scaled_dot_product_attention.html)
     and the options of
@@ -767,6 +788,7 @@ def TG_SdpaOp : TG_Op<"sdpa", [Pure, AttrSizedOperandSegments,
       Optional<TG_SeqLenTensor>:$seq_len_kv,
       Optional<TG_SeqLenTensor>:$cu_seqlens_q,
       Optional<TG_SeqLenTensor>:$cu_seqlens_kv,
+      Optional<TG_PageTableTensor>:$page_table,
       Optional<TG_RngScalar>:$seed, Optional<TG_RngScalar>:$offset,
       Variadic<TG_Tensor>:$fp8_scales,
       OptionalAttr<F64Attr>:$scale, OptionalAttr<F64Attr>:$softcap,
@@ -783,6 +805,7 @@ def TG_SdpaOp : TG_Op<"sdpa", [Pure, AttrSizedOperandSegments,
     (`seq_len_kv` `(` $seq_len_kv^ `:` type($seq_len_kv) `)`)?
     (`cu_seqlens_q` `(` $cu_seqlens_q^ `:` type($cu_seqlens_q) `)`)?
     (`cu_seqlens_kv` `(` $cu_seqlens_kv^ `:` type($cu_seqlens_kv) `)`)?
+    (`page_table` `(` $page_table^ `:` type($page_table) `)`)?
     (`seed` `(` $seed^ `)`)? (`offset` `(` $offset^ `)`)?
     (`fp8_scales` `(` $fp8_scales^ `:` type($fp8_scales) `)`)?
     attr-dict `:` type($q) `,` type($k) `,` type($v) `->` type($output)
@@ -792,7 +815,7 @@ def TG_SdpaOp : TG_Op<"sdpa", [Pure, AttrSizedOperandSegments,
   let extraClassDeclaration = !strconcat([{
     /// The scale applied to q . kᵀ: the attribute, else 1/sqrt(head dim).
     double getScaleOrDefault();
-  }], TG_Fp8ScaleAccessors, TG_RaggedAccessors);
+  }], TG_Fp8ScaleAccessors, TG_RaggedAccessors, TG_PagedAccessors);
 }
 
 def TG_SdpaGradOp : TG_Op<"sdpa_grad", [Pure, AttrSizedOperandSegments,
@@ -899,6 +922,7 @@ def TG_AttentionOp : TG_Op<"attention", [Pure, AttrSizedOperandSegments,
       Optional<TG_SeqLenTensor>:$seq_len_kv,
       Optional<TG_SeqLenTensor>:$cu_seqlens_q,
       Optional<TG_SeqLenTensor>:$cu_seqlens_kv,
+      Optional<TG_PageTableTensor>:$page_table,
       Optional<TG_RngScalar>:$seed, Optional<TG_RngScalar>:$offset,
       Variadic<TG_Tensor>:$captures, Variadic<TG_Tensor>:$fp8_scales,
       DefaultValuedAttr<F64Attr, "1.0">:$scale, UnitAttr:$training,
@@ -914,6 +938,7 @@ def TG_AttentionOp : TG_Op<"attention", [Pure, AttrSizedOperandSegments,
     (`seq_len_kv` `(` $seq_len_kv^ `:` type($seq_len_kv) `)`)?
     (`cu_seqlens_q` `(` $cu_seqlens_q^ `:` type($cu_seqlens_q) `)`)?
     (`cu_seqlens_kv` `(` $cu_seqlens_kv^ `:` type($cu_seqlens_kv) `)`)?
+    (`page_table` `(` $page_table^ `:` type($page_table) `)`)?
     (`seed` `(` $seed^ `)`)? (`offset` `(` $offset^ `)`)?
     (`captures` `(` $captures^ `:` type($captures) `)`)?
     (`fp8_scales` `(` $fp8_scales^ `:` type($fp8_scales) `)`)?
@@ -933,14 +958,15 @@ def TG_AttentionOp : TG_Op<"attention", [Pure, AttrSizedOperandSegments,
         CArg<"::mlir::ValueRange", "{}">:$fp8Scales,
         CArg<"bool", "false">:$amax,
         CArg<"::mlir::Value", "{}">:$cuSeqlensQ,
-        CArg<"::mlir::Value", "{}">:$cuSeqlensKv)>
+        CArg<"::mlir::Value", "{}">:$cuSeqlensKv,
+        CArg<"::mlir::Value", "{}">:$pageTable)>
   ];
   let extraClassDeclaration = !strconcat([{
     /// Number of leading region arguments before the captured elements:
     /// the score and its four indices.
     static constexpr unsigned kNumIndexArgs = 5;
     ::mlir::Block &getScoreBlock() { return getScore().front(); }
-  }], TG_Fp8ScaleAccessors, TG_RaggedAccessors);
+  }], TG_Fp8ScaleAccessors, TG_RaggedAccessors, TG_PagedAccessors);
 }
 
 def TG_AttentionGradOp : TG_Op<"attention_grad", [Pure,

@@ -1,0 +1,152 @@
+#!/usr/bin/env python3
+"""Benchmark (not a test): decode over a paged K/V cache, bf16, on an H200.
+
+B sequences with a cached length L each (GQA Hq/Hkv, hd D), Sq new query
+tokens per sequence (1 = decode, up to 16 = speculative decoding):
+
+  tgc_paged_pN   tg.sdpa with page_table over [num_pages, N, Hkv, D] pages
+                 (a shuffled page table: pages are not contiguous), seq_len_kv
+  tgc_dense      the same cache as dense [B, Hkv, L, D] tensors
+  torch_sdpa     torch SDPA on the dense cache (enable_gqa; the default
+                 backend torch picks for it)
+
+Bandwidth: the bytes a decode step must read (K and V of every cached key,
+q) and write (o) over the time, as a fraction of the H200's 4.8 TB/s (the
+issue's goal: >= 85% at B >= 8, kv >= 8k, GQA 64/8, hd 128, pages 16-64).
+Every tgc output is poisoned with NaN first and compared with torch SDPA
+on the gathered dense cache (bf16 tolerance 3e-2; NaN fails).
+
+Usage (GPU machine): python3 bench/bench_decode.py --lib .carry/tgc/lib/libtgc.so --out $OUT
+Writes bench_decode.json and bench_decode.md under --out."""
+import argparse, json, math, os, sys, time
+
+import torch
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "python"))
+sys.path.insert(0, os.path.join(ROOT, "bench"))
+import tgc  # noqa: E402
+from bench_attention import bench  # noqa: E402
+
+HBM = 4.8e12  # bytes/s, H200
+
+
+def ttype(shape, elem):
+    return "tensor<" + "x".join(map(str, shape)) + "x" + elem + ">"
+
+
+def paged_graph(B, Hq, Hkv, Sq, D, pages, ps, maxp):
+    q, kv = ttype([B, Hq, Sq, D], "bf16"), ttype([pages, ps, Hkv, D], "bf16")
+    t, l = ttype([B, maxp], "i32"), ttype([B], "i32")
+    return ('func.func @paged(%%q: %s {tg.name = "q"}, %%k: %s {tg.name = "k"}, %%v: %s {tg.name = "v"}, '
+            '%%lens: %s {tg.name = "lens"}, %%table: %s {tg.name = "table"}) -> (%s {tg.name = "o"}) {\n'
+            '  %%o = tg.sdpa %%q, %%k, %%v seq_len_kv(%%lens : %s) page_table(%%table : %s) '
+            '{causal = #tg<causal bottom_right>} : %s, %s, %s -> %s\n'
+            '  return %%o : %s\n}\n' % (q, kv, kv, l, t, q, l, t, q, kv, kv, q, q))
+
+
+def dense_graph(B, Hq, Hkv, Sq, L, D):
+    q, kv = ttype([B, Hq, Sq, D], "bf16"), ttype([B, Hkv, L, D], "bf16")
+    return ('func.func @dense(%%q: %s {tg.name = "q"}, %%k: %s {tg.name = "k"}, %%v: %s {tg.name = "v"}) '
+            '-> (%s {tg.name = "o"}) {\n'
+            '  %%o = tg.sdpa %%q, %%k, %%v {causal = #tg<causal bottom_right>} : %s, %s, %s -> %s\n'
+            '  return %%o : %s\n}\n' % (q, kv, kv, q, q, kv, kv, q, q))
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--lib", default="build/lib/libtgc.so")
+    ap.add_argument("--out", default=os.environ.get("OUT", "bench/results"))
+    ap.add_argument("--batches", default="8,32")
+    ap.add_argument("--kv", type=int, default=8192)
+    ap.add_argument("--hq", type=int, default=64)
+    ap.add_argument("--hkv", type=int, default=8)
+    ap.add_argument("--D", type=int, default=128)
+    ap.add_argument("--sq", default="1,4")
+    ap.add_argument("--pages", default="16,64")
+    ap.add_argument("--arch", default="sm_90a")
+    args = ap.parse_args()
+    lib = tgc.Library(args.lib)
+    dev = "cuda"
+    stream = torch.cuda.current_stream().cuda_stream
+    env = {"torch": torch.__version__, "gpu": torch.cuda.get_device_name(),
+           "commit": os.environ.get("TGC_COMMIT", "unknown"), "date": time.strftime("%Y-%m-%d %H:%M:%S")}
+    print(env, flush=True)
+    Hq, Hkv, D, L = args.hq, args.hkv, args.D, args.kv
+    rows = []
+    torch.manual_seed(0)
+    for B in map(int, args.batches.split(",")):
+        for Sq in map(int, args.sq.split(",")):
+            k = torch.randn(B, Hkv, L, D, device=dev, dtype=torch.bfloat16)
+            v = torch.randn(B, Hkv, L, D, device=dev, dtype=torch.bfloat16)
+            q = torch.randn(B, Hq, Sq, D, device=dev, dtype=torch.bfloat16)
+            nbytes = 2 * k.numel() * 2 + 2 * q.numel() * 2
+            # Bottom-right causal over the cache: each new token sees the cache
+            # and the new tokens before it; SDPA's is_causal is top-left, so an
+            # explicit mask (Sq = 1: no mask).
+            mask = None
+            if Sq > 1:
+                qi = torch.arange(Sq, device=dev)[:, None] + (L - Sq)
+                mask = torch.arange(L, device=dev)[None, :] <= qi
+            ref_fn = lambda: torch.nn.functional.scaled_dot_product_attention(  # noqa: E731
+                q, k, v, attn_mask=mask, enable_gqa=True)
+            ref = ref_fn()
+            base = dict(B=B, Sq=Sq, L=L, Hq=Hq, Hkv=Hkv, D=D, bytes=nbytes)
+
+            def record(case, ms, out=None, extra=None):
+                r = dict(base, case=case, ms=round(ms, 4), tb_s=round(nbytes / (ms * 1e-3) / 1e12, 3),
+                         hbm_fraction=round(nbytes / (ms * 1e-3) / HBM, 3))
+                if out is not None:
+                    err = (out.float() - ref.float()).abs().max().item()
+                    r["max_abs_err"] = err
+                    r["ok"] = bool(err == err and err < 3e-2)
+                r.update(extra or {})
+                rows.append(r)
+                print(r, flush=True)
+
+            record("torch_sdpa", bench(ref_fn))
+            # tgc on the dense cache.
+            exe = lib.compile(dense_graph(B, Hq, Hkv, Sq, L, D), "--arch=%s --backend=nvrtc" % args.arch)
+            o = torch.full_like(q, float("nan"))
+            arr = tgc.BindingArray.from_dict(dict(q=q, k=k, v=v, o=o))
+            exe.run(arr, stream)
+            torch.cuda.synchronize()
+            record("tgc_dense", bench(lambda: exe.run(arr, stream)), o)
+            for ps in map(int, args.pages.split(",")):
+                maxp = L // ps
+                pages = B * maxp
+                # Scatter the cache into shuffled pages.
+                perm = torch.randperm(pages, device=dev)
+                table = perm.view(B, maxp).to(torch.int32)
+                kp = torch.empty(pages, ps, Hkv, D, device=dev, dtype=torch.bfloat16)
+                vp = torch.empty_like(kp)
+                kp[perm.long()] = k.permute(0, 2, 1, 3).reshape(B * maxp, ps, Hkv, D)
+                vp[perm.long()] = v.permute(0, 2, 1, 3).reshape(B * maxp, ps, Hkv, D)
+                lens = torch.full((B,), L, device=dev, dtype=torch.int32)
+                exe = lib.compile(paged_graph(B, Hq, Hkv, Sq, D, pages, ps, maxp),
+                                  "--arch=%s --backend=nvrtc" % args.arch)
+                o = torch.full_like(q, float("nan"))
+                arr = tgc.BindingArray.from_dict(dict(q=q, k=kp, v=vp, lens=lens, table=table, o=o))
+                exe.run(arr, stream)
+                torch.cuda.synchronize()
+                record("tgc_paged_p%d" % ps, bench(lambda: exe.run(arr, stream)), o)
+                del kp, vp
+    os.makedirs(args.out, exist_ok=True)
+    with open(os.path.join(args.out, "bench_decode.json"), "w") as f:
+        json.dump(dict(env=env, rows=rows), f, indent=1)
+    lines = ["# tgc paged decode (%s, %s, commit %s)" % (env["gpu"], env["date"], env["commit"]), "",
+             "bf16, GQA %d/%d, hd %d, cached length %d, bottom-right causal; bandwidth = (K + V + q + o bytes) "
+             "/ time, fraction of 4.8 TB/s (goal >= 0.85 at B >= 8)." % (Hq, Hkv, D, L), "",
+             "| B | Sq | case | ms | TB/s | HBM fraction | max abs err | ok |", "|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        lines.append("| %d | %d | %s | %.4f | %.3f | %.3f | %s | %s |" % (
+            r["B"], r["Sq"], r["case"], r["ms"], r["tb_s"], r["hbm_fraction"],
+            "%.2e" % r["max_abs_err"] if "max_abs_err" in r else "-", r.get("ok", "-")))
+    with open(os.path.join(args.out, "bench_decode.md"), "w") as f:
+        f.write("\n".join(lines) + "\n")
+    print("\n".join(lines))
+    sys.exit(0 if all(r.get("ok", True) for r in rows) else 1)
+
+
+if __name__ == "__main__":
+    main()
