@@ -8,6 +8,9 @@ against the CPU reference by `tg-run --check`.
                  causal, f16 and bf16, hd 64 and 128
   paged_prefill  a prompt's queries against its cached pages (Sq = Skv,
                  bottom-right causal), a sliding window
+  decode_dense   the split-KV decode kernel (a GQA group's queries packed
+                 into one tile, key tiles split among CTAs, a combine
+                 kernel) on dense caches, with windows and padded lengths
   paged_edge     page tables given as inputs: pages shared between
                  sequences, out of order, and indices outside the cache
                  (clamped alike by kernel and reference)
@@ -21,8 +24,34 @@ import attention_graphs as ag
 ttype = ag.ttype
 
 
+def dense_text(c):
+    """A decode step against a dense cache [B, Hkv, Skv, D] (the split-KV
+    decode kernel without pages)."""
+    p = c["paged"]
+    B, Hq, Hkv, Sq, Skv, D, dt = c["B"], c["Hq"], c["Hkv"], c["Sq"], c["Skv"], c["D"], c["dtype"]
+    q, kv, lens = ttype([B, Hq, Sq, D], dt), ttype([B, Hkv, Skv, D], dt), ttype([B], "i32")
+    args = ['%%q: %s {tg.name = "q"}' % q, '%%k: %s {tg.name = "k"}' % kv, '%%v: %s {tg.name = "v"}' % kv]
+    operands = ""
+    if p.get("lengths"):
+        args.append('%%seq_len_kv: %s {tg.name = "seq_len_kv"}' % lens)
+        operands = " seq_len_kv(%%seq_len_kv : %s)" % lens
+    attrs = []
+    if p.get("causal"):
+        attrs.append("causal = #tg<causal %s>" % p["causal"])
+    if "window_left" in p:
+        attrs.append("window_left = %d : i64" % p["window_left"])
+    attr_text = " {%s}" % ", ".join(attrs) if attrs else ""
+    return "\n".join([
+        'func.func @decode(%s) -> (%s {tg.name = "o"}) {' % (", ".join(args), q),
+        "  %%o = tg.sdpa %%q, %%k, %%v%s%s : %s, %s, %s -> %s" % (operands, attr_text, q, kv, kv, q),
+        "  return %%o : %s" % q,
+        "}", ""])
+
+
 def graph_text(c):
     p = c["paged"]
+    if p.get("dense"):
+        return dense_text(c)
     B, Hq, Hkv, Sq, D, dt = c["B"], c["Hq"], c["Hkv"], c["Sq"], c["D"], c["dtype"]
     pages, ps, maxp = p["pages"], p["page_size"], p["max_pages"]
     q, o = ttype([B, Hq, Sq, D], dt), ttype([B, Hq, Sq, D], dt)
@@ -79,6 +108,15 @@ def paged_configs():
         Hq=8, Hkv=8)
     add("paged_prefill", "window_page16_hd64", 2, 300,
         dict(pages=64, page_size=16, max_pages=20, causal="bottom_right", window_left=100), Hq=4, Hkv=4, D=64)
+    # The split-KV decode kernel on dense caches: GQA groups of 8 and 4
+    # packed into one tile (8 to 64 rows), windows, padded cache lengths.
+    def dense(name, B, Sq, Skv, Hq, Hkv, D=128, dtype="bf16", **kw):
+        out.append(dict(kind="decode_dense", name="decode_dense_" + name, B=B, Hq=Hq, Hkv=Hkv, Sq=Sq,
+                        Skv=Skv, D=D, dtype=dtype, paged=dict(dense=True, **kw)))
+    dense("gqa8_sq1", 3, 1, 2000, 16, 2, causal="bottom_right")
+    dense("gqa8_sq2_lengths_f16", 4, 2, 1500, 16, 2, dtype="f16", causal="bottom_right", lengths=True)
+    dense("gqa4_sq16_window_hd64", 2, 16, 1200, 8, 2, D=64, causal="bottom_right", window_left=300)
+    dense("mha_sq4_no_mask_hd256", 2, 4, 700, 4, 4, D=256)
     add("paged_edge", "shared_out_of_order_clamped", 3, 2,
         dict(pages=6, page_size=16, max_pages=4, causal="bottom_right",
              table=[[5, 0, 3, 3], [0, 0, 1, 2], [-4, 99, 2, 1]], lens=[64, 20, 50]))

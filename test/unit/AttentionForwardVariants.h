@@ -170,6 +170,23 @@ inline std::vector<Variant> variants() {
     s.hasSeqLenKv = true;
     s.causal = C::BottomRight;
   });
+  // Split-KV decode: a GQA group's queries packed into one tile.
+  add("d128_bf16_decode_gqa8_paged16", 128, 128, T::BF16, [](auto &s) {
+    s.decode = true;
+    s.decodeRows = 8;
+    s.numHeadsKV = 1;
+    s.paged = true;
+    s.pageSize = 16;
+    s.hasSeqLenKv = true;
+    s.causal = C::BottomRight;
+  });
+  add("d64_f16_decode_speculative_48_rows_window", 64, 64, T::F16, [](auto &s) {
+    s.decode = true;
+    s.decodeRows = 48;
+    s.numHeadsKV = 2;
+    s.causal = C::BottomRight;
+    s.windowLeft = 256;
+  });
   // Table captures (tg.gather): a relative-position table, a T5 bucket
   // lookup, document ids and prefix lengths, mixed with an element capture.
   add("d128_bf16_relative_bias_table_causal", 128, 128, T::BF16, [](auto &s) {

@@ -133,6 +133,27 @@ TEST(AttentionSpec, LaunchConfiguration) {
   EXPECT_NE(paged->source.find("static constexpr int kPageSize = 32;"), std::string::npos);
   s.hasSeqLenKv = false;
   EXPECT_FALSE(generateAttentionForward(s));
+  // Decode: + the partial outputs and log-sum-exps, and a combine kernel.
+  AttentionForwardSpec d = baseSpec(128);
+  d.numHeadsKV = 1;
+  d.decode = true;
+  d.decodeRows = 8;
+  auto decode = generateAttentionForward(d);
+  ASSERT_TRUE(decode);
+  EXPECT_EQ(decode->numParams, 27u);
+  EXPECT_EQ(decode->tile.blockM, 16);
+  EXPECT_EQ(decode->tile.warps, 1);
+  EXPECT_EQ(decode->combineRowsPerBlock, 8u);
+  EXPECT_NE(decode->combineSource.find("attention_decode_combine<tg::device::Elem::BF16, 128>"),
+            std::string::npos);
+  d.decodeRows = 65;
+  EXPECT_NE(errorOf(d).find("1 to 64 packed query rows"), std::string::npos);
+  d.decodeRows = 8;
+  d.training = true;
+  EXPECT_NE(errorOf(d).find("no score modifier, dropout, training"), std::string::npos);
+  EXPECT_EQ(decodeSplits(64, 128), 13);
+  EXPECT_EQ(decodeSplits(1024, 128), 1);
+  EXPECT_EQ(decodeSplits(8, 6), 3);
 }
 
 bool contains(const std::string &s, const std::string &what);
@@ -348,6 +369,11 @@ TEST_P(AttentionNvrtc, CompilesForEveryTarget) {
       EXPECT_NE(c.log.find(" 0 bytes stack frame, 0 bytes spill stores"), std::string::npos)
           << var.name << " for " << arch << " uses local memory:\n" << c.log;
     }
+  }
+  if (var.spec.decode) {
+    NvrtcCompiled c = compileWithNvrtc(k->combineSource, "compute_80", "combine.cu");
+    ASSERT_TRUE(c.ok) << var.name << " combine:\n" << c.log;
+    EXPECT_EQ(c.log.find("warning"), std::string::npos) << c.log;
   }
 }
 

@@ -87,7 +87,7 @@ static LogicalResult processBuffer(std::unique_ptr<llvm::MemoryBuffer> buffer,
       return failure();
     bool ok = true;
     for (func::FuncOp fn : module->getOps<func::FuncOp>()) {
-      auto noAttention = [](tg::AttentionOp op) -> FailureOr<tg::KernelStep> {
+      auto noAttention = [](tg::AttentionOp op) -> FailureOr<SmallVector<tg::KernelStep, 0>> {
         return op.emitOpError("has no kernel generator in tg-emit-kernels "
                               "(only the generic kernels are printed)");
       };

@@ -29,6 +29,16 @@ AttentionTileConfig defaultAttentionTile(const AttentionForwardSpec &spec) {
   int headDim = std::max(roundUp(spec.headDimQK, 16), spec.headDimV);
   bool masked = spec.causal != AttentionCausalMode::None || spec.windowLeft || spec.windowRight;
   AttentionTileConfig tile;
+  if (spec.decode) {
+    // Decode: one warp per 16 packed rows (the GQA group's queries), key
+    // tiles of 32 streamed by cp.async two ahead; the work is the memory,
+    // and small CTAs (38 KB at hd 128) keep six per SM in flight (H200:
+    // 32-key tiles read 0.53-0.77 of HBM bandwidth dense, 0.31-0.62 paged,
+    // against 0.51-0.77 and 0.22-0.41 with 64; bench/results/2026-12-02_decode).
+    int warps = std::max(1, (spec.decodeRows + 15) / 16);
+    return {16 * warps, 32, warps, /*qInRegisters=*/false,
+            /*minBlocksPerSM=*/1, /*stages=*/2, /*prefetch=*/1};
+  }
   if (spec.archSpecific && spec.targetSm == 90 && spec.headDimQK % 64 == 0 &&
       spec.headDimV % 64 == 0) {
     // sm_90a: wgmma reads K and V from shared memory once per warpgroup

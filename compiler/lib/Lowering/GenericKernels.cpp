@@ -214,10 +214,12 @@ tg::emitGenericKernels(func::FuncOp fn, AttentionEmitter emitAttention,
                 state.steps.push_back(std::move(step));
                 return success();
               }
-              FailureOr<KernelStep> step = emitAttention(attention);
-              if (failed(step))
+              FailureOr<SmallVector<KernelStep, 0>> steps =
+                  emitAttention(attention);
+              if (failed(steps))
                 return failure();
-              state.steps.push_back(std::move(*step));
+              for (KernelStep &step : *steps)
+                state.steps.push_back(std::move(step));
               for (Value result : attention->getResults())
                 state.views[result] = TensorView::ofBuffer(result);
               return success();

@@ -17,7 +17,7 @@ using namespace mlir;
 using namespace mlir::tg;
 namespace cg = ::tg::codegen;
 
-FailureOr<KernelStep>
+FailureOr<SmallVector<KernelStep, 0>>
 mlir::tg::emitAttentionStep(AttentionOp op, const tgc::CompileTarget &target,
                       function_ref<SmallVector<int64_t>(Value)> stridesOf) {
   auto qType = cast<RankedTensorType>(op.getQ().getType());
@@ -161,6 +161,34 @@ mlir::tg::emitAttentionStep(AttentionOp op, const tgc::CompileTarget &target,
                             "densely packed");
   }
 
+  // Decode: few query rows per kv head (a GQA group's new tokens) and a
+  // plain score. One CTA per kv head then holds the group's rows, and the
+  // key tiles are split among CTAs whose partial results a combine kernel
+  // merges: otherwise each query head's CTA would fill 1 of its 64-128
+  // rows and read its kv head's cache again.
+  const int64_t group = spec.numHeadsQ / spec.numHeadsKV;
+  const bool identityRegion = [&] {
+    auto yield = cast<YieldOp>(op.getScoreBlock().getTerminator());
+    return yield.getValues().size() == 1 &&
+           yield.getValues()[0] == op.getScoreBlock().getArgument(0);
+  }();
+  const bool decode = !ragged && !op.getSeqLenQ() && identityRegion &&
+                      !spec.training && spec.dropoutProbability == 0.0 &&
+                      seqQ <= 16 && group * seqQ <= 64 && seqKv >= 256;
+  spec.decode = decode;
+  spec.decodeRows = decode ? static_cast<int>(group * seqQ) : 0;
+
+  int64_t splits = 1;
+  if (decode) {
+    cg::AttentionForwardSpec probe = spec;
+    probe.targetSm = tgc::kMinTargetArch;
+    int64_t keyTiles =
+        (seqKv + cg::defaultAttentionTile(probe).blockN - 1) /
+        cg::defaultAttentionTile(probe).blockN;
+    splits = cg::decodeSplits(batch * spec.numHeadsKV, keyTiles);
+  }
+  std::optional<cg::AttentionKernel> combine;
+
   // The launch of one generated kernel; the arguments are added below and
   // shared by every variant.
   auto generate = [&](int sm, bool archSpecific) -> FailureOr<KernelStep> {
@@ -186,6 +214,13 @@ mlir::tg::emitAttentionStep(AttentionOp op, const tgc::CompileTarget &target,
                       : cudaPrelude().str() + "\n" + kernel->source;
     step.entry = kernel->entry;
     step.grid = kernel->grid(batch, spec.numHeadsQ, seqQ);
+    if (decode) {
+      // Every variant has the decode tile (decodeTile), so one split count.
+      step.grid = {static_cast<unsigned>(splits),
+                   static_cast<unsigned>(spec.numHeadsKV),
+                   static_cast<unsigned>(batch)};
+      combine = *kernel;
+    }
     step.block = {kernel->threads, 1, 1};
     step.sharedBytes = kernel->sharedBytes;
     step.sm = sm;
@@ -247,6 +282,16 @@ mlir::tg::emitAttentionStep(AttentionOp op, const tgc::CompileTarget &target,
     step.args.push_back(KernelArg::int64(tableStrides[0]));
     step.args.push_back(KernelArg::int64(kType.getDimSize(0)));
   }
+  Builder builder(op.getContext());
+  const int64_t dimV = spec.headDimV;
+  KernelArg oPartial = KernelArg::scratch(
+      op, 0, builder.getF32Type(), {splits, batch, spec.numHeadsQ, seqQ, dimV});
+  KernelArg lsePartial = KernelArg::scratch(
+      op, 1, builder.getF32Type(), {splits, batch, spec.numHeadsQ, seqQ});
+  if (decode) {
+    step.args.push_back(oPartial);
+    step.args.push_back(lsePartial);
+  }
   for (const SmallVector<int64_t> &strides : layouts)
     for (int d = 0; d < 3; ++d)
       step.args.push_back(KernelArg::int64(strides[d]));
@@ -262,12 +307,41 @@ mlir::tg::emitAttentionStep(AttentionOp op, const tgc::CompileTarget &target,
       step.args.push_back(
           KernelArg::int64(type.getDimSize(d) == 1 ? 0 : strides[d]));
   }
-  step.outputs.push_back(op.getOutput());
+  if (!decode)
+    step.outputs.push_back(op.getOutput());
   if (Value stats = op.getStats())
     step.outputs.push_back(stats);
   for (KernelStep &variant : step.preferred) {
     variant.args = step.args;
     variant.outputs = step.outputs;
   }
-  return step;
+  SmallVector<KernelStep, 0> steps;
+  steps.push_back(std::move(step));
+  if (!decode)
+    return steps;
+  // The combine kernel: the splits' partial outputs into o.
+  KernelStep merge;
+  merge.name = "attention decode combine " +
+               std::string(cg::toString(spec.elementType)) + " dv" +
+               std::to_string(dimV);
+  merge.source = combine->combineSource;
+  merge.entry = combine->combineEntry;
+  int64_t rows = batch * spec.numHeadsQ * seqQ;
+  merge.grid = {static_cast<unsigned>((rows + combine->combineRowsPerBlock - 1) /
+                                      combine->combineRowsPerBlock),
+                1, 1};
+  merge.block = {128, 1, 1};
+  merge.sm = tgc::kMinTargetArch;
+  merge.args = {oPartial,
+                lsePartial,
+                KernelArg::buffer(op.getOutput()),
+                KernelArg::int64(splits),
+                KernelArg::int64(batch),
+                KernelArg::int64(spec.numHeadsQ),
+                KernelArg::int64(seqQ)};
+  for (int d = 0; d < 3; ++d)
+    merge.args.push_back(KernelArg::int64(layouts[3][d]));
+  merge.outputs = {op.getOutput()};
+  steps.push_back(std::move(merge));
+  return steps;
 }

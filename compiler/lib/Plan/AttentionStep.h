@@ -5,9 +5,11 @@
 #include "tgc/Target.h"
 
 namespace mlir::tg {
-/// The launch of the generated attention kernel for `op`. `stridesOf` gives
-/// the physical strides (elements) of each tensor's buffer.
-FailureOr<KernelStep>
+/// The launches of the generated attention kernel for `op`: one, or for a
+/// decode step (few query rows per kv head) the split-KV kernel and its
+/// combine kernel. `stridesOf` gives the physical strides (elements) of
+/// each tensor's buffer.
+FailureOr<SmallVector<KernelStep, 0>>
 emitAttentionStep(AttentionOp op, const tgc::CompileTarget &target,
                   function_ref<SmallVector<int64_t>(Value)> stridesOf);
 } // namespace mlir::tg

@@ -491,7 +491,8 @@ FailureOr<tgc::Plan> PlanBuilder::build() {
   for (auto [value, index] : directResult)
     bufferNames[value] = resultName(fn, index);
 
-  auto emitAttention = [&](AttentionOp op) -> FailureOr<KernelStep> {
+  auto emitAttention =
+      [&](AttentionOp op) -> FailureOr<SmallVector<KernelStep, 0>> {
     return emitAttentionStep(op, options.target,
                              [&](Value v) { return stridesOf(v); });
   };

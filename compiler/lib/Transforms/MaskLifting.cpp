@@ -221,6 +221,10 @@ std::optional<Band> MaskLifter::bandOfCompare(CmpOp cmp, bool negated) {
   // d = lhs - rhs = dq*q + dkv*kv + c (+ lengths), compared with 0.
   Linear d{lhs->q - rhs->q, lhs->kv - rhs->kv, lhs->c - rhs->c,
            lhs->lq - rhs->lq, lhs->lkv - rhs->lkv};
+  // With one query row (decode) q_idx is 0, and canonicalisation folds it
+  // away: a condition on kv_idx alone is then a band on kv - q as well.
+  if (sq == 1 && d.q == 0 && (d.kv == 1 || d.kv == -1))
+    d.q = -d.kv;
   if (d.kv == -1 && d.q == 1) {
     d = Linear{-1, 1, -d.c, -d.lq, -d.lkv};
     pred = swapped(pred);

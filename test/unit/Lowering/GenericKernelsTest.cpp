@@ -51,7 +51,7 @@ public:
   std::string diagnostics;
 };
 
-auto noAttention = [](tg::AttentionOp op) -> FailureOr<tg::KernelStep> {
+auto noAttention = [](tg::AttentionOp op) -> FailureOr<SmallVector<tg::KernelStep, 0>> {
   return op.emitOpError("no attention generator in this test");
 };
 
@@ -199,7 +199,7 @@ func.func @attention(%q: tensor<1x2x16x64xbf16>, %k: tensor<1x2x64x16xbf16>, %v:
   auto fn = *fixture.module->getOps<func::FuncOp>().begin();
   unsigned calls = 0;
   Value seenK;
-  auto fake = [&](tg::AttentionOp op) -> FailureOr<tg::KernelStep> {
+  auto fake = [&](tg::AttentionOp op) -> FailureOr<SmallVector<tg::KernelStep, 0>> {
     ++calls;
     seenK = op.getK();
     tg::KernelStep step;
@@ -209,7 +209,9 @@ func.func @attention(%q: tensor<1x2x16x64xbf16>, %k: tensor<1x2x64x16xbf16>, %v:
       step.args.push_back(tg::KernelArg::buffer(operand));
     step.args.push_back(tg::KernelArg::buffer(op.getOutput()));
     step.outputs.push_back(op.getOutput());
-    return step;
+    SmallVector<tg::KernelStep, 0> steps;
+    steps.push_back(std::move(step));
+    return steps;
   };
   FailureOr<SmallVector<tg::KernelStep, 0>> steps =
       tg::emitGenericKernels(fn, fake);

@@ -140,6 +140,14 @@ struct AttentionForwardSpec {
   /// excludes ragged.
   bool paged = false;
   int pageSize = 0;
+  /// Decode: one CTA per (KV split, kv head, batch) holds the decodeRows =
+  /// group * Sq query rows of a GQA group (at most 64), splits the visible
+  /// key tiles among gridDim.x CTAs, and writes f32 partial outputs and
+  /// log-sum-exps (two more parameters after the paged ones) that the
+  /// combine kernel (AttentionKernel::combine) merges. No score modifier,
+  /// dropout, training, document mask, ragged layout or seq_len_q.
+  bool decode = false;
+  int decodeRows = 0;
 
   /// Dropout probability in [0, 1); 0 disables dropout.
   double dropoutProbability = 0.0;
@@ -192,7 +200,19 @@ struct AttentionKernel {
   /// x = query tiles, y = heads, z = batch.
   std::array<unsigned, 3> grid(int64_t batch, int64_t numHeadsQ,
                                int64_t seqLenQ) const;
+
+  /// Decode only: the combine kernel, launched after this one with grid
+  /// (ceil(B * Hq * Sq / combineRowsPerBlock)) and 128 threads; parameters
+  /// o_partial, lse_partial, o, splits, batch, num_heads_q, seq_q and o's
+  /// b, h, s strides.
+  std::string combineSource, combineEntry;
+  unsigned combineRowsPerBlock = 0;
 };
+
+/// Splits of a decode kernel's key tiles (AttentionForwardSpec::decode) for
+/// `ctas` = B * Hkv CTAs per split and `keyTiles` visible key tiles: enough
+/// CTAs to fill the GPU's SMs a few times over, at least two tiles each.
+int64_t decodeSplits(int64_t ctas, int64_t keyTiles, int64_t numSMs = 132);
 
 /// Returns an empty string if the spec is supported, else what is wrong.
 std::string validateAttentionSpec(const AttentionForwardSpec &spec);

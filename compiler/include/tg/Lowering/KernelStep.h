@@ -82,9 +82,11 @@ struct KernelStep {
   std::vector<KernelStep> preferred;
 };
 
-/// Emits the launch for one tg.attention op (provided by the attention
-/// kernel generator).
-using AttentionEmitter = function_ref<FailureOr<KernelStep>(AttentionOp)>;
+/// Emits the launches (in order) of one tg.attention op (provided by the
+/// attention kernel generator): one kernel, or a split-KV decode kernel and
+/// the combine kernel after it.
+using AttentionEmitter =
+    function_ref<FailureOr<SmallVector<KernelStep, 0>>(AttentionOp)>;
 /// Emits the launches (in order) of one tg.attention_grad op not assigned to
 /// cuDNN (provided by the attention backward generator).
 using AttentionGradEmitter =

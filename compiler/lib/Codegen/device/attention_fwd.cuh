@@ -59,6 +59,11 @@ struct ForwardParams {
   // (rows page_table_stride apart), seq_len_kv = max_pages * kPageSize.
   const int *page_table;
   long long page_table_stride, num_pages;
+  // Decode (kDecode): blockIdx.x is the KV split, blockIdx.y the kv head;
+  // each split writes its rows' normalised partial output and log-sum-exp,
+  // [splits, B, Hq, Sq, Dv] and [splits, B, Hq, Sq] f32, which
+  // attention_decode_combine.cuh merges.
+  float *o_partial, *lse_partial;
 };
 
 /// The score modifier of a kernel without one (Config::kScoreMod false).
@@ -128,14 +133,16 @@ __device__ __forceinline__ void copies_landed() {
 
 /// Sets s = -inf where key kv_idx is not visible from query row q_idx
 /// (masks.cuh: key_visible). Only K/V tiles on a mask boundary run this.
+/// (kDecode: row r of the tile is query r % seq_q of a head of the group.)
 template <class K, class Mask>
 __device__ __forceinline__ void apply_masks(float (&s)[K::kMTiles][K::kNTiles][4], const Mask &mask,
-                                            int warp_row0, int n0, int lane) {
+                                            int warp_row0, int n0, int lane, int seq_q = 1) {
 #pragma unroll
   for (int m = 0; m < K::kMTiles; ++m) {
 #pragma unroll
     for (int half = 0; half < 2; ++half) {
-      const int q_idx = warp_row0 + m * 16 + lane / 4 + 8 * half;
+      const int row = warp_row0 + m * 16 + lane / 4 + 8 * half;
+      const int q_idx = K::kDecode ? row % seq_q : row;
 #pragma unroll
       for (int n = 0; n < K::kNTiles; ++n) {
 #pragma unroll
@@ -191,11 +198,17 @@ __device__ __forceinline__ void attention_forward(const ForwardParams &p, const 
   // --- Which tile: query rows [m0, m0 + kBlockM) of head h in batch b ---
   // With an upper mask bound, the heaviest tiles (most visible keys) go
   // first: they start in the first wave.
+  // Decode: one CTA per (KV split, kv head, batch) holds every query row of
+  // the GQA group, row r = query r % Sq of head h_kv * group + r / Sq.
+  static_assert(!K::kDecode || (!K::kScoreMod && !K::kDropout && !K::kTraining && !K::kDocumentMask &&
+                                !K::kRagged && !K::kWgmma && !K::kSeqLenQ),
+                "decode: plain scores, no dropout, stats, documents, packing, wgmma or q padding");
   const int m_block = K::kUpper ? static_cast<int>(gridDim.x - 1 - blockIdx.x) : static_cast<int>(blockIdx.x);
-  const long long h = blockIdx.y;
+  // (decode: h is the group's first query head)
+  const long long h = K::kDecode ? blockIdx.y * K::kQueryHeadsPerKvHead : blockIdx.y;
   const long long b = blockIdx.z;
   const long long h_kv = h / K::kQueryHeadsPerKvHead;  // GQA
-  const int m0 = m_block * K::kBlockM;
+  const int m0 = K::kDecode ? 0 : m_block * K::kBlockM;
   const int warp_row0 = m0 + warp * K::kWarpRows;  // first query row of this warp
 
   // --- Actual lengths: rows >= len_q and keys >= len_kv are padding ---
@@ -215,20 +228,42 @@ __device__ __forceinline__ void attention_forward(const ForwardParams &p, const 
   const MaskRule<K::kUpper, K::kRightLimit, K::kLeft, K::kWindowLeft> mask{
       len_q, len_kv, K::kBottomRight ? len_kv - len_q : 0};
   int kv_begin, kv_end;
-  mask.keys_seen(m0, m0 + K::kBlockM, &kv_begin, &kv_end);
+  // (decode: the rows are every query of the sequence)
+  mask.keys_seen(K::kDecode ? 0 : m0, K::kDecode ? len_q : m0 + K::kBlockM, &kv_begin, &kv_end);
   if constexpr (K::kDocumentMask)  // the Q region is free until the Q tile is loaded
     narrow_to_documents<K::kThreads>(
         m0, imin(m0 + K::kBlockM, len_q), &kv_begin, &kv_end, reinterpret_cast<long long *>(smem),
         [&](int q) { return score_mod.document_of_query(b, h, q); },
         [&](int kv) { return score_mod.document_of_key(b, h, kv); }, tid);
-  const int tile_begin = kv_begin / K::kBlockN;
-  const int tile_end = kv_end > kv_begin ? (kv_end + K::kBlockN - 1) / K::kBlockN : tile_begin;
+  int tile_begin = kv_begin / K::kBlockN;
+  int tile_end = kv_end > kv_begin ? (kv_end + K::kBlockN - 1) / K::kBlockN : tile_begin;
+  if constexpr (K::kDecode) {
+    // Split blockIdx.x of gridDim.x takes its share of the visible tiles.
+    const int per_split = (tile_end - tile_begin + gridDim.x - 1) / gridDim.x;
+    tile_begin = imin(tile_end, tile_begin + static_cast<int>(blockIdx.x) * per_split);
+    tile_end = imin(tile_end, tile_begin + per_split);
+  }
 
   // (ragged: the b strides are 0 and the sequences start at q_start, kv_start)
   const u16 *q_tile = p.q + b * p.q_stride_b + h * p.q_stride_h + (q_start + m0) * p.q_stride_s;
   const u16 *k_head = p.k + (K::kPaged ? 0 : b * p.k_stride_b) + h_kv * p.k_stride_h + kv_start * p.k_stride_s;
   const u16 *v_head = p.v + (K::kPaged ? 0 : b * p.v_stride_b) + h_kv * p.v_stride_h + kv_start * p.v_stride_s;
   const int *page_row = K::kPaged ? p.page_table + b * p.page_table_stride : nullptr;
+  if constexpr (K::kPaged && K::kDecode) {
+    // A split's page indices, read once into shared memory: otherwise every
+    // key tile's copies wait on their global page-table reads (the decode
+    // loop has too little work per tile to hide them). Too many pages for
+    // the cache: read from global memory as elsewhere.
+    constexpr int kPageCache = 1024;
+    __shared__ int page_cache[kPageCache];
+    const int first = tile_begin * K::kBlockN / K::kPageSize;
+    const int count = (imin(tile_end * K::kBlockN, len_kv) + K::kPageSize - 1) / K::kPageSize - first;
+    if (count > 0 && count <= kPageCache) {
+      for (int i = tid; i < count; i += K::kThreads) page_cache[i] = page_row[first + i];
+      __syncthreads();
+      page_row = page_cache - first;
+    }
+  }
   const unsigned smem_q = shared_address(smem);
   const unsigned smem_k = smem_q + K::kQRegionBytes;
   const unsigned smem_v = smem_k + K::kStages * K::kKStageBytes;
@@ -280,8 +315,16 @@ __device__ __forceinline__ void attention_forward(const ForwardParams &p, const 
           reinterpret_cast<u16 *>(smem + K::kQRegionBytes), tid);
     }
     // --- Prologue: Q tile, then the first K/V tile into stage 0 ---
-    load_rows_async<K::kBlockM, K::kHeadDimQK, K::kQRegionPitch, K::kThreads, true>(
-        smem_q, q_tile, p.q_stride_s, (K::kRagged ? len_q : static_cast<int>(p.seq_len_q)) - m0, tid);
+    if constexpr (K::kDecode) {
+      const int seq_q = static_cast<int>(p.seq_len_q);
+      load_rows_gather_async<K::kBlockM, K::kHeadDimQK, K::kQRegionPitch, K::kThreads>(
+          smem_q,
+          [&](int r) { return q_tile + (r / seq_q) * p.q_stride_h + (r % seq_q) * p.q_stride_s; },
+          static_cast<int>(K::kQueryHeadsPerKvHead) * seq_q, tid);
+    } else {
+      load_rows_async<K::kBlockM, K::kHeadDimQK, K::kQRegionPitch, K::kThreads, true>(
+          smem_q, q_tile, p.q_stride_s, (K::kRagged ? len_q : static_cast<int>(p.seq_len_q)) - m0, tid);
+    }
     cp_async_commit();
     load_k(smem_k, tile_begin * K::kBlockN);
     if constexpr (K::kStages > 1) load_v(smem_v, tile_begin * K::kBlockN);
@@ -332,8 +375,9 @@ __device__ __forceinline__ void attention_forward(const ForwardParams &p, const 
     if constexpr (K::kScoreMod)
       score_mod.template apply<K>(s, b, h, warp_row0, n0, lane, p.seq_len_q, p.seq_len_kv);
     // Mask-free tiles (the common case) skip the per-element tests.
-    if (!mask.all_visible(m0, imin(m0 + K::kBlockM, len_q), n0, n0 + K::kBlockN))
-      apply_masks<K>(s, mask, warp_row0, n0, lane);
+    if (!mask.all_visible(K::kDecode ? 0 : m0, K::kDecode ? len_q : imin(m0 + K::kBlockM, len_q), n0,
+                          n0 + K::kBlockN))
+      apply_masks<K>(s, mask, warp_row0, n0, lane, static_cast<int>(p.seq_len_q));
     if constexpr (K::kStages == 1) {
       // V has landed, and every warp is done with K: the next K streams in
       // during the softmax and P V.
@@ -354,6 +398,10 @@ __device__ __forceinline__ void attention_forward(const ForwardParams &p, const 
 
   // --- Epilogue (the Q region becomes the O staging buffer) ---
   copies_landed<false>();
+  if constexpr (K::kDecode) {
+    store_partial_output<K>(o_acc, row_max, row_sum, p, b, h, warp, lane);
+    return;
+  }
   u16 *o_tile = p.o + b * p.o_stride_b + h * p.o_stride_h + (q_start + m0) * p.o_stride_s;
   float *lse_tile = nullptr;
   if constexpr (K::kTraining)

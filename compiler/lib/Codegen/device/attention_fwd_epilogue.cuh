@@ -60,4 +60,39 @@ __device__ __forceinline__ void store_output(const float (&o_acc)[K::kMTiles][K:
   }
 }
 
+/// Decode: the split's partial result of each packed row r (query r % Sq of
+/// head h0 + r / Sq): O / rowsum in f32 and the natural-log log-sum-exp
+/// (-inf and zeros where the split saw no key), for
+/// attention_decode_combine.cuh. Params is ForwardParams.
+template <class K, class Params>
+__device__ __forceinline__ void store_partial_output(const float (&o_acc)[K::kMTiles][K::kOTiles][4],
+                                                     const float (&row_max)[K::kMTiles][2],
+                                                     const float (&row_sum)[K::kMTiles][2], const Params &p,
+                                                     long long b, long long h0, int warp, int lane) {
+  const int seq_q = static_cast<int>(p.seq_len_q);
+  const int rows = static_cast<int>(K::kQueryHeadsPerKvHead) * seq_q;
+#pragma unroll
+  for (int m = 0; m < K::kMTiles; ++m) {
+#pragma unroll
+    for (int half = 0; half < 2; ++half) {
+      const int row = warp * K::kWarpRows + m * 16 + lane / 4 + 8 * half;
+      const float sum = quad_sum(row_sum[m][half]);
+      if (row >= rows) continue;
+      const bool has_keys = sum > 0.0f;
+      const float inv_sum = has_keys ? 1.0f / sum : 0.0f;
+      const long long index =
+          ((static_cast<long long>(blockIdx.x) * p.batch + b) * p.num_heads_q + h0 + row / seq_q) * seq_q +
+          row % seq_q;
+      if (lane % 4 == 0)
+        p.lse_partial[index] =
+            has_keys ? row_max[m][half] * K::kSoftmaxScale + log2f(sum) * kLn2 : neg_inf();
+      float *o_row = p.o_partial + index * K::kHeadDimV;
+#pragma unroll
+      for (int d = 0; d < K::kOTiles; ++d)
+        *reinterpret_cast<float2 *>(o_row + d * 8 + 2 * (lane % 4)) =
+            float2{o_acc[m][d][2 * half] * inv_sum, o_acc[m][d][2 * half + 1] * inv_sum};
+    }
+  }
+}
+
 } // namespace tg::device

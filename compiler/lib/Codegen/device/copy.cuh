@@ -61,6 +61,27 @@ __device__ __forceinline__ void load_sequence_rows_async(unsigned smem, const u1
     load_rows_async<kRows, kCols, kPitch, kThreads, true>(smem, src, row_stride, valid_rows, tid);
 }
 
+/// As load_rows_async for rows at arbitrary addresses: row r < valid_rows
+/// is copied from row_address(r); the others are zero-filled.
+template <int kRows, int kCols, int kPitch, int kThreads, class RowAddress>
+__device__ __forceinline__ void load_rows_gather_async(unsigned smem, RowAddress row_address, int valid_rows,
+                                                       int tid) {
+  static_assert(kCols % 8 == 0, "rows are copied in 16-byte chunks");
+  constexpr int kChunksPerRow = kCols / 8;
+  constexpr int kChunks = kRows * kChunksPerRow;
+#pragma unroll
+  for (int i = 0; i < (kChunks + kThreads - 1) / kThreads; ++i) {
+    const int chunk = tid + i * kThreads;
+    if (kChunks % kThreads == 0 || chunk < kChunks) {
+      const int row = chunk / kChunksPerRow;
+      const int col = (chunk % kChunksPerRow) * 8;
+      const bool valid = row < valid_rows;
+      const u16 *src = valid ? row_address(row) + col : row_address(0);
+      cp_async_16(smem + tile_offset<kRows, kPitch>(row, col), src, valid);
+    }
+  }
+}
+
 /// As load_sequence_rows_async for keys [row0, row0 + kRows) of a paged K/V
 /// cache: key j is row j % kPageSize of page page_row[j / kPageSize] (page
 /// indices clamped into [0, num_pages)), pages `page_stride` elements apart,
