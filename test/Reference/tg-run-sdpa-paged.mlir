@@ -3,7 +3,11 @@
 // values 4 and 8 give o = 7). Pages of 2 keys (k, v): page 0 holds
 // (ln 3, 8), (0, 4); page 1 (0, 4), (50, 100); page 2 (ln 3, 8), (0, 100).
 //
-// RUN: tg-run --ref %s --entry=paged --print-values | FileCheck %s
+// The page table is an input (a constant one must name existing pages: the
+// verifier checks it), so that the clamp of a device value shows.
+// RUN: rm -rf %t && mkdir -p %t
+// RUN: python3 %S/Inputs/make_npy.py %t/table.npy '<i4' 3,2 1,0,2,1,7,0
+// RUN: tg-run --ref %s --entry=paged --input=table=%t/table.npy --print-values | FileCheck %s
 
 // Sequence 0 reads pages [1, 0] with length 1: only key (0, 4), o = 4.
 // Sequence 1 reads pages [2, 1] with length 3: keys (ln 3, 8), (0, 100),
@@ -15,11 +19,10 @@
 // Causal bottom-right with one query: every cached key is visible.
 // CHECK-LABEL: output decode_causal:
 // CHECK-NEXT: values: [4, 25.6, 31]
-func.func @paged() -> (tensor<3x1x1x1xf32> {tg.name = "plain"}, tensor<3x1x1x1xf32> {tg.name = "decode_causal"}) {
+func.func @paged(%t: tensor<3x2xi32> {tg.name = "table"}) -> (tensor<3x1x1x1xf32> {tg.name = "plain"}, tensor<3x1x1x1xf32> {tg.name = "decode_causal"}) {
   %q = tg.constant dense<1.0> : tensor<3x1x1x1xf32>
   %k = tg.constant dense<[[[[1.09861229]], [[0.0]]], [[[0.0]], [[50.0]]], [[[1.09861229]], [[0.0]]]]> : tensor<3x2x1x1xf32>
   %v = tg.constant dense<[[[[8.0]], [[4.0]]], [[[4.0]], [[100.0]]], [[[8.0]], [[100.0]]]]> : tensor<3x2x1x1xf32>
-  %t = tg.constant dense<[[1, 0], [2, 1], [7, 0]]> : tensor<3x2xi32>
   %len = tg.constant dense<[1, 3, 2]> : tensor<3xi32>
   %o0 = tg.sdpa %q, %k, %v seq_len_kv(%len : tensor<3xi32>) page_table(%t : tensor<3x2xi32>) {scale = 1.0 : f64}
       : tensor<3x1x1x1xf32>, tensor<3x2x1x1xf32>, tensor<3x2x1x1xf32> -> tensor<3x1x1x1xf32>

@@ -46,3 +46,24 @@ func.func @paged_and_ragged(%q: tensor<10x8x64xbf16>, %k: tensor<10x16x2x64xbf16
       : tensor<10x8x64xbf16>, tensor<10x16x2x64xbf16>, tensor<10x16x2x64xbf16> -> tensor<10x8x64xbf16>
   return
 }
+
+// -----
+
+// A page table the compiler sees (a constant) must name existing pages.
+func.func @constant_page_out_of_range(%q: tensor<2x8x1x64xbf16>, %k: tensor<10x16x2x64xbf16>, %l: tensor<2xi32>) {
+  %t = tg.constant dense<[[0, 1], [2, 10]]> : tensor<2x2xi32>
+  // expected-error @below {{'tg.sdpa' op page_table entry [1, 1] is page 10; the cache has pages 0 to 9}}
+  %0 = tg.sdpa %q, %k, %k seq_len_kv(%l : tensor<2xi32>) page_table(%t : tensor<2x2xi32>)
+      : tensor<2x8x1x64xbf16>, tensor<10x16x2x64xbf16>, tensor<10x16x2x64xbf16> -> tensor<2x8x1x64xbf16>
+  return
+}
+
+// -----
+
+func.func @constant_length_past_pages(%q: tensor<2x8x1x64xbf16>, %k: tensor<10x16x2x64xbf16>, %t: tensor<2x2xi32>) {
+  %l = tg.constant dense<[16, 33]> : tensor<2xi32>
+  // expected-error @below {{'tg.sdpa' op seq_len_kv[1] is 33; a page table row holds 32 keys}}
+  %0 = tg.sdpa %q, %k, %k seq_len_kv(%l : tensor<2xi32>) page_table(%t : tensor<2x2xi32>)
+      : tensor<2x8x1x64xbf16>, tensor<10x16x2x64xbf16>, tensor<10x16x2x64xbf16> -> tensor<2x8x1x64xbf16>
+  return
+}

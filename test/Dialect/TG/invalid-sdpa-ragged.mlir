@@ -170,3 +170,37 @@ func.func @attention_grad_o_shape(%q: tensor<10x4x64xbf16>, %o: tensor<2x4x8x64x
   }
   return
 }
+
+// -----
+
+// Offsets the compiler sees (constants) are checked; device values are clamped.
+func.func @constant_offsets_decrease(%q: tensor<10x4x64xbf16>) {
+  %c = tg.constant dense<[0, 6, 4]> : tensor<3xi32>
+  // expected-error @below {{'tg.sdpa' op cu_seqlens_q decreases from 6 to 4 at entry 2}}
+  %0 = tg.sdpa %q, %q, %q cu_seqlens_q(%c : tensor<3xi32>) cu_seqlens_kv(%c : tensor<3xi32>)
+      {max_seqlen_q = 8 : i64, max_seqlen_kv = 8 : i64}
+      : tensor<10x4x64xbf16>, tensor<10x4x64xbf16>, tensor<10x4x64xbf16> -> tensor<10x4x64xbf16>
+  return
+}
+
+// -----
+
+func.func @constant_offsets_too_long(%q: tensor<10x4x64xbf16>) {
+  %c = tg.constant dense<[0, 9, 10]> : tensor<3xi32>
+  // expected-error @below {{'tg.sdpa' op cu_seqlens_q gives sequence 0 9 tokens, more than max_seqlen (8)}}
+  %0 = tg.sdpa %q, %q, %q cu_seqlens_q(%c : tensor<3xi32>) cu_seqlens_kv(%c : tensor<3xi32>)
+      {max_seqlen_q = 8 : i64, max_seqlen_kv = 9 : i64}
+      : tensor<10x4x64xbf16>, tensor<10x4x64xbf16>, tensor<10x4x64xbf16> -> tensor<10x4x64xbf16>
+  return
+}
+
+// -----
+
+func.func @constant_offsets_past_end(%q: tensor<10x4x64xbf16>) {
+  %c = tg.constant dense<[0, 5, 12]> : tensor<3xi32>
+  // expected-error @below {{'tg.sdpa' op cu_seqlens_q ends at 12, past the 10 tokens}}
+  %0 = tg.sdpa %q, %q, %q cu_seqlens_q(%c : tensor<3xi32>) cu_seqlens_kv(%c : tensor<3xi32>)
+      {max_seqlen_q = 8 : i64, max_seqlen_kv = 8 : i64}
+      : tensor<10x4x64xbf16>, tensor<10x4x64xbf16>, tensor<10x4x64xbf16> -> tensor<10x4x64xbf16>
+  return
+}

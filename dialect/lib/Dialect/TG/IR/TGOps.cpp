@@ -793,6 +793,48 @@ struct AttentionShapes {
 
 static AttentionShapes attentionShapes(const AttentionParts &p);
 
+/// The integer values of `value` when it is a constant (host-visible:
+/// checked at compile time), else nothing.
+static std::optional<SmallVector<int64_t>> constantInts(Value value) {
+  ElementsAttr elements;
+  if (!value || !matchPattern(value, m_Constant(&elements)) ||
+      !isa<IntegerType>(elements.getElementType()))
+    return std::nullopt;
+  SmallVector<int64_t> out;
+  for (APInt v : elements.getValues<APInt>())
+    out.push_back(v.getSExtValue());
+  return out;
+}
+
+/// Constant cu_seqlens (values the compiler sees): start at 0, never
+/// decrease, end within the tokens, no sequence longer than max_seqlen.
+/// Device values are clamped instead (TGOps.td).
+static LogicalResult verifyConstantOffsets(Operation *op, StringRef name,
+                                           Value cu, int64_t tokens,
+                                           uint64_t max) {
+  std::optional<SmallVector<int64_t>> cuValues = constantInts(cu);
+  if (!cuValues)
+    return success();
+  ArrayRef<int64_t> c = *cuValues;
+  if (c.front() != 0)
+    return op->emitOpError(name) << " starts at " << c.front()
+                                 << "; expected 0";
+  for (size_t b = 0; b + 1 < c.size(); ++b) {
+    if (c[b + 1] < c[b])
+      return op->emitOpError(name)
+             << " decreases from " << c[b] << " to " << c[b + 1]
+             << " at entry " << b + 1;
+    if (static_cast<uint64_t>(c[b + 1] - c[b]) > max)
+      return op->emitOpError(name)
+             << " gives sequence " << b << " " << c[b + 1] - c[b]
+             << " tokens, more than max_seqlen (" << max << ")";
+  }
+  if (c.back() > tokens)
+    return op->emitOpError(name) << " ends at " << c.back()
+                                 << ", past the " << tokens << " tokens";
+  return success();
+}
+
 /// The ragged layout's rules (TGOps.td, tg.sdpa): rank-3 packed tensors,
 /// offsets and maximum lengths given together, lengths that fit.
 static LogicalResult verifyRagged(Operation *op, const AttentionParts &p) {
@@ -829,6 +871,11 @@ static LogicalResult verifyRagged(Operation *op, const AttentionParts &p) {
     if (max < 1 || static_cast<int64_t>(max) > tokens)
       return op->emitOpError(name)
              << " is " << max << "; expected 1 to the token count " << tokens;
+  if (failed(verifyConstantOffsets(op, "cu_seqlens_q", p.cuSeqlensQ,
+                                   shapeOf(p.q)[0], *p.maxSeqlenQ)) ||
+      failed(verifyConstantOffsets(op, "cu_seqlens_kv", p.cuSeqlensKv,
+                                   shapeOf(p.k)[0], *p.maxSeqlenKv)))
+    return failure();
   return success();
 }
 
@@ -877,6 +924,21 @@ static LogicalResult verifyPaged(Operation *op, const AttentionParts &p) {
            << shapeOf(p.q)[0] << ")";
   if (t[1] < 1)
     return op->emitOpError("page_table needs at least one page per sequence");
+  // A constant page table (host-visible) must name existing pages; device
+  // values are clamped instead (TGOps.td).
+  if (std::optional<SmallVector<int64_t>> pages = constantInts(p.pageTable))
+    for (auto [i, page] : llvm::enumerate(*pages))
+      if (page < 0 || page >= k[0])
+        return op->emitOpError("page_table entry [")
+               << static_cast<int64_t>(i) / t[1] << ", "
+               << static_cast<int64_t>(i) % t[1] << "] is page " << page
+               << "; the cache has pages 0 to " << k[0] - 1;
+  if (std::optional<SmallVector<int64_t>> lens = constantInts(p.seqLenKv))
+    for (auto [b, len] : llvm::enumerate(*lens))
+      if (len < 0 || len > t[1] * k[1])
+        return op->emitOpError("seq_len_kv[")
+               << static_cast<int64_t>(b) << "] is " << len
+               << "; a page table row holds " << t[1] * k[1] << " keys";
   return success();
 }
 
