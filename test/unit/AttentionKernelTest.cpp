@@ -154,6 +154,15 @@ TEST(AttentionSpec, LaunchConfiguration) {
   EXPECT_EQ(decodeSplits(64, 128), 13);
   EXPECT_EQ(decodeSplits(1024, 128), 1);
   EXPECT_EQ(decodeSplits(8, 6), 3);
+  // When the decode kernel runs (d has 8 query heads per kv head).
+  d.training = false;
+  d.decode = false;
+  EXPECT_TRUE(decodeKernelApplies(d, 1, 8192));
+  EXPECT_TRUE(decodeKernelApplies(d, 8, 256));
+  EXPECT_FALSE(decodeKernelApplies(d, 9, 8192));  // 72 rows
+  EXPECT_FALSE(decodeKernelApplies(d, 1, 255));   // too few keys to split
+  d.dropoutProbability = 0.1;
+  EXPECT_FALSE(decodeKernelApplies(d, 1, 8192));
 }
 
 bool contains(const std::string &s, const std::string &what);

@@ -79,7 +79,21 @@ bool isReservedName(const std::string &name) {
 
 constexpr double kLog2e = 1.4426950408889634;
 
+/// The decode kernel's packed query rows fit one tile of at most 4 warps.
+constexpr int kMaxDecodeRows = 64;
+
+/// The options the decode kernel has (attention_fwd.cuh: its static_assert).
+bool decodeOptionsFit(const AttentionForwardSpec &spec) {
+  return spec.scoreModifier.empty() && spec.dropoutProbability == 0.0 && !spec.training &&
+         !spec.documentMask && !spec.ragged && !spec.hasSeqLenQ;
+}
+
 } // namespace
+
+bool decodeKernelApplies(const AttentionForwardSpec &spec, int64_t seqQ, int64_t seqKv) {
+  const int64_t group = spec.numHeadsQ / std::max(spec.numHeadsKV, 1);
+  return decodeOptionsFit(spec) && seqQ <= 16 && group * seqQ <= kMaxDecodeRows && seqKv >= 256;
+}
 
 std::string validateAttentionSpec(const AttentionForwardSpec &spec) {
   std::ostringstream err;
@@ -103,9 +117,7 @@ std::string validateAttentionSpec(const AttentionForwardSpec &spec) {
   if (spec.ragged && (spec.hasSeqLenQ || spec.hasSeqLenKv))
     return "the ragged layout takes its lengths from cu_seqlens, not from seq_lens";
   if (spec.decode) {
-    const bool plain = spec.scoreModifier.empty() && spec.dropoutProbability == 0.0 &&
-                       !spec.training && !spec.documentMask && !spec.ragged && !spec.hasSeqLenQ;
-    if (!plain || spec.decodeRows < 1 || spec.decodeRows > 64) {
+    if (!decodeOptionsFit(spec) || spec.decodeRows < 1 || spec.decodeRows > kMaxDecodeRows) {
       err << "the decode kernel takes 1 to 64 packed query rows (got " << spec.decodeRows
           << ") and no score modifier, dropout, training, document mask, ragged layout or "
              "seq_len_q";

@@ -166,26 +166,19 @@ mlir::tg::emitAttentionStep(AttentionOp op, const tgc::CompileTarget &target,
   // key tiles are split among CTAs whose partial results a combine kernel
   // merges: otherwise each query head's CTA would fill 1 of its 64-128
   // rows and read its kv head's cache again.
-  const int64_t group = spec.numHeadsQ / spec.numHeadsKV;
-  const bool identityRegion = [&] {
-    auto yield = cast<YieldOp>(op.getScoreBlock().getTerminator());
-    return yield.getValues().size() == 1 &&
-           yield.getValues()[0] == op.getScoreBlock().getArgument(0);
-  }();
-  const bool decode = !ragged && !op.getSeqLenQ() && identityRegion &&
-                      !spec.training && spec.dropoutProbability == 0.0 &&
-                      seqQ <= 16 && group * seqQ <= 64 && seqKv >= 256;
+  // (The score region is in spec.scoreModifier by now: a plain score
+  // leaves it empty.)
+  const bool decode = cg::decodeKernelApplies(spec, seqQ, seqKv);
   spec.decode = decode;
-  spec.decodeRows = decode ? static_cast<int>(group * seqQ) : 0;
+  spec.decodeRows =
+      decode ? static_cast<int>(spec.numHeadsQ / spec.numHeadsKV * seqQ) : 0;
 
   int64_t splits = 1;
   if (decode) {
-    cg::AttentionForwardSpec probe = spec;
-    probe.targetSm = tgc::kMinTargetArch;
-    int64_t keyTiles =
-        (seqKv + cg::defaultAttentionTile(probe).blockN - 1) /
-        cg::defaultAttentionTile(probe).blockN;
-    splits = cg::decodeSplits(batch * spec.numHeadsKV, keyTiles);
+    // Every target gets the same decode tile (defaultAttentionTile).
+    int64_t blockN = cg::defaultAttentionTile(spec).blockN;
+    splits = cg::decodeSplits(batch * spec.numHeadsKV,
+                              (seqKv + blockN - 1) / blockN);
   }
   std::optional<cg::AttentionKernel> combine;
 
@@ -215,7 +208,7 @@ mlir::tg::emitAttentionStep(AttentionOp op, const tgc::CompileTarget &target,
     step.entry = kernel->entry;
     step.grid = kernel->grid(batch, spec.numHeadsQ, seqQ);
     if (decode) {
-      // Every variant has the decode tile (decodeTile), so one split count.
+      // Every variant has the decode tile, so one split count.
       step.grid = {static_cast<unsigned>(splits),
                    static_cast<unsigned>(spec.numHeadsKV),
                    static_cast<unsigned>(batch)};

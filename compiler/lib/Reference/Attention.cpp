@@ -176,35 +176,28 @@ AttentionProblem makeProblem(OpTy op, ValueLookup lookup) {
   p.k = &lookup(op.getK());
   p.v = &lookup(op.getV());
   ArrayRef<int64_t> qs = p.q->shape, ks = p.k->shape, vs = p.v->shape;
-  {
-    if (op.isRagged()) {
-      p.cuQ = &lookup(op.getCuSeqlensQ());
-      p.cuKv = &lookup(op.getCuSeqlensKv());
-      p.batch = static_cast<int64_t>(p.cuQ->values.size()) - 1;
-      p.tokensQ = qs[0];
-      p.tokensKv = ks[0];
-      p.heads = qs[1];
-      p.dim = qs[2];
-      p.kvHeads = ks[1];
-      p.dimV = vs[2];
-      p.seqQ = static_cast<int64_t>(*op.getMaxSeqlenQ());
-      p.seqKv = static_cast<int64_t>(*op.getMaxSeqlenKv());
-      p.masks = attentionMasks(op);
-      p.dropout = op.getDropout().convertToDouble();
-      if (Value seed = op.getSeed())
-        p.seed = rngScalar(lookup(seed));
-      if (Value offset = op.getOffset())
-        p.offset = rngScalar(lookup(offset));
-      return p;
-    }
+  if (op.isRagged()) {
+    // [T, H, D]: B and S from the offsets and the maximum lengths.
+    p.cuQ = &lookup(op.getCuSeqlensQ());
+    p.cuKv = &lookup(op.getCuSeqlensKv());
+    p.batch = static_cast<int64_t>(p.cuQ->values.size()) - 1;
+    p.tokensQ = qs[0];
+    p.tokensKv = ks[0];
+    p.heads = qs[1];
+    p.dim = qs[2];
+    p.kvHeads = ks[1];
+    p.dimV = vs[2];
+    p.seqQ = static_cast<int64_t>(*op.getMaxSeqlenQ());
+    p.seqKv = static_cast<int64_t>(*op.getMaxSeqlenKv());
+  } else {
+    p.batch = qs[0];
+    p.heads = qs[1];
+    p.seqQ = qs[2];
+    p.dim = qs[3];
+    p.kvHeads = ks[1];
+    p.seqKv = ks[2];
+    p.dimV = vs[3];
   }
-  p.batch = qs[0];
-  p.heads = qs[1];
-  p.seqQ = qs[2];
-  p.dim = qs[3];
-  p.kvHeads = ks[1];
-  p.seqKv = ks[2];
-  p.dimV = vs[3];
   if constexpr (std::is_same_v<OpTy, SdpaOp> ||
                 std::is_same_v<OpTy, AttentionOp>) {
     if (op.isPaged()) {

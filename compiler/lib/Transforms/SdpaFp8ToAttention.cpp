@@ -83,12 +83,13 @@ static void buildScoreBody(OpBuilder &b, Location loc, Block &block,
   yield->setOperand(0, s);
 }
 
-LogicalResult mlir::tg::detail::rewriteFp8SdpaToAttention(
-    SdpaOp op, PatternRewriter &rewriter) {
-  Location loc = op.getLoc();
-  AttentionConfig c = AttentionConfig::from(op);
+/// The captures tg.sdpa's score modifiers need (the bias, ALiBi's slopes
+/// and, aligned bottom-right, the lengths ALiBi measures from), and where
+/// they sit.
+static SmallVector<Value> sdpaCaptures(OpBuilder &b, Location loc,
+                                       const AttentionConfig &c,
+                                       CaptureSlots &slots) {
   SmallVector<Value> captures;
-  CaptureSlots slots;
   auto addCapture = [&](Value value) {
     captures.push_back(value);
     return static_cast<unsigned>(captures.size() - 1);
@@ -96,15 +97,25 @@ LogicalResult mlir::tg::detail::rewriteFp8SdpaToAttention(
   if (c.bias)
     slots.bias = addCapture(c.bias);
   if (c.alibi) {
-    slots.slopes = addCapture(slopesConstant(rewriter, loc, c.queryHeads()));
-    // Bottom-right ALiBi measures from the diagonal of the actual lengths.
+    slots.slopes = addCapture(slopesConstant(b, loc, c.queryHeads()));
+    // Bottom-right ALiBi measures from the diagonal of the actual lengths
+    // (the verifier refuses it in the ragged and paged layouts).
     if (c.causal == CausalMode::bottom_right) {
       if (c.seqLenQ)
-        slots.lengthQ = addCapture(perBatch(rewriter, loc, c.seqLenQ));
+        slots.lengthQ = addCapture(perBatch(b, loc, c.seqLenQ));
       if (c.seqLenKv)
-        slots.lengthKv = addCapture(perBatch(rewriter, loc, c.seqLenKv));
+        slots.lengthKv = addCapture(perBatch(b, loc, c.seqLenKv));
     }
   }
+  return captures;
+}
+
+LogicalResult mlir::tg::detail::rewriteFp8SdpaToAttention(
+    SdpaOp op, PatternRewriter &rewriter) {
+  Location loc = op.getLoc();
+  AttentionConfig c = AttentionConfig::from(op);
+  CaptureSlots slots;
+  SmallVector<Value> captures = sdpaCaptures(rewriter, loc, c, slots);
   Type statsType = op.getStats() ? op.getStats().getType() : Type();
   auto attention = AttentionOp::create(
       rewriter, loc, op.getOutput().getType(), statsType, c.q, c.k, c.v,
@@ -133,17 +144,8 @@ LogicalResult mlir::tg::detail::rewriteRaggedSdpaGradToAttentionGrad(
   Location loc = op.getLoc();
   MLIRContext *ctx = op.getContext();
   AttentionConfig c = AttentionConfig::from(op);
-  SmallVector<Value> captures;
   CaptureSlots slots;
-  auto addCapture = [&](Value value) {
-    captures.push_back(value);
-    return static_cast<unsigned>(captures.size() - 1);
-  };
-  if (c.bias)
-    slots.bias = addCapture(c.bias);
-  // (The verifier refuses bottom-right ALiBi in the ragged layout.)
-  if (c.alibi)
-    slots.slopes = addCapture(slopesConstant(rewriter, loc, c.queryHeads()));
+  SmallVector<Value> captures = sdpaCaptures(rewriter, loc, c, slots);
 
   OperationState state(loc, AttentionGradOp::getOperationName());
   state.addOperands({op.getQ(), op.getK(), op.getV(), op.getO(), op.getDO(),
