@@ -13,8 +13,9 @@
 // CHECK: decode (8 packed rows, split KV)
 // CHECK: static constexpr bool kDecode = true;
 // CHECK: tg_attention_decode_combine_bf16_dv128
-// 3 x 2 kv heads, 2000 keys in 63 tiles of 32: 31 splits (decodeSplits).
-// PLAN: variant "k0" grid [31,2,3] block [32,1,1]
+// 3 x 2 kv heads, 2000 keys in 32 tiles of 64: 16 splits, two tiles each
+// (decodeSplits); two warps (the group's 8 rows and padding).
+// PLAN: variant "k0" grid [16,2,3] block [64,1,1]
 // PLAN: variant "k1" grid [6,1,1] block [128,1,1]
 func.func @decode(%q: tensor<3x16x1x128xbf16>, %k: tensor<3x2x2000x128xbf16>, %v: tensor<3x2x2000x128xbf16>) -> tensor<3x16x1x128xbf16> {
   %o = tg.sdpa %q, %k, %v {causal = #tg<causal bottom_right>}

@@ -170,6 +170,27 @@ inline std::vector<Variant> variants() {
     s.hasSeqLenKv = true;
     s.causal = C::BottomRight;
   });
+  // Paged tiles within one page (64 of 64) and the page-per-lookup path
+  // when pages are neither (48 keys, pages of 32).
+  add("d128_bf16_decode_gqa8_paged64", 128, 128, T::BF16, [](auto &s) {
+    s.decode = true;
+    s.decodeRows = 8;
+    s.numHeadsKV = 1;
+    s.paged = true;
+    s.pageSize = 64;
+    s.hasSeqLenKv = true;
+    s.causal = C::BottomRight;
+  });
+  add("d128_f16_paged32_rows", 128, 128, T::F16, [](auto &s) {
+    s.paged = true;
+    s.pageSize = 32;
+    s.hasSeqLenKv = true;
+  });
+  // A ring of three K/V buffers (tile override).
+  add("d64_bf16_three_stage_ring", 64, 64, T::BF16, [](auto &s) {
+    s.tileOverride = AttentionTileConfig{128, 64, 4, true, 1, 3, 2};
+    s.causal = C::TopLeft;
+  });
   // Split-KV decode: a GQA group's queries packed into one tile.
   add("d128_bf16_decode_gqa8_paged16", 128, 128, T::BF16, [](auto &s) {
     s.decode = true;

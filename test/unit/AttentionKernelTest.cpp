@@ -79,8 +79,8 @@ TEST(AttentionSpec, RejectsBadSpecs) {
   EXPECT_NE(errorOf(s).find("multiple of 16 * warps"), std::string::npos);
   s.tileOverride = AttentionTileConfig{128, 40, 4, true, 1};
   EXPECT_NE(errorOf(s).find("blockN 40"), std::string::npos);
-  s.tileOverride = AttentionTileConfig{128, 64, 4, true, 1, 3, 1};
-  EXPECT_NE(errorOf(s).find("3 K/V stages"), std::string::npos);
+  s.tileOverride = AttentionTileConfig{128, 64, 4, true, 1, 5, 1};
+  EXPECT_NE(errorOf(s).find("5 K/V stages: expected 1 to 4"), std::string::npos);
   s.tileOverride = AttentionTileConfig{128, 32, 4, true, 1, 2, 3};
   EXPECT_NE(errorOf(s).find("fragment prefetch 3"), std::string::npos);
   s = baseSpec();
@@ -141,8 +141,9 @@ TEST(AttentionSpec, LaunchConfiguration) {
   auto decode = generateAttentionForward(d);
   ASSERT_TRUE(decode);
   EXPECT_EQ(decode->numParams, 27u);
-  EXPECT_EQ(decode->tile.blockM, 16);
-  EXPECT_EQ(decode->tile.warps, 1);
+  EXPECT_EQ(decode->tile.blockM, 32);  // 8 rows and padding: two warps issue the copies
+  EXPECT_EQ(decode->tile.warps, 2);
+  EXPECT_EQ(decode->tile.blockN, 64);
   EXPECT_EQ(decode->combineRowsPerBlock, 8u);
   EXPECT_NE(decode->combineSource.find("attention_decode_combine<tg::device::Elem::BF16, 128>"),
             std::string::npos);
@@ -151,9 +152,24 @@ TEST(AttentionSpec, LaunchConfiguration) {
   d.decodeRows = 8;
   d.training = true;
   EXPECT_NE(errorOf(d).find("no score modifier, dropout, training"), std::string::npos);
-  EXPECT_EQ(decodeSplits(64, 128), 13);
-  EXPECT_EQ(decodeSplits(1024, 128), 1);
-  EXPECT_EQ(decodeSplits(8, 6), 3);
+  // One wave: 5 CTAs per SM on 132 SMs hold 660.
+  EXPECT_EQ(decodeSplits(64, 128, 5), 10);
+  EXPECT_EQ(decodeSplits(1024, 128, 5), 1);
+  EXPECT_EQ(decodeSplits(8, 6, 5), 3);  // at least two tiles each
+  d.targetSm = 90;
+  EXPECT_EQ(decodeCtasPerSM(d), 2);  // 78 KB of tiles (64 keys), 228 KB per SM
+  d.paged = true;
+  d.pageSize = 16;
+  d.hasSeqLenKv = true;
+  EXPECT_EQ(defaultAttentionTile(d).blockN, 32);  // pages of 16: tiles of 32
+  EXPECT_EQ(decodeCtasPerSM(d), 4);  // 43 KB of tiles + the 4 KB page cache
+  d.headDimQK = d.headDimV = 256;
+  d.targetSm = 86;  // 99 KB per CTA: 32 keys at hd 256
+  d.paged = false;
+  EXPECT_EQ(defaultAttentionTile(d).blockN, 32);
+  d.headDimQK = d.headDimV = 128;
+  d.paged = false;
+  d.hasSeqLenKv = false;
   // When the decode kernel runs (d has 8 query heads per kv head).
   d.training = false;
   d.decode = false;

@@ -182,8 +182,8 @@ std::string validateAttentionSpec(const AttentionForwardSpec &spec) {
       err << "fragment prefetch " << t.prefetch << " must be in [1, min(4, blockN / 16)]";
       return err.str();
     }
-    if (t.stages != 1 && t.stages != 2) {
-      err << "tile with " << t.stages << " K/V stages: expected 1 or 2";
+    if (t.stages < 1 || t.stages > 4) {
+      err << "tile with " << t.stages << " K/V stages: expected 1 to 4";
       return err.str();
     }
     if (t.warps > 16 || t.minBlocksPerSM < 1) {
@@ -195,10 +195,20 @@ std::string validateAttentionSpec(const AttentionForwardSpec &spec) {
   return "";
 }
 
-int64_t decodeSplits(int64_t ctas, int64_t keyTiles, int64_t numSMs) {
-  // About six CTAs per SM (the decode tile's shared memory allows six at
-  // hd 128), each with at least two key tiles.
-  int64_t wanted = (6 * numSMs + ctas - 1) / std::max<int64_t>(ctas, 1);
+int decodeCtasPerSM(const AttentionForwardSpec &spec) {
+  AttentionTileConfig tile = defaultAttentionTile(spec);
+  // The runtime reserves 1 KB per CTA; the paged kernel adds its page cache.
+  unsigned perCta = attentionSharedBytes(spec, tile) + 1024 +
+                    (spec.paged ? kDecodePageCacheEntries * 4 : 0);
+  int bySmem = int(maxSharedBytesPerSM(spec.targetSm) / perCta);
+  int byThreads = 2048 / (32 * tile.warps);
+  return std::max(1, std::min({bySmem, byThreads, 32}));
+}
+
+int64_t decodeSplits(int64_t ctas, int64_t keyTiles, int ctasPerSM, int64_t numSMs) {
+  // One full wave: a second, partial one would run at a fraction of the
+  // bandwidth while taking as long as the first.
+  int64_t wanted = ctasPerSM * numSMs / std::max<int64_t>(ctas, 1);
   return std::max<int64_t>(1, std::min(wanted, keyTiles / 2));
 }
 
@@ -298,7 +308,10 @@ std::string AttentionEmitter::headerComment() const {
   os << "// tile:  " << tile.blockM << " query rows x " << tile.blockN << " keys, "
      << tile.warps << " warps of " << tile.blockM / tile.warps << " rows, Q in "
      << (tile.qInRegisters ? "registers" : "shared memory") << ", "
-     << (tile.stages > 1 ? "K/V double-buffered" : "single K and V buffers (split loads)") << ", "
+     << (tile.stages > 2   ? "a ring of " + std::to_string(tile.stages) + " K/V buffers"
+         : tile.stages == 2 ? std::string("K/V double-buffered")
+                            : std::string("single K and V buffers (split loads)"))
+     << ", "
      << (tile.wgmma ? "wgmma (sm_90a), " : "mma.sync, ")
      << layout.totalBytes << " bytes of shared memory\n";
   os << "//\n// Stages per CTA: load Q -> for each visible K/V tile (the next one in flight):\n"
@@ -337,6 +350,7 @@ std::string AttentionEmitter::configuration() const {
       .set("RAGGED", boolName(spec.ragged))
       .set("PAGED", boolName(spec.paged))
       .set("PAGE_SIZE", spec.paged ? spec.pageSize : 1)
+      .set("PAGE_CACHE", spec.paged && spec.decode ? kDecodePageCacheEntries : 0)
       .set("DECODE", boolName(spec.decode))
       .set("DOCUMENT_MASK", boolName(spec.documentMask.has_value()));
   return t.expand(R"cuda(
@@ -376,6 +390,7 @@ $(MASKS_AND_DROPOUT)
   // Paged K/V cache: keys read through the page table (ForwardParams).
   static constexpr bool kPaged = $(PAGED);
   static constexpr int kPageSize = $(PAGE_SIZE);
+  static constexpr int kPageCacheEntries = $(PAGE_CACHE);  // decode: a split's page indices in shared memory
   // Decode: the GQA group's query rows packed in one tile, split KV.
   static constexpr bool kDecode = $(DECODE);
 };

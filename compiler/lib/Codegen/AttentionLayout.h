@@ -22,6 +22,31 @@ inline int conflictFreePitch(int cols) {
   return chunks * 8;
 }
 
+/// Largest dynamic shared memory one CTA may opt into, per compute
+/// capability (CUDA programming guide, "Compute Capabilities").
+inline unsigned maxSharedBytesPerBlock(int sm) {
+  if (sm >= 100 && sm < 120)
+    return 232448; // 227 KB (sm_100)
+  if (sm == 90)
+    return 232448; // 227 KB
+  if (sm == 80 || sm == 87)
+    return 166912; // 163 KB
+  return 101376;   // 99 KB (sm_86, sm_89, sm_120, ...)
+}
+
+/// Shared memory of one SM, which its resident CTAs share (same source).
+inline unsigned maxSharedBytesPerSM(int sm) {
+  if (sm == 90 || (sm >= 100 && sm < 120))
+    return 233472; // 228 KB
+  if (sm == 80 || sm == 87)
+    return 167936; // 164 KB
+  return 102400;   // 100 KB
+}
+
+/// Entries of the paged decode kernel's page-index cache (static shared
+/// memory, ints; attention_fwd.cuh).
+constexpr int kDecodePageCacheEntries = 1024;
+
 struct AttentionSmemLayout {
   int headDimQKPadded = 0; // QK head dim rounded up to the mma k-step (16)
   int qkPitch = 0;         // Q and K rows

@@ -9,35 +9,28 @@
 
 namespace tg::codegen {
 
-namespace {
-
-/// Largest dynamic shared memory one CTA may opt into, per compute
-/// capability (CUDA programming guide, "Compute Capabilities").
-unsigned maxSharedBytesPerBlock(int sm) {
-  if (sm >= 100 && sm < 120)
-    return 232448; // 227 KB (sm_100)
-  if (sm == 90)
-    return 232448; // 227 KB
-  if (sm == 80 || sm == 87)
-    return 166912; // 163 KB
-  return 101376;   // 99 KB (sm_86, sm_89, sm_120, ...)
-}
-
-} // namespace
-
 AttentionTileConfig defaultAttentionTile(const AttentionForwardSpec &spec) {
   int headDim = std::max(roundUp(spec.headDimQK, 16), spec.headDimV);
   bool masked = spec.causal != AttentionCausalMode::None || spec.windowLeft || spec.windowRight;
   AttentionTileConfig tile;
   if (spec.decode) {
-    // Decode: one warp per 16 packed rows (the GQA group's queries), key
-    // tiles of 32 streamed by cp.async two ahead; the work is the memory,
-    // and small CTAs (38 KB at hd 128) keep six per SM in flight (H200:
-    // 32-key tiles read 0.53-0.77 of HBM bandwidth dense, 0.31-0.62 paged,
-    // against 0.51-0.77 and 0.22-0.41 with 64; bench/results/2026-12-02_decode).
-    int warps = std::max(1, (spec.decodeRows + 15) / 16);
-    return {16 * warps, 32, warps, /*qInRegisters=*/false,
+    // Decode: the GQA group's packed query rows, 16 per warp, and at least
+    // two warps to issue the copies (the second one's rows may be padding:
+    // the work is the memory); key tiles of 64, or 32 where smaller pages
+    // would split a tile of 64 into four page lookups; two K/V buffers.
+    // H200, GQA 64/8, hd 128, 8192 keys, B 8 / 32, fraction of HBM
+    // bandwidth (bench/results/2026-12-02_decode2): 64 keys and 2 warps
+    // 0.72 / 0.85 dense, 0.72 / 0.83 pages of 64; 32 keys 0.69 / 0.82
+    // dense; pages of 16 0.72 / 0.84 with 32 keys, 0.58 / 0.66 with 64;
+    // 3 or 4 buffers, 4 warps or 128 keys no faster.
+    // (hd 256 on GPUs with 99 KB per CTA: 32 keys.)
+    int warps = std::max(2, (spec.decodeRows + 15) / 16);
+    int blockN = spec.paged && spec.pageSize % 64 != 0 ? 32 : 64;
+    tile = {16 * warps, blockN, warps, /*qInRegisters=*/false,
             /*minBlocksPerSM=*/1, /*stages=*/2, /*prefetch=*/1};
+    if (attentionSharedBytes(spec, tile) > maxSharedBytesPerBlock(spec.targetSm))
+      tile.blockN = 32;
+    return tile;
   }
   if (spec.archSpecific && spec.targetSm == 90 && spec.headDimQK % 64 == 0 &&
       spec.headDimV % 64 == 0) {

@@ -175,10 +175,12 @@ mlir::tg::emitAttentionStep(AttentionOp op, const tgc::CompileTarget &target,
 
   int64_t splits = 1;
   if (decode) {
-    // Every target gets the same decode tile (defaultAttentionTile).
+    // The splits fill one wave of the target's SMs with its decode tile
+    // (each kernel divides the key tiles among gridDim.x splits itself).
     int64_t blockN = cg::defaultAttentionTile(spec).blockN;
     splits = cg::decodeSplits(batch * spec.numHeadsKV,
-                              (seqKv + blockN - 1) / blockN);
+                              (seqKv + blockN - 1) / blockN,
+                              cg::decodeCtasPerSM(spec));
   }
   std::optional<cg::AttentionKernel> combine;
 
@@ -208,7 +210,7 @@ mlir::tg::emitAttentionStep(AttentionOp op, const tgc::CompileTarget &target,
     step.entry = kernel->entry;
     step.grid = kernel->grid(batch, spec.numHeadsQ, seqQ);
     if (decode) {
-      // Every variant has the decode tile, so one split count.
+      // One split count for every variant (the kernel divides its tiles).
       step.grid = {static_cast<unsigned>(splits),
                    static_cast<unsigned>(spec.numHeadsKV),
                    static_cast<unsigned>(batch)};

@@ -209,10 +209,15 @@ struct AttentionKernel {
   unsigned combineRowsPerBlock = 0;
 };
 
-/// Splits of a decode kernel's key tiles (AttentionForwardSpec::decode) for
-/// `ctas` = B * Hkv CTAs per split and `keyTiles` visible key tiles: enough
-/// CTAs to fill the GPU's SMs a few times over, at least two tiles each.
-int64_t decodeSplits(int64_t ctas, int64_t keyTiles, int64_t numSMs = 132);
+/// CTAs of the decode kernel of `spec` (AttentionForwardSpec::decode) that
+/// one SM of its target holds at once: its shared memory (the tile's
+/// buffers and the paged kernel's page-index cache) over the SM's.
+int decodeCtasPerSM(const AttentionForwardSpec &spec);
+
+/// Splits of a decode kernel's key tiles for `ctas` = B * Hkv CTAs per
+/// split and `keyTiles` visible key tiles: as many as fill one wave of
+/// ctasPerSM CTAs on each of numSMs SMs, at least two tiles each.
+int64_t decodeSplits(int64_t ctas, int64_t keyTiles, int ctasPerSM, int64_t numSMs = 132);
 
 /// Whether the decode kernel runs a problem of `spec` (decode not yet set)
 /// with Sq query rows and Skv keys: few rows per kv head (Sq <= 16, group x

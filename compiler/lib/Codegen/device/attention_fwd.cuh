@@ -101,7 +101,7 @@ struct ForwardTraits : Cfg {
       kQRegionBytes + Cfg::kStages * (kKStageBytes + kVStageBytes) + kAlignSlack;
 
   static_assert(Cfg::kBlockM % (16 * Cfg::kWarps) == 0 && Cfg::kBlockN % 16 == 0, "tile sizes");
-  static_assert(Cfg::kStages == 1 || Cfg::kStages == 2, "one or two K/V buffers");
+  static_assert(Cfg::kStages >= 1 && Cfg::kStages <= 4, "one to four K/V buffers");
   static_assert(!Cfg::kWgmma || (kWarpRows == 16 && Cfg::kWarps % 4 == 0 && !Cfg::kQInRegisters),
                 "wgmma: whole warpgroups of 64 rows, Q read from shared memory");
   static_assert(kLayoutBytes == Cfg::kSharedBytes, "the layout fills exactly the launch's shared memory");
@@ -120,13 +120,13 @@ __device__ __forceinline__ unsigned char *forward_shared_memory() {
   }
 }
 
-/// Waits for every copy of this thread, then for all threads: the tiles
-/// have landed and every warp is done with the buffers the next copies
+/// Waits for the copies of this thread but the newest kPending groups, then
+/// for all threads: the tiles have landed and every warp is done with the buffers the next copies
 /// overwrite. With kAsyncProxy (wgmma reads the tiles next) the
 /// generic-to-async proxy fence goes between the wait and the barrier.
-template <bool kAsyncProxy>
+template <bool kAsyncProxy, int kPending = 0>
 __device__ __forceinline__ void copies_landed() {
-  cp_async_wait<0>();
+  cp_async_wait<kPending>();
   if constexpr (kAsyncProxy) fence_proxy_async();  // wgmma reads these copies
   __syncthreads();
 }
@@ -254,7 +254,8 @@ __device__ __forceinline__ void attention_forward(const ForwardParams &p, const 
     // key tile's copies wait on their global page-table reads (the decode
     // loop has too little work per tile to hide them). Too many pages for
     // the cache: read from global memory as elsewhere.
-    constexpr int kPageCache = 1024;
+    constexpr int kPageCache = K::kPageCacheEntries;
+    static_assert(kPageCache > 0, "the paged decode kernel caches its page indices");
     __shared__ int page_cache[kPageCache];
     const int first = tile_begin * K::kBlockN / K::kPageSize;
     const int count = (imin(tile_end * K::kBlockN, len_kv) + K::kPageSize - 1) / K::kPageSize - first;
@@ -329,8 +330,18 @@ __device__ __forceinline__ void attention_forward(const ForwardParams &p, const 
     load_k(smem_k, tile_begin * K::kBlockN);
     if constexpr (K::kStages > 1) load_v(smem_v, tile_begin * K::kBlockN);
     cp_async_commit();
+    // More buffers: the next tiles too, one commit group each (empty past
+    // the last tile, so that the loop's wait counts stay exact).
+#pragma unroll
+    for (int i = 1; i + 1 < K::kStages; ++i) {
+      if (tile_begin + i < tile_end) {
+        load_k(smem_k + i * K::kKStageBytes, (tile_begin + i) * K::kBlockN);
+        load_v(smem_v + i * K::kVStageBytes, (tile_begin + i) * K::kBlockN);
+      }
+      cp_async_commit();
+    }
     if constexpr (K::kQInRegisters) {
-      cp_async_wait<1>();  // Q has landed
+      cp_async_wait<K::kStages == 1 ? 1 : K::kStages - 1>();  // Q has landed
       __syncthreads();
 #pragma unroll
       for (int m = 0; m < K::kMTiles; ++m)
@@ -344,15 +355,16 @@ __device__ __forceinline__ void attention_forward(const ForwardParams &p, const 
     const int n0 = tile * K::kBlockN;
     unsigned smem_k_tile = smem_k, smem_v_tile = smem_v;
     if constexpr (K::kStages > 1) {
-      // Double-buffered: tile `tile` has landed, and every warp is done with
-      // the other stage; the next tile is prefetched into it and lands
-      // during this tile's math.
+      // A ring of kStages buffers: tile `tile` has landed (the kStages - 2
+      // newer tiles may still be in flight), and every warp is done with the
+      // buffer the previous tile used; tile + kStages - 1 is prefetched into
+      // it and lands during the math of the tiles before it.
       const int stage = (tile - tile_begin) % K::kStages;
-      copies_landed<K::kWgmma>();
-      if (tile + 1 < tile_end) {
-        const int next = (stage + 1) % K::kStages;
-        load_k(smem_k + next * K::kKStageBytes, n0 + K::kBlockN);
-        load_v(smem_v + next * K::kVStageBytes, n0 + K::kBlockN);
+      copies_landed<K::kWgmma, K::kStages - 2>();
+      if (tile + K::kStages - 1 < tile_end) {
+        const int next = (stage + K::kStages - 1) % K::kStages;
+        load_k(smem_k + next * K::kKStageBytes, n0 + (K::kStages - 1) * K::kBlockN);
+        load_v(smem_v + next * K::kVStageBytes, n0 + (K::kStages - 1) * K::kBlockN);
       }
       cp_async_commit();
       smem_k_tile = smem_k + stage * K::kKStageBytes;

@@ -47,18 +47,24 @@ __device__ __forceinline__ void load_rows_async(unsigned smem, const u16 *gmem,
   }
 }
 
+/// As load_rows_async, checking rows only when fewer than kRows are valid.
+template <int kRows, int kCols, int kPitch, int kThreads>
+__device__ __forceinline__ void load_valid_rows_async(unsigned smem, const u16 *src, long long row_stride,
+                                                      int valid_rows, int tid) {
+  if (valid_rows >= kRows)
+    load_rows_async<kRows, kCols, kPitch, kThreads, false>(smem, src, row_stride, valid_rows, tid);
+  else
+    load_rows_async<kRows, kCols, kPitch, kThreads, true>(smem, src, row_stride, valid_rows, tid);
+}
+
 /// As load_rows_async for rows [row0, row0 + kRows) of a sequence of
 /// `len` rows, checking rows only when the tile runs past the end.
 template <int kRows, int kCols, int kPitch, int kThreads>
 __device__ __forceinline__ void load_sequence_rows_async(unsigned smem, const u16 *sequence,
                                                          long long row_stride, int row0, int len,
                                                          int tid) {
-  const u16 *src = sequence + row0 * row_stride;
-  const int valid_rows = len - row0;
-  if (valid_rows >= kRows)
-    load_rows_async<kRows, kCols, kPitch, kThreads, false>(smem, src, row_stride, valid_rows, tid);
-  else
-    load_rows_async<kRows, kCols, kPitch, kThreads, true>(smem, src, row_stride, valid_rows, tid);
+  load_valid_rows_async<kRows, kCols, kPitch, kThreads>(smem, sequence + row0 * row_stride, row_stride,
+                                                        len - row0, tid);
 }
 
 /// As load_rows_async for rows at arbitrary addresses: row r < valid_rows
@@ -82,15 +88,50 @@ __device__ __forceinline__ void load_rows_gather_async(unsigned smem, RowAddress
   }
 }
 
+/// The first element of page page_row[index] of a paged K/V cache (the
+/// index clamped into [0, num_pages): a bad table entry never reads outside
+/// the cache).
+__device__ __forceinline__ const u16 *page_base(const u16 *head, const int *page_row, int index,
+                                                long long num_pages, long long page_stride) {
+  long long page = page_row[index];
+  page = page < 0 ? 0 : (page >= num_pages ? num_pages - 1 : page);
+  return head + page * page_stride;
+}
+
 /// As load_sequence_rows_async for keys [row0, row0 + kRows) of a paged K/V
 /// cache: key j is row j % kPageSize of page page_row[j / kPageSize] (page
 /// indices clamped into [0, num_pages)), pages `page_stride` elements apart,
 /// rows within a page `row_stride` apart; keys >= len are zero-filled.
+/// row0 is a multiple of kRows. A tile within one page, or made of whole
+/// pages (row-pitched tiles), reads each page index once; other page sizes
+/// look the page up per row.
 template <int kRows, int kCols, int kPitch, int kThreads, int kPageSize>
 __device__ __forceinline__ void load_paged_rows_async(unsigned smem, const u16 *head, const int *page_row,
                                                       long long num_pages, long long page_stride,
                                                       long long row_stride, int row0, int len, int tid) {
   static_assert(kCols % 8 == 0, "rows are copied in 16-byte chunks");
+  if constexpr (kPageSize % kRows == 0) {
+    if (row0 >= len) {  // past the sequence: zero-filled, no table read
+      load_rows_async<kRows, kCols, kPitch, kThreads, true>(smem, head, row_stride, 0, tid);
+      return;
+    }
+    const int index = row0 / kPageSize;
+    const u16 *rows = page_base(head, page_row, index, num_pages, page_stride) +
+                      static_cast<long long>(row0 - index * kPageSize) * row_stride;
+    load_valid_rows_async<kRows, kCols, kPitch, kThreads>(smem, rows, row_stride, len - row0, tid);
+    return;
+  } else if constexpr (kPitch > 0 && kRows % kPageSize == 0 && kPageSize * kCols / 8 >= kThreads) {
+#pragma unroll
+    for (int page = 0; page < kRows / kPageSize; ++page) {
+      // (one checked copy: two variants per page cost registers)
+      const int first = row0 + page * kPageSize;
+      const u16 *rows = first < len ? page_base(head, page_row, first / kPageSize, num_pages, page_stride)
+                                    : head;  // past the sequence: zero-filled, no table read
+      load_rows_async<kPageSize, kCols, kPitch, kThreads, true>(smem + page * kPageSize * kPitch * 2, rows,
+                                                                row_stride, len - first, tid);
+    }
+    return;
+  }
   constexpr int kChunksPerRow = kCols / 8;
   constexpr int kChunks = kRows * kChunksPerRow;
   opaque(row_stride);
@@ -104,11 +145,9 @@ __device__ __forceinline__ void load_paged_rows_async(unsigned smem, const u16 *
       const int key = row0 + row;
       const bool valid = key < len;
       const u16 *src = head;
-      if (valid) {
-        long long page = page_row[key / kPageSize];
-        page = page < 0 ? 0 : (page >= num_pages ? num_pages - 1 : page);
-        src = head + page * page_stride + (key % kPageSize) * row_stride + col;
-      }
+      if (valid)
+        src = page_base(head, page_row, key / kPageSize, num_pages, page_stride) +
+              (key % kPageSize) * row_stride + col;
       cp_async_16(smem + tile_offset<kRows, kPitch>(row, col), src, valid);
     }
   }
