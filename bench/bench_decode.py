@@ -23,7 +23,8 @@ Every tgc output is poisoned with NaN first and compared with torch SDPA
 on the gathered dense cache (bf16 tolerance 3e-2; NaN fails).
 
 Usage (GPU machine): python3 bench/bench_decode.py --lib .carry/tgc/lib/libtgc.so --out $OUT
-Writes bench_decode.json and bench_decode.md under --out."""
+Writes bench_decode.json, bench_decode.md and the chart bench_decode.svg
+(bench/plot_decode.py) under --out."""
 import argparse, json, math, os, sys, time
 
 import torch
@@ -176,6 +177,9 @@ def main():
     with open(os.path.join(args.out, "bench_decode.md"), "w") as f:
         f.write("\n".join(lines) + "\n")
     print("\n".join(lines))
+    from plot_decode import main as plot  # noqa: E402  (an SVG chart, no plotting library)
+    sys.argv = [sys.argv[0], os.path.join(args.out, "bench_decode.json")]
+    plot()
     sys.exit(0 if all(r.get("ok", True) for r in rows) else 1)
 
 

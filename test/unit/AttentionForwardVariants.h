@@ -186,6 +186,29 @@ inline std::vector<Variant> variants() {
     s.pageSize = 32;
     s.hasSeqLenKv = true;
   });
+  // Decode with each key tile split among warps (tile overrides): 4 slices
+  // of one row block, and 2 slices of 3 row blocks (speculative decoding).
+  add("d128_bf16_decode_gqa8_four_key_slices", 128, 128, T::BF16, [](auto &s) {
+    s.decode = true;
+    s.decodeRows = 8;
+    s.numHeadsKV = 1;
+    s.causal = C::BottomRight;
+    AttentionTileConfig t{16, 128, 4, false, 1, 2, 1};
+    t.keyWarps = 4;
+    s.tileOverride = t;
+  });
+  add("d64_f16_decode_48_rows_two_key_slices_paged16", 64, 64, T::F16, [](auto &s) {
+    s.decode = true;
+    s.decodeRows = 48;
+    s.numHeadsKV = 1;
+    s.paged = true;
+    s.pageSize = 16;
+    s.hasSeqLenKv = true;
+    s.windowLeft = 100;
+    AttentionTileConfig t{48, 64, 6, false, 1, 2, 1};
+    t.keyWarps = 2;
+    s.tileOverride = t;
+  });
   // A ring of three K/V buffers (tile override).
   add("d64_bf16_three_stage_ring", 64, 64, T::BF16, [](auto &s) {
     s.tileOverride = AttentionTileConfig{128, 64, 4, true, 1, 3, 2};

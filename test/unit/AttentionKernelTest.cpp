@@ -81,6 +81,12 @@ TEST(AttentionSpec, RejectsBadSpecs) {
   EXPECT_NE(errorOf(s).find("blockN 40"), std::string::npos);
   s.tileOverride = AttentionTileConfig{128, 64, 4, true, 1, 5, 1};
   EXPECT_NE(errorOf(s).find("5 K/V stages: expected 1 to 4"), std::string::npos);
+  {
+    AttentionTileConfig t{128, 64, 4, false, 1, 2, 1};
+    t.keyWarps = 2;  // not a decode kernel
+    s.tileOverride = t;
+    EXPECT_NE(errorOf(s).find("only the decode kernel has them"), std::string::npos);
+  }
   s.tileOverride = AttentionTileConfig{128, 32, 4, true, 1, 2, 3};
   EXPECT_NE(errorOf(s).find("fragment prefetch 3"), std::string::npos);
   s = baseSpec();
@@ -141,8 +147,9 @@ TEST(AttentionSpec, LaunchConfiguration) {
   auto decode = generateAttentionForward(d);
   ASSERT_TRUE(decode);
   EXPECT_EQ(decode->numParams, 27u);
-  EXPECT_EQ(decode->tile.blockM, 32);  // 8 rows and padding: two warps issue the copies
+  EXPECT_EQ(decode->tile.blockM, 16);  // 8 rows, two warps of 32 keys each
   EXPECT_EQ(decode->tile.warps, 2);
+  EXPECT_EQ(decode->tile.keyWarps, 2);
   EXPECT_EQ(decode->tile.blockN, 64);
   EXPECT_EQ(decode->combineRowsPerBlock, 8u);
   EXPECT_NE(decode->combineSource.find("attention_decode_combine<tg::device::Elem::BF16, 128>"),
@@ -157,11 +164,13 @@ TEST(AttentionSpec, LaunchConfiguration) {
   EXPECT_EQ(decodeSplits(1024, 128, 5), 1);
   EXPECT_EQ(decodeSplits(8, 6, 5), 3);  // at least two tiles each
   d.targetSm = 90;
-  EXPECT_EQ(decodeCtasPerSM(d), 2);  // 78 KB of tiles (64 keys), 228 KB per SM
+  EXPECT_EQ(decodeCtasPerSM(d), 3);  // 74 KB of tiles (64 keys), 228 KB per SM
   d.paged = true;
   d.pageSize = 16;
   d.hasSeqLenKv = true;
-  EXPECT_EQ(defaultAttentionTile(d).blockN, 32);  // pages of 16: tiles of 32
+  EXPECT_EQ(defaultAttentionTile(d).blockN, 32);  // pages of 16: tiles of 32, seen whole
+  EXPECT_EQ(defaultAttentionTile(d).keyWarps, 1);
+  EXPECT_EQ(defaultAttentionTile(d).blockM, 32);  // 8 rows and padding: two warps issue the copies
   EXPECT_EQ(decodeCtasPerSM(d), 4);  // 43 KB of tiles + the 4 KB page cache
   d.headDimQK = d.headDimV = 256;
   d.targetSm = 86;  // 99 KB per CTA: 32 keys at hd 256

@@ -321,6 +321,7 @@ inline unsigned cvt_pack_f16x2(float lo, float hi) {
 inline float cvt_f16_to_f32(unsigned short bits) { return emu::f16ToFloat(bits); }
 inline float fast_exp2(float x) { return std::exp2(x); }
 
+template <bool kPrefetchL2 = false>  // (the L2 prefetch hint changes nothing here)
 inline void cp_async_16(unsigned dst, const void *src, bool valid) {
   if (dst % 16)
     emu::fail("misaligned 16-byte cp.async destination");

@@ -150,9 +150,15 @@ std::string validateAttentionSpec(const AttentionForwardSpec &spec) {
            "and both id expressions";
   if (spec.tileOverride) {
     const AttentionTileConfig &t = *spec.tileOverride;
-    if (t.warps <= 0 || t.blockM <= 0 || t.blockM % (16 * t.warps) != 0) {
+    if (t.keyWarps < 1 || t.warps % t.keyWarps != 0 ||
+        (t.keyWarps > 1 && (!spec.decode || t.blockN % (16 * t.keyWarps) != 0))) {
+      err << "tile with " << t.keyWarps << " key warps of " << t.warps
+          << ": key warps divide the warps and blockN / 16, and only the decode kernel has them";
+      return err.str();
+    }
+    if (t.warps <= 0 || t.blockM <= 0 || t.blockM % (16 * t.warps / t.keyWarps) != 0) {
       err << "tile " << t.blockM << "x" << t.blockN << " with " << t.warps
-          << " warps: blockM must be a multiple of 16 * warps";
+          << " warps: blockM must be a multiple of 16 * warps / key warps";
       return err.str();
     }
     if (t.blockN < 16 || t.blockN % 16 != 0 || t.blockN > 256) {
@@ -306,7 +312,9 @@ std::string AttentionEmitter::headerComment() const {
      << ", score modifier " << (modifier ? "yes" : "no") << ", "
      << spec.captures.size() << " captures\n";
   os << "// tile:  " << tile.blockM << " query rows x " << tile.blockN << " keys, "
-     << tile.warps << " warps of " << tile.blockM / tile.warps << " rows, Q in "
+     << tile.warps << " warps of " << tile.blockM * tile.keyWarps / tile.warps << " rows"
+     << (tile.keyWarps > 1 ? " x " + std::to_string(tile.blockN / tile.keyWarps) + " keys" : "")
+     << ", Q in "
      << (tile.qInRegisters ? "registers" : "shared memory") << ", "
      << (tile.stages > 2   ? "a ring of " + std::to_string(tile.stages) + " K/V buffers"
          : tile.stages == 2 ? std::string("K/V double-buffered")
@@ -331,6 +339,7 @@ std::string AttentionEmitter::configuration() const {
       .set("BLOCK_M", tile.blockM)
       .set("BLOCK_N", tile.blockN)
       .set("WARPS", tile.warps)
+      .set("KEY_WARPS", tile.keyWarps)
       .set("MIN_BLOCKS", tile.minBlocksPerSM)
       .set("STAGES", tile.stages)
       .set("PREFETCH", tile.prefetch)
@@ -363,6 +372,7 @@ struct ForwardConfig {
   static constexpr int kBlockM = $(BLOCK_M);  // query rows per CTA
   static constexpr int kBlockN = $(BLOCK_N);  // keys per K/V tile
   static constexpr int kWarps = $(WARPS);
+  static constexpr int kKeyWarps = $(KEY_WARPS);  // warps that split a key tile (decode)
   static constexpr int kMinBlocksPerSM = $(MIN_BLOCKS);  // occupancy the register budget is sized for
   static constexpr int kStages = $(STAGES);              // K and V buffers in shared memory
   static constexpr int kFragmentPrefetch = $(PREFETCH);  // mma.sync: ldmatrix this many steps ahead

@@ -14,22 +14,33 @@ AttentionTileConfig defaultAttentionTile(const AttentionForwardSpec &spec) {
   bool masked = spec.causal != AttentionCausalMode::None || spec.windowLeft || spec.windowRight;
   AttentionTileConfig tile;
   if (spec.decode) {
-    // Decode: the GQA group's packed query rows, 16 per warp, and at least
-    // two warps to issue the copies (the second one's rows may be padding:
-    // the work is the memory); key tiles of 64, or 32 where smaller pages
-    // would split a tile of 64 into four page lookups; two K/V buffers.
-    // H200, GQA 64/8, hd 128, 8192 keys, B 8 / 32, fraction of HBM
-    // bandwidth (bench/results/2026-12-02_decode2): 64 keys and 2 warps
-    // 0.72 / 0.85 dense, 0.72 / 0.83 pages of 64; 32 keys 0.69 / 0.82
-    // dense; pages of 16 0.72 / 0.84 with 32 keys, 0.58 / 0.66 with 64;
-    // 3 or 4 buffers, 4 warps or 128 keys no faster.
+    // Decode: the GQA group's packed query rows, 16 per warp, key tiles of
+    // 64 split between two warps per row block (32 keys each, merged at the
+    // end), two K/V buffers. Pages that are not multiples of 64 take tiles
+    // of 32 (a tile of 64 would need four page lookups per copy), each
+    // seen whole by its warp, and at least two warps to issue the copies
+    // (the second one's rows may be padding). H200, GQA 64/8, hd 128, 8192
+    // keys, B 8 / 32, Sq 1, fraction of HBM bandwidth
+    // (bench/results/2026-12-02_decode2, decode3): key slices 0.72 / 0.86
+    // dense, 0.73 / 0.84 pages of 64; pages of 16 with 32-key tiles
+    // 0.72 / 0.84 (0.60 / 0.66 with 64); 3 or 4 buffers, 128-key tiles,
+    // four slices or slices of 16 keys no faster.
     // (hd 256 on GPUs with 99 KB per CTA: 32 keys.)
-    int warps = std::max(2, (spec.decodeRows + 15) / 16);
-    int blockN = spec.paged && spec.pageSize % 64 != 0 ? 32 : 64;
-    tile = {16 * warps, blockN, warps, /*qInRegisters=*/false,
-            /*minBlocksPerSM=*/1, /*stages=*/2, /*prefetch=*/1};
-    if (attentionSharedBytes(spec, tile) > maxSharedBytesPerBlock(spec.targetSm))
-      tile.blockN = 32;
+    const int rowWarps = (spec.decodeRows + 15) / 16;
+    if (spec.paged && spec.pageSize % 64 != 0) {
+      int warps = std::max(2, rowWarps);
+      tile = {16 * warps, 32, warps, /*qInRegisters=*/false, /*minBlocksPerSM=*/1, /*stages=*/2,
+              /*prefetch=*/1};
+    } else {
+      tile = {16 * rowWarps, 64, 2 * rowWarps, /*qInRegisters=*/false, /*minBlocksPerSM=*/1,
+              /*stages=*/2, /*prefetch=*/1};
+      tile.keyWarps = 2;
+      if (attentionSharedBytes(spec, tile) > maxSharedBytesPerBlock(spec.targetSm)) {
+        tile.blockN = 32;
+        tile.keyWarps = 1;
+        tile.warps = rowWarps;
+      }
+    }
     return tile;
   }
   if (spec.archSpecific && spec.targetSm == 90 && spec.headDimQK % 64 == 0 &&

@@ -105,6 +105,11 @@ struct AttentionTileConfig {
   /// 128-byte-swizzled shared memory (head dims multiples of 64, 16 rows per
   /// warp, warps a multiple of 4). The source then compiles for sm_90a only.
   bool wgmma = false;
+  /// Decode only: the warps split each key tile into keyWarps slices of
+  /// blockN / keyWarps keys (warp w takes row block w % (warps / keyWarps)
+  /// and slice w / (warps / keyWarps)), merging their partial softmax
+  /// results through shared memory at the end; 1 = every warp sees all keys.
+  int keyWarps = 1;
 };
 
 struct AttentionForwardSpec {

@@ -75,12 +75,16 @@ struct NoScoreMod {};
 template <class Cfg>
 struct ForwardTraits : Cfg {
   static constexpr int kThreads = Cfg::kWarps * 32;
-  static constexpr int kWarpRows = Cfg::kBlockM / Cfg::kWarps;  // query rows owned by one warp
+  // Decode may split each key tile among kKeyWarps warps (kRowWarps warps
+  // per slice); elsewhere every warp sees every key of the tile.
+  static constexpr int kRowWarps = Cfg::kWarps / Cfg::kKeyWarps;
+  static constexpr int kWarpRows = Cfg::kBlockM / kRowWarps;    // query rows owned by one warp
+  static constexpr int kWarpKeys = Cfg::kBlockN / Cfg::kKeyWarps;  // keys of a tile one warp sees
   static constexpr int kMTiles = kWarpRows / 16;                // m16 mma tiles per warp
-  static constexpr int kNTiles = Cfg::kBlockN / 8;              // n8 score tiles per K tile
+  static constexpr int kNTiles = kWarpKeys / 8;                 // n8 score tiles per warp and K tile
   static constexpr int kHeadDimQKPadded = round_up(Cfg::kHeadDimQK, 16);  // pad columns hold zeros
   static constexpr int kQKSteps = kHeadDimQKPadded / 16;        // k16 steps of S = Q K^T
-  static constexpr int kPVSteps = Cfg::kBlockN / 16;            // k16 steps of O += P V
+  static constexpr int kPVSteps = kWarpKeys / 16;               // k16 steps of O += P V
   static constexpr int kOTiles = Cfg::kHeadDimV / 8;            // n8 output tiles
 
   // Shared memory: [Q tile (later O staging) | K stages | V stages]. Row
@@ -100,7 +104,9 @@ struct ForwardTraits : Cfg {
   static constexpr unsigned kLayoutBytes =
       kQRegionBytes + Cfg::kStages * (kKStageBytes + kVStageBytes) + kAlignSlack;
 
-  static_assert(Cfg::kBlockM % (16 * Cfg::kWarps) == 0 && Cfg::kBlockN % 16 == 0, "tile sizes");
+  static_assert(Cfg::kBlockM % (16 * kRowWarps) == 0 && kWarpKeys % 16 == 0 &&
+                    Cfg::kWarps % Cfg::kKeyWarps == 0, "tile sizes");
+  static_assert(Cfg::kKeyWarps == 1 || (Cfg::kDecode && !Cfg::kWgmma), "key slices: the decode kernel");
   static_assert(Cfg::kStages >= 1 && Cfg::kStages <= 4, "one to four K/V buffers");
   static_assert(!Cfg::kWgmma || (kWarpRows == 16 && Cfg::kWarps % 4 == 0 && !Cfg::kQInRegisters),
                 "wgmma: whole warpgroups of 64 rows, Q read from shared memory");
@@ -184,6 +190,66 @@ __device__ __forceinline__ void apply_dropout(float (&p)[K::kMTiles][K::kNTiles]
   }
 }
 
+/// Merges the online-softmax states (O, row max, per-lane row sums) of the
+/// kKeyWarps warps that saw disjoint key slices of the same rows into the
+/// first slice's warp: each state is rescaled from its own max to the
+/// largest, O and the sums added. `buffer` holds (kKeyWarps - 1) *
+/// kRowWarps states of 32 lanes; a slice without visible keys (max -inf)
+/// weighs 0. Ends with a barrier; then only key_slice 0 holds the result.
+template <class K>
+__device__ __forceinline__ void merge_key_slices(float (&o_acc)[K::kMTiles][K::kOTiles][4],
+                                                 float (&row_max)[K::kMTiles][2], float (&row_sum)[K::kMTiles][2],
+                                                 float *buffer, int row_warp, int key_slice, int lane) {
+  constexpr int kState = K::kMTiles * (4 + 4 * K::kOTiles);  // floats per lane
+  static_assert((K::kKeyWarps - 1) * K::kRowWarps * 32 * kState * 4 <=
+                    K::kStages * (K::kKStageBytes + K::kVStageBytes),
+                "the key slices' states fit in the K/V buffers");
+  if (key_slice != 0) {
+    float *out = buffer + ((key_slice - 1) * K::kRowWarps + row_warp) * 32 * kState + lane;
+    int i = 0;
+#pragma unroll
+    for (int m = 0; m < K::kMTiles; ++m) {
+#pragma unroll
+      for (int half = 0; half < 2; ++half) {
+        out[32 * i++] = row_max[m][half];
+        out[32 * i++] = row_sum[m][half];
+      }
+#pragma unroll
+      for (int d = 0; d < K::kOTiles; ++d)
+#pragma unroll
+        for (int e = 0; e < 4; ++e) out[32 * i++] = o_acc[m][d][e];
+    }
+  }
+  __syncthreads();
+  if (key_slice != 0) return;
+#pragma unroll 1
+  for (int slice = 1; slice < K::kKeyWarps; ++slice) {
+    const float *in = buffer + ((slice - 1) * K::kRowWarps + row_warp) * 32 * kState + lane;
+#pragma unroll
+    for (int m = 0; m < K::kMTiles; ++m) {
+      const int base = m * (4 + 4 * K::kOTiles);
+      float mine[2], theirs[2];
+#pragma unroll
+      for (int half = 0; half < 2; ++half) {
+        const float other_max = in[32 * (base + 2 * half)];
+        const float other_sum = in[32 * (base + 2 * half + 1)];
+        const float top = fmaxf(row_max[m][half], other_max);
+        // exp2 of a max -inf (no keys: O and the sum are 0) would be NaN or inf
+        mine[half] = row_max[m][half] == neg_inf() ? 0.0f
+                                                   : fast_exp2((row_max[m][half] - top) * K::kSoftmaxScaleLog2);
+        theirs[half] = other_max == neg_inf() ? 0.0f : fast_exp2((other_max - top) * K::kSoftmaxScaleLog2);
+        row_max[m][half] = top;
+        row_sum[m][half] = row_sum[m][half] * mine[half] + other_sum * theirs[half];
+      }
+#pragma unroll
+      for (int d = 0; d < K::kOTiles; ++d)
+#pragma unroll
+        for (int e = 0; e < 4; ++e)
+          o_acc[m][d][e] = o_acc[m][d][e] * mine[e / 2] + in[32 * (base + 4 + 4 * d + e)] * theirs[e / 2];
+    }
+  }
+}
+
 /// The kernel body: one CTA per (query tile blockIdx.x, query head
 /// blockIdx.y, batch blockIdx.z).
 template <class Cfg, class ScoreMod>
@@ -209,7 +275,10 @@ __device__ __forceinline__ void attention_forward(const ForwardParams &p, const 
   const long long b = blockIdx.z;
   const long long h_kv = h / K::kQueryHeadsPerKvHead;  // GQA
   const int m0 = K::kDecode ? 0 : m_block * K::kBlockM;
-  const int warp_row0 = m0 + warp * K::kWarpRows;  // first query row of this warp
+  // (key slices: this warp's row block, and its keys of each tile)
+  const int row_warp = K::kKeyWarps == 1 ? warp : warp % K::kRowWarps;
+  const int key_slice = K::kKeyWarps == 1 ? 0 : warp / K::kRowWarps;
+  const int warp_row0 = m0 + row_warp * K::kWarpRows;  // first query row of this warp
 
   // --- Actual lengths: rows >= len_q and keys >= len_kv are padding ---
   // (packed sequences: the sequence's tokens from q_start / kv_start)
@@ -268,21 +337,22 @@ __device__ __forceinline__ void attention_forward(const ForwardParams &p, const 
   const unsigned smem_q = shared_address(smem);
   const unsigned smem_k = smem_q + K::kQRegionBytes;
   const unsigned smem_v = smem_k + K::kStages * K::kKStageBytes;
+  // (decode reads each K/V byte once: the copies ask L2 to prefetch the line)
   auto load_k = [&](unsigned stage, int n0) {
     if constexpr (K::kPaged)
-      load_paged_rows_async<K::kBlockN, K::kHeadDimQK, K::kQKPitch, K::kThreads, K::kPageSize>(
+      load_paged_rows_async<K::kBlockN, K::kHeadDimQK, K::kQKPitch, K::kThreads, K::kPageSize, K::kDecode>(
           stage, k_head, page_row, p.num_pages, p.k_stride_b, p.k_stride_s, n0, len_kv, tid);
     else
-      load_sequence_rows_async<K::kBlockN, K::kHeadDimQK, K::kQKPitch, K::kThreads>(stage, k_head, p.k_stride_s,
-                                                                                  n0, len_kv, tid);
+      load_sequence_rows_async<K::kBlockN, K::kHeadDimQK, K::kQKPitch, K::kThreads, K::kDecode>(
+          stage, k_head, p.k_stride_s, n0, len_kv, tid);
   };
   auto load_v = [&](unsigned stage, int n0) {
     if constexpr (K::kPaged)
-      load_paged_rows_async<K::kBlockN, K::kHeadDimV, K::kVPitch, K::kThreads, K::kPageSize>(
+      load_paged_rows_async<K::kBlockN, K::kHeadDimV, K::kVPitch, K::kThreads, K::kPageSize, K::kDecode>(
           stage, v_head, page_row, p.num_pages, p.v_stride_b, p.v_stride_s, n0, len_kv, tid);
     else
-      load_sequence_rows_async<K::kBlockN, K::kHeadDimV, K::kVPitch, K::kThreads>(stage, v_head, p.v_stride_s,
-                                                                                n0, len_kv, tid);
+      load_sequence_rows_async<K::kBlockN, K::kHeadDimV, K::kVPitch, K::kThreads, K::kDecode>(
+          stage, v_head, p.v_stride_s, n0, len_kv, tid);
   };
   PhiloxKey philox_key{0, 0};
   unsigned long long philox_offset = 0;
@@ -346,7 +416,8 @@ __device__ __forceinline__ void attention_forward(const ForwardParams &p, const 
 #pragma unroll
       for (int m = 0; m < K::kMTiles; ++m)
 #pragma unroll
-        for (int ks = 0; ks < K::kQKSteps; ++ks) load_q_fragment<K>(q_frag[m][ks], smem_q, warp * K::kWarpRows, m, ks, lane);
+        for (int ks = 0; ks < K::kQKSteps; ++ks)
+          load_q_fragment<K>(q_frag[m][ks], smem_q, row_warp * K::kWarpRows, m, ks, lane);
     }
   }
 
@@ -377,19 +448,23 @@ __device__ __forceinline__ void attention_forward(const ForwardParams &p, const 
       cp_async_commit();
     }
 
+    // This warp's keys of the tile: [warp_n0, warp_n0 + kWarpKeys).
+    const int warp_n0 = n0 + key_slice * K::kWarpKeys;
+    const unsigned warp_k_tile = smem_k_tile + key_slice * K::kWarpKeys * K::kQKPitch * 2;
+    const unsigned warp_v_tile = smem_v_tile + key_slice * K::kWarpKeys * K::kVPitch * 2;
     float s[K::kMTiles][K::kNTiles][4];
     if constexpr (K::kWgmma)
       compute_scores_wgmma<K>(s, smem_q, warp, smem_k_tile);
     else if constexpr (K::kQInRegisters)
-      compute_scores<K>(s, q_frag, smem_k_tile, lane);
+      compute_scores<K>(s, q_frag, warp_k_tile, lane);
     else
-      compute_scores<K>(s, smem_q, warp * K::kWarpRows, smem_k_tile, lane);
+      compute_scores<K>(s, smem_q, row_warp * K::kWarpRows, warp_k_tile, lane);
     if constexpr (K::kScoreMod)
-      score_mod.template apply<K>(s, b, h, warp_row0, n0, lane, p.seq_len_q, p.seq_len_kv);
+      score_mod.template apply<K>(s, b, h, warp_row0, warp_n0, lane, p.seq_len_q, p.seq_len_kv);
     // Mask-free tiles (the common case) skip the per-element tests.
     if (!mask.all_visible(K::kDecode ? 0 : m0, K::kDecode ? len_q : imin(m0 + K::kBlockM, len_q), n0,
                           n0 + K::kBlockN))
-      apply_masks<K>(s, mask, warp_row0, n0, lane, static_cast<int>(p.seq_len_q));
+      apply_masks<K>(s, mask, warp_row0, warp_n0, lane, static_cast<int>(p.seq_len_q));
     if constexpr (K::kStages == 1) {
       // V has landed, and every warp is done with K: the next K streams in
       // during the softmax and P V.
@@ -400,18 +475,25 @@ __device__ __forceinline__ void attention_forward(const ForwardParams &p, const 
     online_softmax<K::kMTiles, K::kNTiles, K::kOTiles, K::kSubtractMaxFirst>(s, row_max, row_sum, o_acc,
                                                                             K::kSoftmaxScaleLog2);
     if constexpr (K::kDropout)
-      apply_dropout<K>(s, philox_key, philox_offset, b, h, p.num_heads_q, warp_row0, n0, lane, p.seq_len_q,
+      apply_dropout<K>(s, philox_key, philox_offset, b, h, p.num_heads_q, warp_row0, warp_n0, lane, p.seq_len_q,
                        p.seq_len_kv);
     if constexpr (K::kWgmma)
       accumulate_pv_wgmma<K>(o_acc, s, smem_v_tile);
     else
-      accumulate_pv<K>(o_acc, s, smem_v_tile, lane);
+      accumulate_pv<K>(o_acc, s, warp_v_tile, lane);
   }
 
   // --- Epilogue (the Q region becomes the O staging buffer) ---
   copies_landed<false>();
   if constexpr (K::kDecode) {
-    store_partial_output<K>(o_acc, row_max, row_sum, p, b, h, warp, lane);
+    if constexpr (K::kKeyWarps > 1) {
+      // The key slices' softmax states meet in the (now free) K/V buffers;
+      // the first slice's warps merge them and store.
+      merge_key_slices<K>(o_acc, row_max, row_sum, reinterpret_cast<float *>(smem + K::kQRegionBytes),
+                          row_warp, key_slice, lane);
+      if (key_slice != 0) return;
+    }
+    store_partial_output<K>(o_acc, row_max, row_sum, p, b, h, row_warp, lane);
     return;
   }
   u16 *o_tile = p.o + b * p.o_stride_b + h * p.o_stride_h + (q_start + m0) * p.o_stride_s;

@@ -23,7 +23,7 @@ __device__ __forceinline__ unsigned tile_offset(int row, int col) {
 /// tile at `smem` laid out as tile_offset<kRows, kPitch>. With kCheckRows,
 /// rows >= valid_rows are zero-filled without reading global memory (the
 /// end of a sequence). Columns [kCols, kPitch) are not written.
-template <int kRows, int kCols, int kPitch, int kThreads, bool kCheckRows = true>
+template <int kRows, int kCols, int kPitch, int kThreads, bool kCheckRows = true, bool kPrefetchL2 = false>
 __device__ __forceinline__ void load_rows_async(unsigned smem, const u16 *gmem,
                                                 long long row_stride, int valid_rows,
                                                 int tid) {
@@ -42,29 +42,29 @@ __device__ __forceinline__ void load_rows_async(unsigned smem, const u16 *gmem,
       const int col = (chunk % kChunksPerRow) * 8;
       const bool valid = !kCheckRows || row < valid_rows;
       const u16 *src = valid ? gmem + row * row_stride + col : gmem;
-      cp_async_16(smem + tile_offset<kRows, kPitch>(row, col), src, valid);
+      cp_async_16<kPrefetchL2>(smem + tile_offset<kRows, kPitch>(row, col), src, valid);
     }
   }
 }
 
 /// As load_rows_async, checking rows only when fewer than kRows are valid.
-template <int kRows, int kCols, int kPitch, int kThreads>
+template <int kRows, int kCols, int kPitch, int kThreads, bool kPrefetchL2 = false>
 __device__ __forceinline__ void load_valid_rows_async(unsigned smem, const u16 *src, long long row_stride,
                                                       int valid_rows, int tid) {
   if (valid_rows >= kRows)
-    load_rows_async<kRows, kCols, kPitch, kThreads, false>(smem, src, row_stride, valid_rows, tid);
+    load_rows_async<kRows, kCols, kPitch, kThreads, false, kPrefetchL2>(smem, src, row_stride, valid_rows, tid);
   else
-    load_rows_async<kRows, kCols, kPitch, kThreads, true>(smem, src, row_stride, valid_rows, tid);
+    load_rows_async<kRows, kCols, kPitch, kThreads, true, kPrefetchL2>(smem, src, row_stride, valid_rows, tid);
 }
 
 /// As load_rows_async for rows [row0, row0 + kRows) of a sequence of
 /// `len` rows, checking rows only when the tile runs past the end.
-template <int kRows, int kCols, int kPitch, int kThreads>
+template <int kRows, int kCols, int kPitch, int kThreads, bool kPrefetchL2 = false>
 __device__ __forceinline__ void load_sequence_rows_async(unsigned smem, const u16 *sequence,
                                                          long long row_stride, int row0, int len,
                                                          int tid) {
-  load_valid_rows_async<kRows, kCols, kPitch, kThreads>(smem, sequence + row0 * row_stride, row_stride,
-                                                        len - row0, tid);
+  load_valid_rows_async<kRows, kCols, kPitch, kThreads, kPrefetchL2>(smem, sequence + row0 * row_stride,
+                                                                     row_stride, len - row0, tid);
 }
 
 /// As load_rows_async for rows at arbitrary addresses: row r < valid_rows
@@ -105,20 +105,20 @@ __device__ __forceinline__ const u16 *page_base(const u16 *head, const int *page
 /// row0 is a multiple of kRows. A tile within one page, or made of whole
 /// pages (row-pitched tiles), reads each page index once; other page sizes
 /// look the page up per row.
-template <int kRows, int kCols, int kPitch, int kThreads, int kPageSize>
+template <int kRows, int kCols, int kPitch, int kThreads, int kPageSize, bool kPrefetchL2 = false>
 __device__ __forceinline__ void load_paged_rows_async(unsigned smem, const u16 *head, const int *page_row,
                                                       long long num_pages, long long page_stride,
                                                       long long row_stride, int row0, int len, int tid) {
   static_assert(kCols % 8 == 0, "rows are copied in 16-byte chunks");
   if constexpr (kPageSize % kRows == 0) {
     if (row0 >= len) {  // past the sequence: zero-filled, no table read
-      load_rows_async<kRows, kCols, kPitch, kThreads, true>(smem, head, row_stride, 0, tid);
+      load_rows_async<kRows, kCols, kPitch, kThreads, true, kPrefetchL2>(smem, head, row_stride, 0, tid);
       return;
     }
     const int index = row0 / kPageSize;
     const u16 *rows = page_base(head, page_row, index, num_pages, page_stride) +
                       static_cast<long long>(row0 - index * kPageSize) * row_stride;
-    load_valid_rows_async<kRows, kCols, kPitch, kThreads>(smem, rows, row_stride, len - row0, tid);
+    load_valid_rows_async<kRows, kCols, kPitch, kThreads, kPrefetchL2>(smem, rows, row_stride, len - row0, tid);
     return;
   } else if constexpr (kPitch > 0 && kRows % kPageSize == 0 && kPageSize * kCols / 8 >= kThreads) {
 #pragma unroll
@@ -127,7 +127,7 @@ __device__ __forceinline__ void load_paged_rows_async(unsigned smem, const u16 *
       const int first = row0 + page * kPageSize;
       const u16 *rows = first < len ? page_base(head, page_row, first / kPageSize, num_pages, page_stride)
                                     : head;  // past the sequence: zero-filled, no table read
-      load_rows_async<kPageSize, kCols, kPitch, kThreads, true>(smem + page * kPageSize * kPitch * 2, rows,
+      load_rows_async<kPageSize, kCols, kPitch, kThreads, true, kPrefetchL2>(smem + page * kPageSize * kPitch * 2, rows,
                                                                 row_stride, len - first, tid);
     }
     return;
@@ -148,7 +148,7 @@ __device__ __forceinline__ void load_paged_rows_async(unsigned smem, const u16 *
       if (valid)
         src = page_base(head, page_row, key / kPageSize, num_pages, page_stride) +
               (key % kPageSize) * row_stride + col;
-      cp_async_16(smem + tile_offset<kRows, kPitch>(row, col), src, valid);
+      cp_async_16<kPrefetchL2>(smem + tile_offset<kRows, kPitch>(row, col), src, valid);
     }
   }
 }
