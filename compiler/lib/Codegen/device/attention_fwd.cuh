@@ -137,6 +137,22 @@ __device__ __forceinline__ void copies_landed() {
   __syncthreads();
 }
 
+/// Copies the K (or V) rows of keys [n0, n0 + kBlockN) of one kv head
+/// into a shared stage: through the page table (kPaged: pages
+/// page_stride apart) or from the sequence at `head`. Decode reads each
+/// byte once, so its copies ask L2 to prefetch the rest of the line.
+template <class K, int kCols, int kPitch>
+__device__ __forceinline__ void load_kv_tile(unsigned stage, const u16 *head, const int *page_row,
+                                             long long num_pages, long long page_stride, long long row_stride,
+                                             int n0, int len_kv, int tid) {
+  if constexpr (K::kPaged)
+    load_paged_rows_async<K::kBlockN, kCols, kPitch, K::kThreads, K::kPageSize, K::kDecode>(
+        stage, head, page_row, num_pages, page_stride, row_stride, n0, len_kv, tid);
+  else
+    load_sequence_rows_async<K::kBlockN, kCols, kPitch, K::kThreads, K::kDecode>(stage, head, row_stride, n0,
+                                                                               len_kv, tid);
+}
+
 /// Sets s = -inf where key kv_idx is not visible from query row q_idx
 /// (masks.cuh: key_visible). Only K/V tiles on a mask boundary run this.
 /// (kDecode: row r of the tile is query r % seq_q of a head of the group.)
@@ -337,22 +353,13 @@ __device__ __forceinline__ void attention_forward(const ForwardParams &p, const 
   const unsigned smem_q = shared_address(smem);
   const unsigned smem_k = smem_q + K::kQRegionBytes;
   const unsigned smem_v = smem_k + K::kStages * K::kKStageBytes;
-  // (decode reads each K/V byte once: the copies ask L2 to prefetch the line)
   auto load_k = [&](unsigned stage, int n0) {
-    if constexpr (K::kPaged)
-      load_paged_rows_async<K::kBlockN, K::kHeadDimQK, K::kQKPitch, K::kThreads, K::kPageSize, K::kDecode>(
-          stage, k_head, page_row, p.num_pages, p.k_stride_b, p.k_stride_s, n0, len_kv, tid);
-    else
-      load_sequence_rows_async<K::kBlockN, K::kHeadDimQK, K::kQKPitch, K::kThreads, K::kDecode>(
-          stage, k_head, p.k_stride_s, n0, len_kv, tid);
+    load_kv_tile<K, K::kHeadDimQK, K::kQKPitch>(stage, k_head, page_row, p.num_pages, p.k_stride_b,
+                                                p.k_stride_s, n0, len_kv, tid);
   };
   auto load_v = [&](unsigned stage, int n0) {
-    if constexpr (K::kPaged)
-      load_paged_rows_async<K::kBlockN, K::kHeadDimV, K::kVPitch, K::kThreads, K::kPageSize, K::kDecode>(
-          stage, v_head, page_row, p.num_pages, p.v_stride_b, p.v_stride_s, n0, len_kv, tid);
-    else
-      load_sequence_rows_async<K::kBlockN, K::kHeadDimV, K::kVPitch, K::kThreads, K::kDecode>(
-          stage, v_head, p.v_stride_s, n0, len_kv, tid);
+    load_kv_tile<K, K::kHeadDimV, K::kVPitch>(stage, v_head, page_row, p.num_pages, p.v_stride_b,
+                                              p.v_stride_s, n0, len_kv, tid);
   };
   PhiloxKey philox_key{0, 0};
   unsigned long long philox_offset = 0;
