@@ -63,6 +63,9 @@ T0=$(date +%s)
 declare -a REPORT
 
 elapsed() { echo $(( $(date +%s) - T0 )); }
+# bench_budget CAP: the seconds a benchmark stage gets: what is left, less
+# a margin, at most CAP (the bench's own caps sit inside that).
+bench_budget() { local left=$(( LIMIT - $(elapsed) - 10 )); echo $(( left > $1 ? $1 : left )); }
 
 # stage NAME TIMEOUT LD_PATH COMMAND...: runs COMMAND with LD_LIBRARY_PATH,
 # its full output in run_all.log, its summary lines on stdout.
@@ -108,8 +111,7 @@ for s in $STAGES; do
     nvrtcbwd) stage nvrtcbwd 240 "$CUDA_LIB:$BASE_LD" \
       $SUITE --backend nvrtc --set fused --expect-fused --tag nvrtc_fused_bwd ;;
     benchbwd)
-      left=$(( LIMIT - $(elapsed) - 10 ))
-      (( left > 260 )) && left=260
+      left=$(bench_budget 260)
       stage benchbwd "$left" "$VENV_CUDNN:$CUDA_LIB:$BASE_LD" \
         python3 bench/bench_backward.py --lib "$LIB" --out "$OUT" \
         --total-s $(( left - 25 )) --budget-s $(( (left - 25) * 11 / 20 )) ${BENCH_ARGS:-} ;;
@@ -129,15 +131,13 @@ for s in $STAGES; do
     pagedsan) stage pagedsan 150 "$CUDA_LIB:$BASE_LD" \
       $SUITE --set paged --backend nvrtc --sanitizer /usr/local/cuda/bin/compute-sanitizer --tag paged_memcheck ;;
     benchvarlen)
-      left=$(( LIMIT - $(elapsed) - 10 ))
-      (( left > 150 )) && left=150
+      left=$(bench_budget 150)
       stage benchvarlen "$left" "$VENV_CUDNN:$CUDA_LIB:$BASE_LD" \
         python3 bench/bench_varlen.py --lib "$LIB" --out "$OUT" ${BENCH_ARGS:-} ;;
     gathersan) stage gathersan 150 "$CUDA_LIB:$BASE_LD" \
       $SUITE --set gather --backend nvrtc --sanitizer /usr/local/cuda/bin/compute-sanitizer --tag gather_memcheck ;;
     benchgather)
-      left=$(( LIMIT - $(elapsed) - 10 ))
-      (( left > 200 )) && left=200
+      left=$(bench_budget 200)
       stage benchgather "$left" "$VENV_CUDNN:$CUDA_LIB:$BASE_LD" \
         python3 bench/bench_gather.py --lib "$LIB" --out "$OUT" ${BENCH_ARGS:-} ;;
     benchmixed)
@@ -145,8 +145,7 @@ for s in $STAGES; do
         stage "mixedcheck_$plan" 40 "$VENV_CUDNN:$CUDA_LIB:$BASE_LD" \
           "$BIN/tg-run" examples/mixed_attention_matmul.mlir --check --seed=3 --backend=cudnn --mixed-matmul=$plan
       done
-      left=$(( LIMIT - $(elapsed) - 10 ))
-      (( left > 240 )) && left=240
+      left=$(bench_budget 240)
       stage benchmixed "$left" "$VENV_CUDNN:$CUDA_LIB:$BASE_LD" \
         python3 bench/bench_mixed_matmul.py --lib "$LIB" --out "$OUT" --total-s $(( left - 40 )) ${BENCH_ARGS:-} ;;
     masks) stage masks 70 "$CUDA_LIB:$BASE_LD" \
@@ -166,9 +165,7 @@ for s in $STAGES; do
       env CUDNN_DIR="$VENV_CUDNN" CUDA_LIB="$CUDA_LIB" \
       bash test/gpu/sanitizer_check.sh "$BIN" "$OUT/sanitizer.md" ;;
     bench)
-      # What is left, less a margin; the bench's own caps sit inside that.
-      left=$(( LIMIT - $(elapsed) - 10 ))
-      (( left > 250 )) && left=250
+      left=$(bench_budget 250)
       stage bench "$left" "$VENV_CUDNN:$CUDA_LIB:$BASE_LD" \
         python3 bench/bench_cudnn.py --lib "$LIB" --out "$OUT" \
         --total-s $(( left - 20 )) --budget-s $(( left - 75 )) ${BENCH_ARGS:-} ;;
