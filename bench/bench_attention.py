@@ -59,6 +59,19 @@ def graph(B, H, S, D, causal):
             % (t, t, t, t, attrs, t, t, t, t, t))
 
 
+def pyplot_or_none():
+    """matplotlib.pyplot with the file-only backend, or None (printed) where
+    matplotlib is missing: a chart is skipped, never the benchmark."""
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+        return plt
+    except Exception as ex:  # noqa: BLE001
+        print("chart skipped:", ex)
+        return None
+
+
 def bench(fn, reps=20, warm=3):
     for _ in range(warm):
         fn()

@@ -35,7 +35,7 @@ from torch.nn.attention import sdpa_kernel, SDPBackend
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "test", "gpu"))
-from bench_attention import bench  # noqa: E402
+from bench_attention import bench, pyplot_or_none  # noqa: E402
 from bench_cudnn import TgcX, backend_of, rel_err  # noqa: E402
 import attention_graphs as ag  # noqa: E402
 
@@ -300,12 +300,8 @@ def markdown(env, rows, skipped):
 
 
 def chart(rows, path):
-    try:
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except Exception as ex:  # noqa: BLE001
-        print("chart skipped:", ex)
+    plt = pyplot_or_none()
+    if plt is None:
         return
     grid = [r for r in rows if r["part"] == "grid"]
     train = [r for r in rows if r["part"] == "train"]

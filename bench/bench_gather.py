@@ -38,7 +38,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "test", "gpu"))
 import tgc  # noqa: E402  (the package's C API wrapper: tgc.Library)
 import gather_graphs as gg  # noqa: E402  (T5 bucket ops shared with the GPU suite)
-from bench_attention import bench  # noqa: E402  (median of CUDA-event timings)
+from bench_attention import bench, pyplot_or_none  # noqa: E402  (median of CUDA-event timings)
 
 
 def ttype(shape, elem):
@@ -231,12 +231,8 @@ def train_row(lib, flex, create_block_mask, name, q, k, v, table, args, stream):
 
 def chart(rows, path):
     """ms per case, tgc beside FlexAttention (missing bars: Flex failed)."""
-    try:
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except Exception as ex:  # noqa: BLE001
-        print("chart skipped:", ex)
+    plt = pyplot_or_none()
+    if plt is None:
         return
     fig, ax = plt.subplots(figsize=(9, 4))
     x = range(len(rows))

@@ -287,12 +287,9 @@ def sdpa_fn(backend, q, k, v, causal, scale, gqa):
 
 def chart(rows, path):
     """Effective TFLOP/s per case, causal beside non-causal (missing bars: not run)."""
-    try:
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except Exception as ex:  # noqa: BLE001
-        print("chart skipped:", ex)
+    from bench_attention import pyplot_or_none  # noqa: E402
+    plt = pyplot_or_none()
+    if plt is None:
         return
     cases = []
     for r in rows:
