@@ -10,7 +10,8 @@ against the CPU reference by `tg-run --check`.
                  bottom-right causal), a sliding window
   decode_dense   the split-KV decode kernel (a GQA group's queries packed
                  into one tile, key tiles split among CTAs, a combine
-                 kernel) on dense caches, with windows and padded lengths
+                 kernel) on dense caches, with windows, padded lengths and
+                 score modifiers (ALiBi, softcap)
   paged_edge     page tables given as inputs: pages shared between
                  sequences, out of order, and indices outside the cache
                  (clamped alike by kernel and reference)
@@ -40,6 +41,10 @@ def dense_text(c):
         attrs.append("causal = #tg<causal %s>" % p["causal"])
     if "window_left" in p:
         attrs.append("window_left = %d : i64" % p["window_left"])
+    if p.get("alibi"):
+        attrs.append("alibi")
+    if p.get("softcap"):
+        attrs.append("softcap = %r : f64" % p["softcap"])
     attr_text = " {%s}" % ", ".join(attrs) if attrs else ""
     return "\n".join([
         'func.func @decode(%s) -> (%s {tg.name = "o"}) {' % (", ".join(args), q),
@@ -117,6 +122,11 @@ def paged_configs():
     dense("gqa8_sq2_lengths_f16", 4, 2, 1500, 16, 2, dtype="f16", causal="bottom_right", lengths=True)
     dense("gqa4_sq16_window_hd64", 2, 16, 1200, 8, 2, D=64, causal="bottom_right", window_left=300)
     dense("mha_sq4_no_mask_hd256", 2, 4, 700, 4, 4, D=256)
+    # Score modifiers in the decode kernel: ALiBi reads each packed row's
+    # head and query (row r = query r % Sq of head h0 + r / Sq), softcap.
+    dense("gqa4_sq3_alibi_softcap_lengths", 3, 3, 900, 8, 2, causal="bottom_right", alibi=True,
+          softcap=20.0, lengths=True)
+    dense("gqa8_sq1_alibi_f16", 2, 1, 1300, 16, 2, dtype="f16", alibi=True)
     add("paged_edge", "shared_out_of_order_clamped", 3, 2,
         dict(pages=6, page_size=16, max_pages=4, causal="bottom_right",
              table=[[5, 0, 3, 3], [0, 0, 1, 2], [-4, 99, 2, 1]], lens=[64, 20, 50]))

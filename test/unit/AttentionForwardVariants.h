@@ -209,6 +209,17 @@ inline std::vector<Variant> variants() {
     t.keyWarps = 2;
     s.tileOverride = t;
   });
+  // A score modifier in the decode kernel (each packed row's own head and
+  // query), with key slices.
+  add("d128_bf16_decode_gqa4_sq3_score_mod", 128, 128, T::BF16, [](auto &s) {
+    s.decode = true;
+    s.decodeRows = 12;
+    s.numHeadsQ = 8;
+    s.numHeadsKV = 2;
+    s.causal = C::BottomRight;
+    s.scoreModifier = "s = 20.0f * tanhf(s / 20.0f) - 0.01f * static_cast<float>(h) * "
+                      "static_cast<float>(q_idx - kv_idx);";
+  });
   // A ring of three K/V buffers (tile override).
   add("d64_bf16_three_stage_ring", 64, 64, T::BF16, [](auto &s) {
     s.tileOverride = AttentionTileConfig{128, 64, 4, true, 1, 3, 2};

@@ -67,7 +67,7 @@ namespace {
 bool isReservedName(const std::string &name) {
   static const char *reserved[] = {"s",         "b",         "h",    "q_idx", "kv_idx",
                                    "scores",    "captures",  "m",    "n",     "j",
-                                   "half",      "lane",      "n0",   "warp_row0",
+                                   "half",      "lane",      "n0",   "warp_row0", "h_tile",
                                    "seq_len_q", "seq_len_kv"};
   for (const char *r : reserved)
     if (name == r)
@@ -83,9 +83,11 @@ constexpr double kLog2e = 1.4426950408889634;
 constexpr int kMaxDecodeRows = 64;
 
 /// The options the decode kernel has (attention_fwd.cuh: its static_assert).
+/// A score modifier is one of them: its rows are mapped back to their
+/// heads and queries (ScoreMod::apply).
 bool decodeOptionsFit(const AttentionForwardSpec &spec) {
-  return spec.scoreModifier.empty() && spec.dropoutProbability == 0.0 && !spec.training &&
-         !spec.documentMask && !spec.ragged && !spec.hasSeqLenQ;
+  return spec.dropoutProbability == 0.0 && !spec.training && !spec.documentMask && !spec.ragged &&
+         !spec.hasSeqLenQ;
 }
 
 } // namespace
@@ -119,7 +121,7 @@ std::string validateAttentionSpec(const AttentionForwardSpec &spec) {
   if (spec.decode) {
     if (!decodeOptionsFit(spec) || spec.decodeRows < 1 || spec.decodeRows > kMaxDecodeRows) {
       err << "the decode kernel takes 1 to 64 packed query rows (got " << spec.decodeRows
-          << ") and no score modifier, dropout, training, document mask, ragged layout or "
+          << ") and no dropout, training, document mask, ragged layout or "
              "seq_len_q";
       return err.str();
     }
@@ -462,9 +464,11 @@ struct ScoreMod {
   // keys n0 + 8 n + 2 (lane % 4) + j). Rows and keys past the end of the
   // tensors are clamped to the last one: their scores are never used (rows
   // are not stored, keys are masked) and captures are never read out of bounds.
+  // (Decode, K::kDecode: h is the GQA group's first query head and tile row
+  // r is query r % Sq of head h + r / Sq, rows past the group clamped.)
   template <class K>
   __device__ __forceinline__ void apply(float (&scores)[K::kMTiles][K::kNTiles][4], long long b,
-                                        long long h, int warp_row0, int n0, int lane,
+                                        long long h_tile, int warp_row0, int n0, int lane,
                                         long long seq_len_q, long long seq_len_kv) const {
     using namespace tg::device;
 #pragma unroll
@@ -472,6 +476,13 @@ struct ScoreMod {
 #pragma unroll
       for (int half = 0; half < 2; ++half) {
         long long q_idx = warp_row0 + m * 16 + lane / 4 + 8 * half;
+        long long h = h_tile;
+        if constexpr (K::kDecode) {
+          const long long rows = K::kQueryHeadsPerKvHead * seq_len_q;
+          const long long row = q_idx < rows ? q_idx : rows - 1;
+          h = h_tile + row / seq_len_q;
+          q_idx = row % seq_len_q;
+        }
         q_idx = q_idx < seq_len_q ? q_idx : seq_len_q - 1;
 #pragma unroll
         for (int n = 0; n < K::kNTiles; ++n) {

@@ -161,13 +161,11 @@ mlir::tg::emitAttentionStep(AttentionOp op, const tgc::CompileTarget &target,
                             "densely packed");
   }
 
-  // Decode: few query rows per kv head (a GQA group's new tokens) and a
-  // plain score. One CTA per kv head then holds the group's rows, and the
-  // key tiles are split among CTAs whose partial results a combine kernel
-  // merges: otherwise each query head's CTA would fill 1 of its 64-128
-  // rows and read its kv head's cache again.
-  // (The score region is in spec.scoreModifier by now: a plain score
-  // leaves it empty.)
+  // Decode: few query rows per kv head (a GQA group's new tokens), with or
+  // without a score region. One CTA per kv head then holds the group's
+  // rows, and the key tiles are split among CTAs whose partial results a
+  // combine kernel merges: otherwise each query head's CTA would fill 1 of
+  // its 64-128 rows and read its kv head's cache again.
   const bool decode = cg::decodeKernelApplies(spec, seqQ, seqKv);
   spec.decode = decode;
   spec.decodeRows =

@@ -227,8 +227,8 @@ int64_t decodeSplits(int64_t ctas, int64_t keyTiles, int ctasPerSM, int64_t numS
 /// Whether the decode kernel runs a problem of `spec` (decode not yet set)
 /// with Sq query rows and Skv keys: few rows per kv head (Sq <= 16, group x
 /// Sq <= 64), enough keys to split (Skv >= 256), and none of the options
-/// the decode kernel lacks (score modifier, dropout, training, document
-/// mask, ragged layout, seq_len_q). The one home of that rule:
+/// the decode kernel lacks (dropout, training, document mask, ragged
+/// layout, seq_len_q). The one home of that rule:
 /// validateAttentionSpec checks a decode spec against it.
 bool decodeKernelApplies(const AttentionForwardSpec &spec, int64_t seqQ, int64_t seqKv);
 

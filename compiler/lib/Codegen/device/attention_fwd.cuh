@@ -282,9 +282,9 @@ __device__ __forceinline__ void attention_forward(const ForwardParams &p, const 
   // first: they start in the first wave.
   // Decode: one CTA per (KV split, kv head, batch) holds every query row of
   // the GQA group, row r = query r % Sq of head h_kv * group + r / Sq.
-  static_assert(!K::kDecode || (!K::kScoreMod && !K::kDropout && !K::kTraining && !K::kDocumentMask &&
-                                !K::kRagged && !K::kWgmma && !K::kSeqLenQ),
-                "decode: plain scores, no dropout, stats, documents, packing, wgmma or q padding");
+  static_assert(!K::kDecode || (!K::kDropout && !K::kTraining && !K::kDocumentMask && !K::kRagged &&
+                                !K::kWgmma && !K::kSeqLenQ),
+                "decode: no dropout, stats, documents, packing, wgmma or q padding");
   const int m_block = K::kUpper ? static_cast<int>(gridDim.x - 1 - blockIdx.x) : static_cast<int>(blockIdx.x);
   // (decode: h is the group's first query head)
   const long long h = K::kDecode ? blockIdx.y * K::kQueryHeadsPerKvHead : blockIdx.y;
