@@ -7,6 +7,8 @@ tokens per sequence (1 = decode, up to 16 = speculative decoding):
   tgc_paged_pN   tg.sdpa with page_table over [num_pages, N, Hkv, D] pages
                  (a shuffled page table: pages are not contiguous), seq_len_kv
   tgc_dense      the same cache as dense [B, Hkv, L, D] tensors
+  tgc_dense_softcap30  the same with Gemma 2's softcap (a score region in
+                 the decode kernel), checked against torch's f32 softcap
   torch_sdpa     torch SDPA on the dense cache (enable_gqa; the default
                  backend torch picks for it)
 
@@ -69,12 +71,24 @@ def paged_graph(B, Hq, Hkv, Sq, D, pages, ps, maxp):
             '  return %%o : %s\n}\n' % (q, kv, kv, l, t, q, l, t, q, kv, kv, q, q))
 
 
-def dense_graph(B, Hq, Hkv, Sq, L, D):
+def dense_graph(B, Hq, Hkv, Sq, L, D, softcap=None):
     q, kv = ttype([B, Hq, Sq, D], "bf16"), ttype([B, Hkv, L, D], "bf16")
+    attrs = "causal = #tg<causal bottom_right>" + (", softcap = %r : f64" % softcap if softcap else "")
     return ('func.func @dense(%%q: %s {tg.name = "q"}, %%k: %s {tg.name = "k"}, %%v: %s {tg.name = "v"}) '
             '-> (%s {tg.name = "o"}) {\n'
-            '  %%o = tg.sdpa %%q, %%k, %%v {causal = #tg<causal bottom_right>} : %s, %s, %s -> %s\n'
-            '  return %%o : %s\n}\n' % (q, kv, kv, q, q, kv, kv, q, q))
+            '  %%o = tg.sdpa %%q, %%k, %%v {%s} : %s, %s, %s -> %s\n'
+            '  return %%o : %s\n}\n' % (q, kv, kv, q, attrs, q, kv, kv, q, q))
+
+
+def softcap_reference(q, k, v, cap, mask):
+    """Softcapped attention (Gemma 2: cap * tanh(s / cap)) in f32 on the GPU."""
+    group = q.shape[1] // k.shape[1]
+    kk, vv = k.repeat_interleave(group, 1).float(), v.repeat_interleave(group, 1).float()
+    s = q.float() @ kk.transpose(-1, -2) / math.sqrt(q.shape[-1])
+    s = cap * torch.tanh(s / cap)
+    if mask is not None:
+        s = s.masked_fill(~mask, float("-inf"))
+    return (s.softmax(-1) @ vv).to(q.dtype)
 
 
 def main():
@@ -141,6 +155,17 @@ def main():
             exe.run(arr, stream)
             torch.cuda.synchronize()
             record("tgc_dense", lambda: exe.run(arr, stream), o)
+            # A score region in the decode kernel: Gemma 2's softcap of 30.
+            sc = lib.compile(dense_graph(B, Hq, Hkv, Sq, L, D, softcap=30.0), "--arch=%s --backend=nvrtc" % args.arch)
+            o_sc = torch.full_like(q, float("nan"))
+            arr_sc = tgc.BindingArray.from_dict(dict(q=q, k=k, v=v, o=o_sc))
+            sc.run(arr_sc, stream)
+            torch.cuda.synchronize()
+            plain_ref = ref
+            ref = softcap_reference(q, k, v, 30.0, mask)
+            record("tgc_dense_softcap30", lambda: sc.run(arr_sc, stream), o_sc)
+            ref = plain_ref
+            del sc, arr_sc
             for ps in map(int, args.pages.split(",")):
                 maxp = L // ps
                 pages = B * maxp
