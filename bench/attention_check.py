@@ -88,9 +88,10 @@ def spec_flags(spec):
     f = [f"--dtype={spec.get('dtype', 'bf16')}",
          f"--head-dim-qk={spec['dqk']}", f"--head-dim-v={spec.get('dv', spec['dqk'])}",
          f"--heads-q={spec.get('hq', 1)}", f"--heads-kv={spec.get('hkv', spec.get('hq', 1))}",
-         f"--causal={spec.get('causal', 'none')}", f"--sm={spec.get('sm', SPEC_SM)}"]
-    if spec.get("sm", SPEC_SM) == 90:
-        f.append("--arch-specific")  # sm_90a kernels (wgmma) where the tile table has them
+         f"--causal={spec.get('causal', 'none')}"]
+    sm = spec.get("sm", SPEC_SM)
+    # sm_90a: the wgmma kernels where the tile table has them.
+    f.append(f"--arch=sm_{sm}a" if sm >= 90 else f"--arch=sm_{sm}")
     if spec.get("wl") is not None:
         f.append(f"--window-left={spec['wl']}")
     if spec.get("wr") is not None:

@@ -53,7 +53,7 @@ TEST(AttentionBackwardSpec, RejectsBadSpecs) {
   s.scale = 1e300;
   EXPECT_TRUE(contains(errorOf(s), "finite non-zero f32"));
   s = baseSpec();
-  s.targetSm = 75;
+  s.target = tgc::CompileTarget::cubin(75);
   EXPECT_TRUE(contains(errorOf(s), "sm_80"));
   s = baseSpec();
   s.scoreModifier = "s += bias;";
@@ -103,7 +103,7 @@ TEST(AttentionBackwardSpec, RejectsBadTiles) {
   t.qStages = 2; // 177 KB: over sm_80's 163 KB
   s.tileOverride = t;
   EXPECT_TRUE(contains(errorOf(s), "needs 177152 bytes of shared memory; sm_80 allows 166912"));
-  s.targetSm = 90;
+  s.target = tgc::CompileTarget::cubin(90);
   EXPECT_TRUE(generateAttentionBackward(s).has_value());
 }
 
@@ -112,7 +112,7 @@ TEST(AttentionBackwardSpec, TileTableFitsEveryTarget) {
     for (int d : {64, 72, 80, 96, 128, 160, 192, 256})
       for (double dropout : {0.0, 0.1}) {
         AttentionBackwardSpec s = baseSpec(d);
-        s.targetSm = sm;
+        s.target = tgc::CompileTarget::cubin(sm);
         s.dropoutProbability = dropout;
         AttentionBackwardTile t = defaultAttentionBackwardTile(s);
         EXPECT_EQ(validateAttentionBackwardTile(s, t), "") << "sm_" << sm << " hd " << d;
@@ -130,11 +130,11 @@ TEST(AttentionBackwardSpec, TileTableFitsEveryTarget) {
   EXPECT_EQ(t.blockN, 128);
   EXPECT_EQ(t.blockM, 64);
   EXPECT_EQ(t.qStages, 1); // sm_80: two Q/dO buffers do not fit
-  s.targetSm = 90;
+  s.target = tgc::CompileTarget::cubin(90);
   EXPECT_EQ(defaultAttentionBackwardTile(s).qStages, 2);
   s = baseSpec(256);
   EXPECT_EQ(defaultAttentionBackwardTile(s).blockN, 64);
-  s.targetSm = 86; // 99 KB
+  s.target = tgc::CompileTarget::cubin(86); // 99 KB
   EXPECT_LE(attentionBackwardSharedBytes(s, defaultAttentionBackwardTile(s)), 101376u);
 }
 
@@ -318,15 +318,15 @@ std::vector<Variant> variants() {
   // Causal kernels (per-element masks on diagonal tiles) spill 8-16 bytes.
   add("d128_bf16_causal_sm90", 128, 128, T::BF16, [](auto &s) {
     s.causal = C::TopLeft;
-    s.targetSm = 90;
+    s.target = tgc::CompileTarget::cubin(90);
   });
   add("d256_bf16_plain", 256, 256, T::BF16, [](auto &) {}, true);
   add("d256_f16_causal_sm90", 256, 256, T::F16, [](auto &s) {
     s.causal = C::BottomRight;
-    s.targetSm = 90;
+    s.target = tgc::CompileTarget::cubin(90);
   });
-  add("d256_bf16_plain_sm90", 256, 256, T::BF16, [](auto &s) { s.targetSm = 90; }, true);
-  add("d128_f16_plain_sm90", 128, 128, T::F16, [](auto &s) { s.targetSm = 90; }, true);
+  add("d256_bf16_plain_sm90", 256, 256, T::BF16, [](auto &s) { s.target = tgc::CompileTarget::cubin(90); }, true);
+  add("d128_f16_plain_sm90", 128, 128, T::F16, [](auto &s) { s.target = tgc::CompileTarget::cubin(90); }, true);
   add("d72_f16_causal_top_left", 72, 72, T::F16, [](auto &s) { s.causal = C::TopLeft; });
   add("d80_bf16_bottom_right_padding_gqa4", 80, 80, T::BF16, [](auto &s) {
     s.causal = C::BottomRight;
@@ -358,14 +358,14 @@ std::vector<Variant> variants() {
   add("d64_f16_causal_dropout_modifier_i64_i8_f16_sm90", 64, 64, T::F16, [](auto &s) {
     s.causal = C::BottomRight;
     s.dropoutProbability = 0.3;
-    s.targetSm = 90;
+    s.target = tgc::CompileTarget::cubin(90);
     s.scoreModifier = "s += static_cast<float>(pos - tag) * scale16;";
     s.scoreGradient = "ds = dz;";
     s.captures = {{"pos", CaptureType::I64}, {"tag", CaptureType::I8}, {"scale16", CaptureType::F16}};
   });
   add("dqk192_dv128_bf16_negative_scale", 192, 128, T::BF16, [](auto &s) { s.scale = -0.05; });
   add("d128_f16_bias_and_scale_gradients_sm90", 128, 128, T::F16, [](auto &s) {
-    s.targetSm = 90;
+    s.target = tgc::CompileTarget::cubin(90);
     s.causal = C::TopLeft;
     s.scoreModifier = "s = s * scale16 + bias;";
     s.scoreGradient = "ds = dz * scale16;";
@@ -375,7 +375,7 @@ std::vector<Variant> variants() {
   // Table captures (tg.gather): a relative-position bias with its gradient,
   // a document mask from an i64 id table, a fill-mode rank-3 table.
   add("d64_bf16_relbias_docmask_table_gradient_sm90", 64, 64, T::BF16, [](auto &s) {
-    s.targetSm = 90;
+    s.target = tgc::CompileTarget::cubin(90);
     s.causal = C::TopLeft;
     s.scoreModifier = "s += rel_at(captures, h, q_idx - kv_idx + 1023);\n"
                       "if (doc_at(captures, b, q_idx) != doc_at(captures, b, kv_idx)) s = -__int_as_float(0x7f800000);";
@@ -400,7 +400,7 @@ std::vector<Variant> variants() {
   });
   add("dqk64_dv256_bf16_window_sm86", 64, 256, T::BF16, [](auto &s) {
     s.windowLeft = 100;
-    s.targetSm = 86;
+    s.target = tgc::CompileTarget::cubin(86);
   });
   add("d128_bf16_deterministic_causal_gqa", 128, 128, T::BF16, [](auto &s) {
     s.deterministic = true;
@@ -417,13 +417,13 @@ std::vector<Variant> variants() {
     s.ragged = true;
     s.windowLeft = 32;
     s.dropoutProbability = 0.1;
-    s.targetSm = 90;
+    s.target = tgc::CompileTarget::cubin(90);
     s.scoreModifier = "s = 30.0f * tanhf(s / 30.0f);";
     s.scoreGradient = "const float t = tanhf(s / 30.0f);\nds = dz * (1.0f - t * t);";
   });
   add("d256_bf16_dropout_sm86", 256, 256, T::BF16, [](auto &s) {
     s.dropoutProbability = 0.1;
-    s.targetSm = 86;
+    s.target = tgc::CompileTarget::cubin(86);
   });
   add("d128_bf16_tile_override_32x32", 128, 128, T::BF16, [](auto &s) {
     AttentionBackwardTile t;
@@ -471,7 +471,7 @@ TEST_P(AttentionBackwardNvrtc, CompilesForEveryTarget) {
     EXPECT_GT(c.bytes, 0u);
     EXPECT_EQ(c.log.find("warning"), std::string::npos) << what << ":\n" << c.log;
     // The default tiles are tuned (register budget) for their target.
-    std::string tunedFor = var.spec.targetSm == 80 ? "sm_80" : "sm_90a";
+    std::string tunedFor = var.spec.target.arch == 80 ? "sm_80" : "sm_90a";
     if (var.expectNoSpills && job.arch == tunedFor)
       EXPECT_NE(c.log.find(" 0 bytes stack frame, 0 bytes spill stores"), std::string::npos)
           << what << " uses local memory:\n"

@@ -40,7 +40,7 @@ inline std::vector<Variant> variants() {
     s.headDimV = dv;
     s.elementType = t;
     configure(s);
-    v.push_back({name, s, noSpills, s.archSpecific});
+    v.push_back({name, s, noSpills, s.target.archSpecific});
   };
   using T = AttentionElementType;
   using C = AttentionCausalMode;
@@ -108,22 +108,18 @@ inline std::vector<Variant> variants() {
   // sm_90a (wgmma) kernels: the default tiles of every head-dim class, and
   // every option on that path.
   add("wgmma_d64_bf16_plain", 64, 64, T::BF16, [](auto &s) {
-    s.targetSm = 90;
-    s.archSpecific = true;
+    s.target = tgc::CompileTarget::cubin(90, true);
   }, true);
   add("wgmma_d128_bf16_causal_training", 128, 128, T::BF16, [](auto &s) {
-    s.targetSm = 90;
-    s.archSpecific = true;
+    s.target = tgc::CompileTarget::cubin(90, true);
     s.causal = C::BottomRight;
     s.training = true;
   }, true);
   add("wgmma_d256_f16_plain", 256, 256, T::F16, [](auto &s) {
-    s.targetSm = 90;
-    s.archSpecific = true;
+    s.target = tgc::CompileTarget::cubin(90, true);
   }, true);
   add("wgmma_dqk192_dv128_bf16_everything", 192, 128, T::BF16, [](auto &s) {
-    s.targetSm = 90;
-    s.archSpecific = true;
+    s.target = tgc::CompileTarget::cubin(90, true);
     s.causal = C::TopLeft;
     s.windowLeft = 100;
     s.hasSeqLenQ = s.hasSeqLenKv = true;
@@ -148,8 +144,7 @@ inline std::vector<Variant> variants() {
     s.scoreModifier = "s = 30.0f * tanhf(s / 30.0f);";
   });
   add("wgmma_d128_bf16_ragged_causal_training", 128, 128, T::BF16, [](auto &s) {
-    s.targetSm = 90;
-    s.archSpecific = true;
+    s.target = tgc::CompileTarget::cubin(90, true);
     s.ragged = true;
     s.causal = C::TopLeft;
     s.training = true;
@@ -163,8 +158,7 @@ inline std::vector<Variant> variants() {
     s.numHeadsKV = 1;
   });
   add("wgmma_d128_bf16_paged256_causal", 128, 128, T::BF16, [](auto &s) {
-    s.targetSm = 90;
-    s.archSpecific = true;
+    s.target = tgc::CompileTarget::cubin(90, true);
     s.paged = true;
     s.pageSize = 256;
     s.hasSeqLenKv = true;
@@ -262,8 +256,7 @@ inline std::vector<Variant> variants() {
                   {"rel", CaptureType::BF16, 1}, {"bias", CaptureType::F16}};
   });
   add("wgmma_d128_bf16_t5_buckets_table", 128, 128, T::BF16, [](auto &s) {
-    s.targetSm = 90;
-    s.archSpecific = true;
+    s.target = tgc::CompileTarget::cubin(90, true);
     s.scoreModifier =
         "const long long rel = kv_idx - q_idx;\n"
         "const long long n = rel < 0 ? -rel : rel;\n"
@@ -283,8 +276,7 @@ inline std::vector<Variant> variants() {
                                                         "doc_at(captures, b, kv_idx)"};
   });
   add("wgmma_d64_f16_document_mask_element_captures", 64, 64, T::F16, [](auto &s) {
-    s.targetSm = 90;
-    s.archSpecific = true;
+    s.target = tgc::CompileTarget::cubin(90, true);
     s.scoreModifier = "if (dq != dk) s = neg_inf();";
     s.captures = {{"dq", CaptureType::I64}, {"dk", CaptureType::I64}};
     s.documentMask = AttentionForwardSpec::DocumentMask{

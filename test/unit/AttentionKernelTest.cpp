@@ -53,7 +53,7 @@ TEST(AttentionSpec, RejectsBadSpecs) {
   s.scale = 0.0;
   EXPECT_NE(errorOf(s).find("scale"), std::string::npos);
   s = baseSpec();
-  s.targetSm = 75;
+  s.target = tgc::CompileTarget::cubin(75);
   EXPECT_NE(errorOf(s).find("sm_80"), std::string::npos);
   s = baseSpec();
   s.scoreModifier = "s += bias;";
@@ -163,7 +163,7 @@ TEST(AttentionSpec, LaunchConfiguration) {
   EXPECT_EQ(decodeSplits(64, 128, 5), 10);
   EXPECT_EQ(decodeSplits(1024, 128, 5), 1);
   EXPECT_EQ(decodeSplits(8, 6, 5), 3);  // at least two tiles each
-  d.targetSm = 90;
+  d.target = tgc::CompileTarget::cubin(90);
   EXPECT_EQ(decodeCtasPerSM(d), 3);  // 74 KB of tiles (64 keys), 228 KB per SM
   d.paged = true;
   d.pageSize = 16;
@@ -173,7 +173,7 @@ TEST(AttentionSpec, LaunchConfiguration) {
   EXPECT_EQ(defaultAttentionTile(d).blockM, 32);  // 8 rows and padding: two warps issue the copies
   EXPECT_EQ(decodeCtasPerSM(d), 4);  // 43 KB of tiles + the 4 KB page cache
   d.headDimQK = d.headDimV = 256;
-  d.targetSm = 86;  // 99 KB per CTA: 32 keys at hd 256
+  d.target = tgc::CompileTarget::cubin(86);  // 99 KB per CTA: 32 keys at hd 256
   d.paged = false;
   EXPECT_EQ(defaultAttentionTile(d).blockN, 32);
   d.headDimQK = d.headDimV = 128;
@@ -221,7 +221,7 @@ TEST(AttentionSpec, DefaultTilesFitSharedMemory) {
   for (int sm : {80, 86, 89, 90, 100, 120})
     for (int d : {64, 72, 80, 96, 128, 192, 256}) {
       AttentionForwardSpec s = baseSpec(d);
-      s.targetSm = sm;
+      s.target = tgc::CompileTarget::cubin(sm);
       auto k = generateAttentionForward(s);
       ASSERT_TRUE(k);
       unsigned limit = sm == 90 || sm == 100 ? 232448 : sm == 80 ? 166912 : 101376;
@@ -244,21 +244,19 @@ TEST(AttentionSpec, TileTable) {
   EXPECT_EQ(defaultAttentionTile(s).stages, 1); // masked: single K/V buffers
   s = baseSpec(256);
   EXPECT_EQ(defaultAttentionTile(s).blockN, 32); // 163 KB on sm_80: fewer keys per tile
-  s.targetSm = 86;
+  s.target = tgc::CompileTarget::cubin(86);
   EXPECT_FALSE(defaultAttentionTile(s).wgmma);
   s = baseSpec(96);
-  s.targetSm = 90;
-  s.archSpecific = true;
+  s.target = tgc::CompileTarget::cubin(90, true);
   EXPECT_FALSE(defaultAttentionTile(s).wgmma); // 96 is not a multiple of 64
   s = baseSpec(128);
-  s.targetSm = 90;
+  s.target = tgc::CompileTarget::cubin(90);
   EXPECT_FALSE(defaultAttentionTile(s).wgmma); // portable unless asked
   EXPECT_EQ(generateAttentionForward(s)->requiredTarget, "");
   // sm_90 arch-specific: wgmma for head dims that are multiples of 64.
   for (int d : {64, 128, 192, 256}) {
     s = baseSpec(d);
-    s.targetSm = 90;
-    s.archSpecific = true;
+    s.target = tgc::CompileTarget::cubin(90, true);
     t = defaultAttentionTile(s);
     EXPECT_TRUE(t.wgmma) << d;
     EXPECT_EQ(t.blockM, 16 * t.warps);
@@ -268,8 +266,7 @@ TEST(AttentionSpec, TileTable) {
     EXPECT_TRUE(contains(k->source, "kWgmma = true;"));
   }
   s = baseSpec(128);
-  s.targetSm = 90;
-  s.archSpecific = true;
+  s.target = tgc::CompileTarget::cubin(90, true);
   EXPECT_EQ(defaultAttentionTile(s).blockN, 128);
   s.headDimV = 64; // Dqk != Dv
   EXPECT_TRUE(defaultAttentionTile(s).wgmma);
@@ -278,10 +275,11 @@ TEST(AttentionSpec, TileTable) {
 TEST(AttentionSpec, RejectsBadWgmmaTiles) {
   AttentionForwardSpec s = baseSpec(128);
   s.tileOverride = AttentionTileConfig{128, 64, 8, false, 1, 2, 1, true};
-  EXPECT_NE(errorOf(s).find("needs target sm_90"), std::string::npos);
-  s.targetSm = 90;
-  EXPECT_NE(errorOf(s).find("without archSpecific"), std::string::npos);
-  s.archSpecific = true;
+  EXPECT_NE(errorOf(s).find("needs target sm_90a"), std::string::npos);
+  s.target = tgc::CompileTarget::cubin(90);
+  EXPECT_NE(errorOf(s).find("needs target sm_90a (the arch-specific sm_90 features), got sm_90"),
+            std::string::npos);
+  s.target = tgc::CompileTarget::cubin(90, true);
   s.headDimQK = s.headDimV = 96;
   EXPECT_NE(errorOf(s).find("multiples of 64"), std::string::npos);
   s.headDimQK = s.headDimV = 128;
@@ -367,8 +365,7 @@ TEST(AttentionSource, OptionsGenerateTheirStages) {
 
 TEST(AttentionNvrtcErrors, WgmmaKernelNeedsSm90a) {
   AttentionForwardSpec s = baseSpec(64);
-  s.targetSm = 90;
-  s.archSpecific = true;
+  s.target = tgc::CompileTarget::cubin(90, true);
   auto k = generateAttentionForward(s);
   ASSERT_TRUE(k);
   NvrtcCompiled c = compileWithNvrtc(k->source, "sm_80", "attention.cu");

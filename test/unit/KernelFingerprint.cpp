@@ -86,8 +86,7 @@ std::vector<Variant> allVariants() {
     AttentionForwardSpec s = baseSpec(d);
     s.causal = causal;
     if (sm90a) {
-      s.targetSm = 90;
-      s.archSpecific = true;
+      s.target = tgc::CompileTarget::cubin(90, true);
     }
     if (softcap)
       s.scoreModifier = "s = 30.0f * tanhf(s / 30.0f);";

@@ -36,9 +36,9 @@ const char *kUsage = R"(usage: tg-gen-attention [options]
   --score=CODE                score modifier: C++ statements rewriting `float s`
   --score-file=PATH           the same, read from a file
   --capture=NAME:TYPE         captured tensor (TYPE f32|f16|bf16|i32|i64|i8|i1), repeatable
-  --sm=N                      target compute capability for the tile table (default 80)
-  --arch-specific             allow a kernel for the exact target only (with --sm=90 and
-                              head dims multiple of 64: wgmma, compile for sm_90a)
+  --arch=TARGET               the target, as tg-compile takes it (default sm_80): its arch
+                              selects the tile table; sm_90a with head dims multiple of 64
+                              gives the wgmma kernel (compile it for sm_90a)
   --tile=MxN:W[:smem|regs][:B][:s1|s2][:pN][:wg]  override the tile: M query rows, N keys,
                               W warps, Q in shared memory or registers, B blocks
                               per SM, 1 or 2 K/V buffers, fragment prefetch N,
@@ -206,10 +206,11 @@ int main(int argc, char **argv) {
         fail("--capture expects NAME:TYPE, got '" + value + "'");
       spec.captures.push_back(
           {value.substr(0, colon), parseCaptureType(value.substr(colon + 1))});
-    } else if (flag == "--sm") {
-      spec.targetSm = int(parseInt(flag, value));
-    } else if (flag == "--arch-specific") {
-      spec.archSpecific = true;
+    } else if (flag == "--arch") {
+      tgc::Expected<tgc::CompileTarget> target = tgc::parseTarget(value);
+      if (!target)
+        fail("--arch: " + target.status().message());
+      spec.target = *target;
     } else if (flag == "--tile") {
       spec.tileOverride = parseTile(value);
     } else {

@@ -480,7 +480,7 @@ AttentionBackwardKernels BackwardEmitter::emit() const {
 std::string validateAttentionBackwardSpec(const AttentionBackwardSpec &spec) {
   std::ostringstream err;
   for (auto [name, d] : {std::pair{"QK", spec.headDimQK}, {"V", spec.headDimV}})
-    if (d <= 0 || d % 8 != 0 || d > 256) {
+    if (!headDimFits(d)) {
       err << "head dim " << name << " is " << d << "; expected a multiple of 8 in [8, 256]";
       return err.str();
     }
@@ -500,8 +500,8 @@ std::string validateAttentionBackwardSpec(const AttentionBackwardSpec &spec) {
     err << "scale is " << spec.scale << "; expected a finite non-zero f32 value";
     return err.str();
   }
-  if (spec.targetSm < 80) {
-    err << "target sm_" << spec.targetSm
+  if (spec.target.arch < 80) {
+    err << "target sm_" << spec.target.arch
         << " is not supported; the backward needs sm_80 or newer (mma.sync bf16, cp.async)";
     return err.str();
   }

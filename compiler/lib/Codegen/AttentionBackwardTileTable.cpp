@@ -98,10 +98,10 @@ std::string validateAttentionBackwardTile(const AttentionBackwardSpec &spec,
     return "backward tile " + std::to_string(tile.blockM) + "x" + std::to_string(tile.blockN) +
            ": " + problem;
   unsigned bytes = attentionBackwardSharedBytes(spec, tile);
-  if (bytes > maxSharedBytes(spec.targetSm))
+  if (bytes > maxSharedBytes(spec.target.arch))
     return "backward tile " + std::to_string(tile.blockM) + "x" + std::to_string(tile.blockN) +
            " needs " + std::to_string(bytes) + " bytes of shared memory; sm_" +
-           std::to_string(spec.targetSm) + " allows " + std::to_string(maxSharedBytes(spec.targetSm));
+           std::to_string(spec.target.arch) + " allows " + std::to_string(maxSharedBytes(spec.target.arch));
   return "";
 }
 
@@ -126,7 +126,7 @@ AttentionBackwardTile defaultAttentionBackwardTile(const AttentionBackwardSpec &
     t.blockN = s.blockN;
     t.warps = s.warps;
     t.qStages = s.qStages;
-    if (chooseSplits(spec, t) && attentionBackwardSharedBytes(spec, t) <= maxSharedBytes(spec.targetSm))
+    if (chooseSplits(spec, t) && attentionBackwardSharedBytes(spec, t) <= maxSharedBytes(spec.target.arch))
       return t;
   }
   // Every spec validateAttentionBackwardSpec accepts fits the last candidate

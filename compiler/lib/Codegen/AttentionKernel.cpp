@@ -100,7 +100,7 @@ bool decodeKernelApplies(const AttentionForwardSpec &spec, int64_t seqQ, int64_t
 std::string validateAttentionSpec(const AttentionForwardSpec &spec) {
   std::ostringstream err;
   for (auto [name, d] : {std::pair{"QK", spec.headDimQK}, {"V", spec.headDimV}})
-    if (d <= 0 || d % 8 != 0 || d > 256) {
+    if (!headDimFits(d)) {
       err << "head dim " << name << " is " << d
           << "; expected a multiple of 8 in [8, 256]";
       return err.str();
@@ -135,8 +135,8 @@ std::string validateAttentionSpec(const AttentionForwardSpec &spec) {
     err << "scale is " << spec.scale << "; expected a finite non-zero value";
     return err.str();
   }
-  if (spec.targetSm < 80) {
-    err << "target sm_" << spec.targetSm
+  if (spec.target.arch < 80) {
+    err << "target sm_" << spec.target.arch
         << " is not supported; the kernel needs sm_80 or newer (mma.sync bf16, cp.async)";
     return err.str();
   }
@@ -168,10 +168,10 @@ std::string validateAttentionSpec(const AttentionForwardSpec &spec) {
       return err.str();
     }
     if (t.wgmma) {
-      if (spec.targetSm != 90 || !spec.archSpecific) {
-        err << "the wgmma tile needs target sm_90 with archSpecific (compiled for sm_90a only), "
-               "got sm_"
-            << spec.targetSm << (spec.archSpecific ? "" : " without archSpecific");
+      if (spec.target.arch != 90 || !spec.target.archSpecific) {
+        err << "the wgmma tile needs target sm_90a (the arch-specific sm_90 "
+               "features), got sm_"
+            << spec.target.arch << (spec.target.archSpecific ? "a" : "");
         return err.str();
       }
       if (spec.headDimQK % 64 != 0 || spec.headDimV % 64 != 0) {
@@ -208,7 +208,7 @@ int decodeCtasPerSM(const AttentionForwardSpec &spec) {
   // The runtime reserves 1 KB per CTA; the paged kernel adds its page cache.
   unsigned perCta = attentionSharedBytes(spec, tile) + 1024 +
                     (spec.paged ? kDecodePageCacheEntries * 4 : 0);
-  int bySmem = int(maxSharedBytesPerSM(spec.targetSm) / perCta);
+  int bySmem = int(maxSharedBytesPerSM(spec.target.arch) / perCta);
   int byThreads = 2048 / (32 * tile.warps);
   return std::max(1, std::min({bySmem, byThreads, 32}));
 }

@@ -35,7 +35,7 @@ AttentionTileConfig defaultAttentionTile(const AttentionForwardSpec &spec) {
       tile = {16 * rowWarps, 64, 2 * rowWarps, /*qInRegisters=*/false, /*minBlocksPerSM=*/1,
               /*stages=*/2, /*prefetch=*/1};
       tile.keyWarps = 2;
-      if (attentionSharedBytes(spec, tile) > maxSharedBytesPerBlock(spec.targetSm)) {
+      if (attentionSharedBytes(spec, tile) > maxSharedBytesPerBlock(spec.target.arch)) {
         tile.blockN = 32;
         tile.keyWarps = 1;
         tile.warps = rowWarps;
@@ -43,7 +43,7 @@ AttentionTileConfig defaultAttentionTile(const AttentionForwardSpec &spec) {
     }
     return tile;
   }
-  if (spec.archSpecific && spec.targetSm == 90 && spec.headDimQK % 64 == 0 &&
+  if (spec.target.archSpecific && spec.target.arch == 90 && spec.headDimQK % 64 == 0 &&
       spec.headDimV % 64 == 0) {
     // sm_90a: wgmma reads K and V from shared memory once per warpgroup
     // (not once per warp as ldmatrix does), 2 warpgroups of 64 rows.
@@ -73,7 +73,7 @@ AttentionTileConfig defaultAttentionTile(const AttentionForwardSpec &spec) {
   }
   // Shrink to the target's shared memory: fewer keys per tile, then fewer
   // query rows with the same rows per warp.
-  unsigned limit = maxSharedBytesPerBlock(spec.targetSm);
+  unsigned limit = maxSharedBytesPerBlock(spec.target.arch);
   while (attentionSharedBytes(spec, tile) > limit && tile.blockN > 16) {
     tile.blockN = tile.blockN > 32 && tile.blockN % 32 != 0 ? 32 : tile.blockN / 2;
     tile.prefetch = std::min(tile.prefetch, tile.blockN / 16);

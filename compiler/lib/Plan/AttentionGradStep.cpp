@@ -145,7 +145,7 @@ FailureOr<SmallVector<KernelStep, 0>> mlir::tg::emitAttentionGradSteps(
     function_ref<SmallVector<int64_t>(Value)> stridesOf) {
   std::string reason;
   std::optional<cg::AttentionBackwardSpec> base =
-      nvrtcAttentionGradSpec(op, tgc::kMinTargetArch, reason);
+      nvrtcAttentionGradSpec(op, reason);
   if (!base)
     return op.emitOpError("has no fused backward kernel: ")
            << reason << " (tg-expand-attention expands such ops)";
@@ -321,9 +321,10 @@ FailureOr<SmallVector<KernelStep, 0>> mlir::tg::emitAttentionGradSteps(
   auto withPrelude = [&](const std::string &source) {
     return needsPrelude ? cudaPrelude().str() + "\n" + source : source;
   };
-  auto generate = [&](int sm) -> FailureOr<cg::AttentionBackwardKernels> {
+  auto generate = [&](tgc::CompileTarget variantTarget)
+      -> FailureOr<cg::AttentionBackwardKernels> {
     cg::AttentionBackwardSpec variant = spec;
-    variant.targetSm = sm;
+    variant.target = variantTarget;
     std::string error;
     std::optional<cg::AttentionBackwardKernels> kernels =
         cg::generateAttentionBackward(variant, &error);
@@ -333,8 +334,9 @@ FailureOr<SmallVector<KernelStep, 0>> mlir::tg::emitAttentionGradSteps(
              << error;
     return *kernels;
   };
+  const tgc::KernelTarget anyArch = tgc::KernelTarget::portable(tgc::kMinTargetArch);
   auto launchStep = [&](const cg::AttentionBackwardLaunch &l, StringRef name,
-                        int sm, std::string source) {
+                        tgc::KernelTarget where, std::string source) {
     KernelStep step;
     step.name = name.str();
     step.source = std::move(source);
@@ -342,11 +344,11 @@ FailureOr<SmallVector<KernelStep, 0>> mlir::tg::emitAttentionGradSteps(
     step.grid = l.gridFor(batch, heads, kvHeads, seqQ, seqKv);
     step.block = {l.threads, 1, 1};
     step.sharedBytes = l.sharedBytes;
-    step.sm = sm;
+    step.target = where;
     return step;
   };
   FailureOr<cg::AttentionBackwardKernels> portable =
-      generate(tgc::kMinTargetArch);
+      generate(tgc::CompileTarget::cubin(tgc::kMinTargetArch));
   if (failed(portable))
     return failure();
   std::string label = std::string(cg::toString(spec.elementType)) + " hd" +
@@ -369,7 +371,7 @@ FailureOr<SmallVector<KernelStep, 0>> mlir::tg::emitAttentionGradSteps(
   SmallVector<KernelStep, 0> steps;
   // 1. delta = rowsum(dO * O); the dQ accumulator set to zero.
   KernelStep pre = launchStep(portable->preprocess,
-                              "attention_grad preprocess " + label, 80,
+                              "attention_grad preprocess " + label, anyArch,
                               portable->preprocess.source);
   pre.args = {KernelArg::buffer(op.getO()), KernelArg::buffer(op.getDO()),
               delta, dqAccum, KernelArg::int64(heads), KernelArg::int64(seqQ)};
@@ -389,21 +391,19 @@ FailureOr<SmallVector<KernelStep, 0>> mlir::tg::emitAttentionGradSteps(
   // 2. The main kernel: dK, dV and the dQ accumulator. The portable kernel
   // tuned for sm_80 runs everywhere (also as PTX); a kernel tuned for a
   // newer target is preferred on the devices that can run it.
-  KernelStep main = launchStep(portable->main, "attention_grad " + label, 80,
+  KernelStep main = launchStep(portable->main, "attention_grad " + label, anyArch,
                                withPrelude(portable->main.source));
   // (The backward has no arch-specific kernel yet: sm_90 and sm_90a tune
   // alike.)
-  const int targetSm = target.arch;
-  if (targetSm > tgc::kMinTargetArch) {
-    FailureOr<cg::AttentionBackwardKernels> tuned = generate(targetSm);
+  if (target.arch > tgc::kMinTargetArch) {
+    FailureOr<cg::AttentionBackwardKernels> tuned =
+        generate(tgc::CompileTarget::cubin(target.arch));
     if (failed(tuned))
       return failure();
     if (tuned->main.source != portable->main.source)
-      main.preferred.push_back(launchStep(tuned->main,
-                                          "attention_grad " + label + " sm_" +
-                                              std::to_string(targetSm),
-                                          targetSm,
-                                          withPrelude(tuned->main.source)));
+      main.preferred.push_back(launchStep(
+          tuned->main, "attention_grad " + label + " sm_" + std::to_string(target.arch),
+          tgc::KernelTarget::portable(target.arch), withPrelude(tuned->main.source)));
   }
   // Deterministic: a semaphore per query tile; sized for the smallest
   // tile of any variant (16 rows).
@@ -512,7 +512,7 @@ FailureOr<SmallVector<KernelStep, 0>> mlir::tg::emitAttentionGradSteps(
 
   // 3. dQ = scale * accumulator, rounded.
   KernelStep convert = launchStep(portable->convert,
-                                  "attention_grad dq " + label, 80,
+                                  "attention_grad dq " + label, anyArch,
                                   portable->convert.source);
   convert.args = {dqAccum, KernelArg::buffer(op.getDq()),
                   KernelArg::int64(heads), KernelArg::int64(seqQ)};

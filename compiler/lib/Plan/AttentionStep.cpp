@@ -74,7 +74,7 @@ mlir::tg::emitAttentionStep(AttentionOp op, const tgc::CompileTarget &target,
   spec.dropoutProbability = op.getDropout().convertToDouble();
   spec.training = op.getTraining();
   spec.scale = op.getScale().convertToDouble();
-  spec.targetSm = target.arch;
+  spec.target = target;
 
   // The score region becomes C++ statements that rewrite `s`.
   SmallVector<std::string> argNames{"s", "b", "h", "q_idx", "kv_idx"};
@@ -184,10 +184,9 @@ mlir::tg::emitAttentionStep(AttentionOp op, const tgc::CompileTarget &target,
 
   // The launch of one generated kernel; the arguments are added below and
   // shared by every variant.
-  auto generate = [&](int sm, bool archSpecific) -> FailureOr<KernelStep> {
+  auto generate = [&](tgc::CompileTarget variantTarget) -> FailureOr<KernelStep> {
     cg::AttentionForwardSpec variant = spec;
-    variant.targetSm = sm;
-    variant.archSpecific = archSpecific;
+    variant.target = variantTarget;
     std::string error;
     std::optional<cg::AttentionKernel> kernel =
         cg::generateAttentionForward(variant, &error);
@@ -216,8 +215,9 @@ mlir::tg::emitAttentionStep(AttentionOp op, const tgc::CompileTarget &target,
     }
     step.block = {kernel->threads, 1, 1};
     step.sharedBytes = kernel->sharedBytes;
-    step.sm = sm;
-    step.archSpecific = !kernel->requiredTarget.empty();
+    step.target = kernel->requiredTarget.empty()
+                      ? tgc::KernelTarget::portable(variantTarget.arch)
+                      : tgc::KernelTarget::archSpecific(variantTarget.arch);
     return step;
   };
   // The portable kernel tuned for sm_80 runs everywhere (also as PTX); when
@@ -225,19 +225,20 @@ mlir::tg::emitAttentionStep(AttentionOp op, const tgc::CompileTarget &target,
   // preferred on the devices that can run them, and, for an arch-specific
   // target only (sm_90a, as NVRTC means the suffix), kernels that use its
   // arch-specific features (wgmma) before those.
-  FailureOr<KernelStep> portable = generate(tgc::kMinTargetArch, false);
+  FailureOr<KernelStep> portable =
+      generate(tgc::CompileTarget::cubin(tgc::kMinTargetArch));
   if (failed(portable))
     return failure();
   KernelStep step = std::move(*portable);
   if (target.arch > tgc::kMinTargetArch) {
     if (target.archSpecific) {
-      FailureOr<KernelStep> exact = generate(target.arch, true);
+      FailureOr<KernelStep> exact = generate(target);
       if (failed(exact))
         return failure();
-      if (exact->archSpecific)
+      if (exact->target.kind == tgc::KernelTarget::Kind::ArchSpecific)
         step.preferred.push_back(std::move(*exact));
     }
-    FailureOr<KernelStep> tuned = generate(target.arch, false);
+    FailureOr<KernelStep> tuned = generate(tgc::CompileTarget::cubin(target.arch));
     if (failed(tuned))
       return failure();
     if (tuned->source != step.source)
@@ -324,7 +325,6 @@ mlir::tg::emitAttentionStep(AttentionOp op, const tgc::CompileTarget &target,
                                       combine->combineRowsPerBlock),
                 1, 1};
   merge.block = {128, 1, 1};
-  merge.sm = tgc::kMinTargetArch;
   merge.args = {oPartial,
                 lsePartial,
                 KernelArg::buffer(op.getOutput()),

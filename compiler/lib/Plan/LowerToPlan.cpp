@@ -202,9 +202,7 @@ FailureOr<std::string> PlanBuilder::bufferFor(Value value) {
 
 FailureOr<tgc::LaunchVariant>
 PlanBuilder::addVariant(const KernelStep &step) {
-  tgc::KernelTarget target = step.archSpecific
-                                 ? tgc::KernelTarget::archSpecific(step.sm)
-                                 : tgc::KernelTarget::portable(step.sm);
+  const tgc::KernelTarget &target = step.target;
   std::string key = target.str() + '\0' + step.entry + '\0' + step.source;
   auto [it, inserted] =
       kernelIds.try_emplace(key, "k" + std::to_string(kernelIds.size()));

@@ -47,7 +47,7 @@ std::string mlir::tg::nvrtcAttentionUnsupportedReason(AttentionOp op) {
     // The head dim is the last dimension, dense or ragged.
     auto type = cast<RankedTensorType>(v.getType());
     int64_t headDim = type.getDimSize(type.getRank() - 1);
-    if (headDim % 8 != 0 || headDim > 256)
+    if (!cg::headDimFits(headDim))
       return "head dim " + std::to_string(headDim) +
              " is not a multiple of 8 up to 256";
   }
@@ -65,8 +65,7 @@ std::string mlir::tg::nvrtcAttentionUnsupportedReason(AttentionOp op) {
 }
 
 std::optional<cg::AttentionBackwardSpec>
-mlir::tg::nvrtcAttentionGradSpec(AttentionGradOp op, int targetSm,
-                                 std::string &reason) {
+mlir::tg::nvrtcAttentionGradSpec(AttentionGradOp op, std::string &reason) {
   Type elem = elementTypeOf(op.getQ());
   cg::AttentionBackwardSpec spec;
   if (elem.isBF16())
@@ -102,7 +101,6 @@ mlir::tg::nvrtcAttentionGradSpec(AttentionGradOp op, int targetSm,
     }
   spec.dropoutProbability = op.getDropout().convertToDouble();
   spec.scale = op.getScale().convertToDouble();
-  spec.targetSm = targetSm;
   for (auto [i, capture] : llvm::enumerate(op.getCaptures())) {
     std::optional<cg::CaptureType> type =
         nvrtcCaptureType(elementTypeOf(capture));
@@ -139,7 +137,7 @@ mlir::tg::nvrtcAttentionGradSpec(AttentionGradOp op, int targetSm,
 
 std::string mlir::tg::nvrtcAttentionGradUnsupportedReason(AttentionGradOp op) {
   std::string reason;
-  if (nvrtcAttentionGradSpec(op, /*targetSm=*/80, reason))
+  if (nvrtcAttentionGradSpec(op, reason))
     return "";
   return reason;
 }

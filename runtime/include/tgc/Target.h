@@ -28,6 +28,11 @@ struct CompileTarget {
   BinaryKind kind = BinaryKind::Cubin;
   int arch = 80;             // 90 = sm_90 / compute_90
   bool archSpecific = false; // the "a" suffix (sm_90a)
+  /// sm_NN / sm_NNa: what a kernel generator is asked to target (whether
+  /// the runtime then builds a cubin or PTX from it is its own choice).
+  static constexpr CompileTarget cubin(int arch, bool archSpecific = false) {
+    return {BinaryKind::Cubin, arch, archSpecific};
+  }
   /// "sm_90a", "sm_86", "compute_80", "compute_90a".
   std::string name() const;
   /// The same target as PTX (compute_NN[a]).

@@ -97,7 +97,7 @@ inline std::vector<Case> cases() {
   }
   {
     Case c{"sm90_two_stages_bshd_d128", spec(128, 128, 2, 2)};
-    c.spec.targetSm = 90; // two Q/dO buffers
+    c.spec.target = tgc::CompileTarget::cubin(90); // two Q/dO buffers
     c.bshd = true;
     c.seqQ = 160;
     c.seqKv = 100;

@@ -135,8 +135,9 @@ struct AttentionBackwardSpec {
   /// plan lowering.
   bool deterministic = false;
 
-  /// Target compute capability: selects the tile (shared memory).
-  int targetSm = 80;
+  /// The target: its arch selects the tile (shared memory). The backward
+  /// has no arch-specific kernel: sm_90 and sm_90a give the same one.
+  tgc::CompileTarget target = tgc::CompileTarget::cubin(tgc::kMinTargetArch);
   std::optional<AttentionBackwardTile> tileOverride;
 };
 
@@ -164,7 +165,7 @@ struct AttentionBackwardKernels {
 std::string validateAttentionBackwardSpec(const AttentionBackwardSpec &spec);
 
 /// Empty if `tile` can run `spec` (warps tile every product exactly, the
-/// shared memory fits `targetSm`), else why not.
+/// shared memory fits `target`), else why not.
 std::string validateAttentionBackwardTile(const AttentionBackwardSpec &spec,
                                           const AttentionBackwardTile &tile);
 

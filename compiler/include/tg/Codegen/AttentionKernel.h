@@ -9,7 +9,7 @@
 // with cp.async and keeps an online softmax in exp2 with the scale folded in
 // (docs/kernels.md). S = Q Kᵀ and O += P V use mma.sync.m16n8k16 fed by
 // ldmatrix (level L0: any arch from sm_80 on, cubin or PTX) or, for
-// targetSm 90 and head dims that are multiples of 64, wgmma reading
+// target sm_90a and head dims that are multiples of 64, wgmma reading
 // 128-byte-swizzled shared memory (level L1: sm_90a only; see
 // AttentionKernel::requiredTarget).
 //
@@ -53,6 +53,7 @@
 // CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES first).
 
 #include "tg/Masks/AttentionMasks.h"
+#include "tgc/Target.h"
 
 #include <array>
 #include <cstdint>
@@ -63,6 +64,12 @@
 namespace tg::codegen {
 
 enum class AttentionElementType { BF16, F16 };
+
+/// The head dims the generated forward and backward kernels take (the one
+/// rule: their validation and the NVRTC backend's support check use it):
+/// multiples of 8, i.e. 16-byte rows for cp.async and ldmatrix, up to 256,
+/// what the tiles' shared memory holds.
+constexpr bool headDimFits(long long d) { return d > 0 && d % 8 == 0 && d <= 256; }
 
 /// How the causal mask is aligned; matches tg's #tg<causal ...> (the
 /// masks' value type, tg/Masks/AttentionMasks.h).
@@ -177,15 +184,15 @@ struct AttentionForwardSpec {
   };
   std::optional<DocumentMask> documentMask;
 
-  /// Target compute capability (80, 86, 89, 90, ...): selects the tile table.
-  int targetSm = 80;
-  /// Allow a kernel that compiles for the exact target only: with targetSm 90
-  /// and head dims that are multiples of 64, the wgmma kernel (sm_90a cubin,
-  /// see AttentionKernel::requiredTarget). Off: the portable mma.sync kernel
-  /// (any arch from sm_80, cubin or PTX). A runtime offers both: the sm_90a
-  /// variant for compute capability 9.0, the portable one otherwise and for
-  /// the PTX path.
-  bool archSpecific = false;
+  /// The target, as tg-compile --arch parsed it (tgc::parseTarget): its
+  /// arch (80, 86, 89, 90, ...) selects the tile table. With the
+  /// arch-specific sm_90a and head dims that are multiples of 64, the
+  /// kernel is the wgmma one, which compiles for exactly sm_90a (see
+  /// AttentionKernel::requiredTarget); otherwise it is the portable
+  /// mma.sync kernel (any arch from sm_80, cubin or PTX). A plan offers
+  /// both: the sm_90a variant for compute capability 9.0, the portable one
+  /// otherwise and for the PTX path.
+  tgc::CompileTarget target = tgc::CompileTarget::cubin(tgc::kMinTargetArch);
   std::optional<AttentionTileConfig> tileOverride;
 };
 

@@ -7,6 +7,8 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Value.h"
 #include "mlir/Support/LLVM.h"
+#include "tgc/Plan.h"
+#include "tgc/Target.h"
 
 #include <array>
 #include <string>
@@ -66,10 +68,9 @@ struct KernelStep {
   /// accumulators the kernel adds into with atomics.
   SmallVector<KernelArg> zeroFirst;
 
-  /// Where the kernel runs: any compute capability >= `sm` (portable: cubin
-  /// or PTX), or, when `archSpecific`, exactly `sm` (e.g. sm_90a wgmma code).
-  int sm = 80;
-  bool archSpecific = false;
+  /// Where the kernel runs: any compute capability from its arch on
+  /// (portable: cubin or PTX), or exactly its arch (sm_90a wgmma code).
+  tgc::KernelTarget target = tgc::KernelTarget::portable(tgc::kMinTargetArch);
   /// The op this step computes, for steps of one op (attention, matmul,
   /// fused_matmul, reduce, softmax, attention_grad); the plan builder hands
   /// it to the cuDNN lowering when the op carries tg.backend = #tg<backend cudnn>.

@@ -16,11 +16,12 @@ namespace mlir::tg {
 /// The capture element types the generated kernels read.
 std::optional<::tg::codegen::CaptureType> nvrtcCaptureType(Type elementType);
 
-/// The backward kernel spec of `op` for `targetSm`, without the score
-/// region's C++ (the plan lowering adds it; captures are named capture0,
-/// capture1, ...), or, in `reason`, why the fused backward cannot run it.
+/// The backward kernel spec of `op` for the portable target (the plan
+/// lowering sets the target of each variant), without the score region's
+/// C++ (the plan lowering adds it; captures are named capture0, capture1,
+/// ...), or, in `reason`, why the fused backward cannot run it.
 std::optional<::tg::codegen::AttentionBackwardSpec>
-nvrtcAttentionGradSpec(AttentionGradOp op, int targetSm, std::string &reason);
+nvrtcAttentionGradSpec(AttentionGradOp op, std::string &reason);
 
 } // namespace mlir::tg
 
