@@ -9,6 +9,7 @@ using namespace mlir::tg;
 MLIR_DEFINE_EXPLICIT_TYPE_ID(mlir::tg::BackendsDialectInterface)
 
 BackendInterface::~BackendInterface() = default;
+PlanSteps::~PlanSteps() = default;
 
 BackendsDialectInterface::BackendsDialectInterface(
     Dialect *dialect, const BackendInterface &nvrtc,

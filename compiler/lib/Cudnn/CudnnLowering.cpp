@@ -71,6 +71,3 @@ FailureOr<Lowering> cudnn::lower(Operation *op, StridesFn stridesOf) {
       });
 }
 
-bool cudnn::isAssignedToCudnn(Operation *op) {
-  return getBackend(op) == Backend::cudnn;
-}

@@ -21,7 +21,7 @@
 
 #include "KernelEmitters.h"
 
-#include "tg/Cudnn/CudnnLowering.h"
+#include "tg/Dialect/TG/IR/Backend.h"
 #include "tg/Lowering/ScalarExpr.h"
 
 #include "llvm/ADT/TypeSwitch.h"
@@ -160,7 +160,7 @@ tg::emitGenericKernels(func::FuncOp fn, AttentionEmitter emitAttention,
 
     // cuDNN reads tensors from buffers (described by the buffer's strides),
     // not from folded views.
-    bool onCudnn = cudnn::isAssignedToCudnn(&op);
+    bool onCudnn = getBackend(&op) == Backend::cudnn;
     if (onCudnn)
       for (Value operand : op.getOperands())
         materialize(operand, "cuDNN operand", state);

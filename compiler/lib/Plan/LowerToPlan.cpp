@@ -5,7 +5,7 @@
 #include "AttentionStep.h"
 #include "RelayoutKernel.h"
 
-#include "tg/Cudnn/CudnnLowering.h"
+#include "tg/Backend/Backend.h"
 #include "tg/Dialect/TG/IR/TGOps.h"
 #include "tg/Lowering/KernelStep.h"
 
@@ -95,30 +95,35 @@ static uint64_t alignUp(uint64_t value, uint64_t alignment) {
 }
 
 namespace {
-/// Builds the Plan: names every tensor's buffer and places intermediates.
-class PlanBuilder {
+/// Builds the Plan: names every tensor's buffer and places intermediates;
+/// each step goes to its op's backend (BackendInterface::lower), which
+/// writes its plan steps through the PlanSteps methods.
+class PlanBuilder final : public PlanSteps {
 public:
   PlanBuilder(func::FuncOp fn, const PlanOptions &options)
       : fn(fn), options(options) {}
 
   FailureOr<tgc::Plan> build();
 
+  // PlanSteps
+  FailureOr<std::string> bufferFor(Value value) override;
+  FailureOr<std::string> bufferFor(const KernelArg &arg) override;
+  SmallVector<int64_t> stridesOf(Value value) override;
+  std::string scratchBuffer(tgc::DType dtype, ArrayRef<int64_t> shape) override;
+  FailureOr<tgc::LaunchStep> launchOf(const KernelStep &step) override;
+  void add(tgc::Step step) override;
+  Location location() const override { return fn->getLoc(); }
+
 private:
   /// Results whose producer writes straight into the output buffer: op
   /// results returned once, in a layout the producer can write.
   void chooseDirectResults();
-  SmallVector<int64_t> stridesOf(Value value);
-  FailureOr<std::string> bufferFor(Value value);
   /// Places the intermediates in the workspace: buffers whose live ranges
   /// (first to last step that touches them) do not overlap share bytes.
   void placeIntermediates();
+  /// The steps of `step` from the backend its op is placed on (NVRTC for
+  /// ops without tg.backend and for kernels of several ops).
   LogicalResult addLaunch(const KernelStep &step);
-  FailureOr<tgc::LaunchStep> launchOf(const KernelStep &step);
-  /// A cuDNN step for the op of `step` (tg.backend = #tg<backend cudnn>), with the
-  /// step's kernel, when it has one, as the NVRTC fallback.
-  LogicalResult addCudnnStep(const KernelStep &step);
-  /// A workspace buffer for a cuDNN scratch tensor, live during this step.
-  std::string addScratchBuffer(const cudnn::ScratchTensor &scratch);
   /// The workspace buffer of a KernelArg::Scratch, created on its first use
   /// and live until its last.
   FailureOr<std::string> scratchBufferFor(const KernelArg &arg);
@@ -127,6 +132,9 @@ private:
 
   func::FuncOp fn;
   PlanOptions options;
+  /// The context's backends, looked up at the first step (a function with
+  /// no tg op has none, and its context may not have loaded tg).
+  const BackendsDialectInterface *backends = nullptr;
   tgc::Plan plan;
   llvm::DenseMap<Value, unsigned> directResult;
   llvm::DenseMap<Value, std::string> bufferNames;
@@ -297,36 +305,35 @@ FailureOr<tgc::LaunchStep> PlanBuilder::launchOf(const KernelStep &step) {
 }
 
 LogicalResult PlanBuilder::addLaunch(const KernelStep &step) {
-  if (step.op && cudnn::isAssignedToCudnn(step.op))
-    return addCudnnStep(step);
-  if (step.source.empty())
-    return emitError(step.op ? step.op->getLoc() : fn.getLoc())
-           << "'" << step.name << "' has no NVRTC kernel and is not assigned "
-           << "to cuDNN";
-  for (const KernelArg &arg : step.zeroFirst) {
-    FailureOr<std::string> name = arg.kind == KernelArg::Kind::Scratch
-                                      ? scratchBufferFor(arg)
-                                      : bufferFor(arg.value);
-    if (failed(name))
+  if (!backends) {
+    FailureOr<const BackendsDialectInterface *> found =
+        backendsFor(fn, "the plan lowering");
+    if (failed(found))
       return failure();
-    plan.steps.push_back(tgc::MemsetStep{*name, 0});
-    ++currentStep;
+    backends = *found;
   }
-  FailureOr<tgc::LaunchStep> launch = launchOf(step);
-  if (failed(launch))
-    return failure();
-  plan.steps.push_back(std::move(*launch));
-  ++currentStep;
-  return success();
+  std::optional<Backend> placed = step.op ? getBackend(step.op) : std::nullopt;
+  return backends->get(placed.value_or(Backend::nvrtc)).lower(step, *this);
 }
 
-std::string PlanBuilder::addScratchBuffer(const cudnn::ScratchTensor &scratch) {
+void PlanBuilder::add(tgc::Step step) {
+  plan.steps.push_back(std::move(step));
+  ++currentStep;
+}
+
+FailureOr<std::string> PlanBuilder::bufferFor(const KernelArg &arg) {
+  return arg.kind == KernelArg::Kind::Scratch ? scratchBufferFor(arg)
+                                              : bufferFor(arg.value);
+}
+
+std::string PlanBuilder::scratchBuffer(tgc::DType dtype,
+                                       ArrayRef<int64_t> shape) {
   tgc::Buffer buffer;
   buffer.name = "t" + std::to_string(intermediates++);
   buffer.role = tgc::BufferRole::Intermediate;
-  buffer.dtype = scratch.dtype;
-  buffer.shape.assign(scratch.shape.begin(), scratch.shape.end());
-  SmallVector<int64_t> dense = rowMajorStrides(scratch.shape);
+  buffer.dtype = dtype;
+  buffer.shape.assign(shape.begin(), shape.end());
+  SmallVector<int64_t> dense = rowMajorStrides(shape);
   buffer.strides.assign(dense.begin(), dense.end());
   buffer.alignment = kBufferAlignment;
   liveRanges[buffer.name] = {currentStep, currentStep};
@@ -358,47 +365,6 @@ FailureOr<std::string> PlanBuilder::scratchBufferFor(const KernelArg &arg) {
   plan.buffers.push_back(buffer);
   scratchNames[key] = buffer.name;
   return buffer.name;
-}
-
-LogicalResult PlanBuilder::addCudnnStep(const KernelStep &step) {
-  FailureOr<cudnn::Lowering> lowering = cudnn::lower(
-      step.op, [&](Value v) { return stridesOf(v); });
-  if (failed(lowering))
-    return failure();
-  for (Value value : lowering->zeroFirst) {
-    FailureOr<std::string> name = bufferFor(value);
-    if (failed(name))
-      return failure();
-    plan.steps.push_back(tgc::MemsetStep{*name, 0});
-    ++currentStep;
-  }
-  tgc::CudnnStep cudnnStep;
-  for (cudnn::GraphBuilder &builder : lowering->graphs) {
-    tgc::cudnn::Graph graph = builder.graph();
-    auto setBuffer = [&](int64_t uid, const std::string &name) {
-      for (tgc::cudnn::Tensor &t : graph.tensors)
-        if (t.uid == uid)
-          t.buffer = name;
-    };
-    for (auto [uid, value] : builder.bindings()) {
-      FailureOr<std::string> name = bufferFor(value);
-      if (failed(name))
-        return failure();
-      setBuffer(uid, *name);
-    }
-    for (const cudnn::ScratchTensor &scratch : builder.scratchTensors())
-      setBuffer(scratch.uid, addScratchBuffer(scratch));
-    cudnnStep.graphs.push_back(std::move(graph));
-  }
-  if (!step.source.empty()) {
-    FailureOr<tgc::LaunchStep> launch = launchOf(step);
-    if (failed(launch))
-      return failure();
-    cudnnStep.fallback = std::move(*launch);
-  }
-  plan.steps.push_back(std::move(cudnnStep));
-  ++currentStep;
-  return success();
 }
 
 LogicalResult PlanBuilder::addResultCopies() {

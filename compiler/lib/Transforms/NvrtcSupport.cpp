@@ -141,22 +141,3 @@ std::string mlir::tg::nvrtcAttentionGradUnsupportedReason(AttentionGradOp op) {
     return "";
   return reason;
 }
-
-namespace {
-class NvrtcBackend final : public BackendInterface {
-public:
-  Backend kind() const override { return Backend::nvrtc; }
-  std::string unsupportedReason(Operation *op) const override {
-    if (auto attention = dyn_cast<AttentionOp>(op))
-      return nvrtcAttentionUnsupportedReason(attention);
-    if (auto grad = dyn_cast<AttentionGradOp>(op))
-      return nvrtcAttentionGradUnsupportedReason(grad);
-    return "";
-  }
-};
-} // namespace
-
-const BackendInterface &mlir::tg::nvrtcBackend() {
-  static const NvrtcBackend backend;
-  return backend;
-}

@@ -3,7 +3,9 @@
 
 // Lowering of single tg ops to cuDNN operation graphs (the cuDNN backend).
 // tg-select-backend asks unsupportedReason() which ops cuDNN can run; the
-// plan builder calls lower() for every op carrying tg.backend = #tg<backend cudnn>.
+// backend's BackendInterface::lower (CudnnBackend.cpp), which the plan
+// builder calls for every op carrying tg.backend = #tg<backend cudnn>, turns
+// lower()'s graphs into a plan step.
 
 #include "tg/Backend/Backend.h"
 #include "tg/Cudnn/GraphBuilder.h"
@@ -41,11 +43,9 @@ std::string graphUnsupportedReason(Operation *op);
 /// are buffers (graph arguments, results or workspace intermediates).
 FailureOr<Lowering> lower(Operation *op, StridesFn stridesOf);
 
-/// The cuDNN backend (tg/Backend/Backend.h): unsupportedReason() above.
+/// The cuDNN backend (tg/Backend/Backend.h): unsupportedReason() and
+/// lower() above.
 const BackendInterface &backend();
-
-/// Whether `op` was assigned to cuDNN (tg.backend = #tg<backend cudnn>).
-bool isAssignedToCudnn(Operation *op);
 
 } // namespace mlir::tg::cudnn
 
