@@ -16,17 +16,18 @@
 // CHECK: tensor [[O:[0-9]+]] bf16 [2,4,64,64] [16384,4096,64,1] buffer "o"
 // CHECK: op matmul compute f32 a {{[0-9]+}} b {{[0-9]+}} c [[S0:[0-9]+]] m_override [[LQ]] n_override [[LKV]]
 // CHECK-NEXT: op pointwise mul compute f32 x [[S0]] b {{[0-9]+}} y [[S:[0-9]+]]
-// CHECK-NEXT: op pointwise gen_index compute f32 axis 2 x [[S]] y [[ROW:[0-9]+]]
+// The padding and band rules are the ones the backward uses (ScoreGraph.h).
+// CHECK-NEXT: op pointwise gen_index compute i32 axis 2 x [[S]] y [[ROW:[0-9]+]]
+// CHECK-NEXT: op pointwise gen_index compute i32 axis 3 x [[S]] y [[COL:[0-9]+]]
 // CHECK-NEXT: op pointwise cmp_lt compute i1 x [[ROW]] b [[LQ]] y [[RV:[0-9]+]]
-// CHECK-NEXT: op pointwise gen_index compute f32 axis 3 x [[S]] y [[COL:[0-9]+]]
 // CHECK-NEXT: op pointwise cmp_lt compute i1 x [[COL]] b [[LKV]] y [[CV:[0-9]+]]
 // CHECK-NEXT: op pointwise logical_and compute i1 x [[RV]] b [[CV]] y [[PAD:[0-9]+]]
 // CHECK-NEXT: op pointwise binary_select compute f32 x [[S]] b {{[0-9]+}} t [[PAD]] y [[S1:[0-9]+]]
 // Bottom-right diagonal from the actual lengths: q_idx + Lkv - Lq.
 // CHECK-NEXT: op pointwise gen_index compute f32 axis 2 x [[S1]] y [[ROW2:[0-9]+]]
+// CHECK-NEXT: op pointwise gen_index compute f32 axis 3 x [[S1]] y [[COL2:[0-9]+]]
 // CHECK-NEXT: op pointwise add compute i32 x [[ROW2]] b [[LKV]] y [[D1:[0-9]+]]
 // CHECK-NEXT: op pointwise sub compute i32 x [[D1]] b [[LQ]] y [[DIAG:[0-9]+]]
-// CHECK-NEXT: op pointwise gen_index compute f32 axis 3 x [[S1]] y [[COL2:[0-9]+]]
 // CHECK-NEXT: op pointwise cmp_ge compute i1 x [[DIAG]] b [[COL2]]
 // CHECK-NEXT: op pointwise binary_select
 // CHECK-NEXT: op reduction max compute f32 x {{[0-9]+}} y [[MAX:[0-9]+]]

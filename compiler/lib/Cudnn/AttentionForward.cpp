@@ -167,57 +167,25 @@ private:
   int64_t maskWith(int64_t s, int64_t keep) {
     return g->select(keep, s, g->scalar(DType::F32, -kInf, 4));
   }
-  /// The diagonal kv index of query row index `row`: q_idx, or
-  /// q_idx + Lkv - Lq for bottom-right alignment.
-  int64_t diagonal(int64_t row) {
-    if (op.getCausal() != CausalMode::bottom_right)
-      return row;
-    // Created one at a time: as call arguments, their order (and so the
-    // graph's text) would depend on the C++ compiler.
-    int64_t lq = lengthQ();
-    int64_t lkv = lengthKv();
-    return intOp("sub", intOp("add", row, lkv), lq);
-  }
-
-  /// Padding: rows q_idx >= seq_len_q[b] and columns kv_idx >= seq_len_kv[b].
+  /// Padding: rows q_idx >= seq_len_q[b] and columns kv_idx >= seq_len_kv[b]
+  /// (a length not given is the full one), the rule shared with the
+  /// backward (ScoreGraph.h).
   int64_t paddingMask(int64_t s) {
-    int64_t keep = 0;
-    // Lengths before indices, one at a time (see diagonal()).
-    if (op.getSeqLenQ()) {
-      int64_t lq = lengthQ();
-      keep = andAll(keep, cmp("cmp_lt", g->genIndex(s, 2), lq));
-    }
-    if (op.getSeqLenKv()) {
-      int64_t lkv = lengthKv();
-      keep = andAll(keep, cmp("cmp_lt", g->genIndex(s, 3), lkv));
-    }
-    return keep ? maskWith(s, keep) : s;
+    if (!op.getSeqLenQ() && !op.getSeqLenKv())
+      return s;
+    return cudnn::paddingMask(*g, s, lengthQ(), lengthKv());
   }
 
-  /// Causal and sliding-window masks as cuDNN's diagonal band: keep
-  /// kv_idx <= diag + right and kv_idx + left + 1 > diag.
-  ///
-  /// Top-left (or no causal) without window_left: the shared builder
-  /// (ScoreGraph.h), which emits the very ops below for these masks. With
-  /// bottom-right alignment or window_left the forward keeps its own
-  /// spelling (the diagonal first, in int32, before kv_idx; the left bound
-  /// on the int32 diagonal), which is the graph measured on the H200; the
-  /// shared builder spells those as cudnn-frontend's backward does.
+  /// Causal and sliding-window masks as cuDNN's diagonal band, the rule
+  /// shared with the backward (ScoreGraph.h): bottom-right alignment reads
+  /// the sequence-length tensors when padding is given.
   int64_t diagonalMasks(int64_t s) {
     AttributeMasks masks = AttributeMasks::of(op);
     if (!masks.any())
       return s;
-    if (!masks.bottomRight() && !masks.windowLeft())
-      return diagonalBandMask(*g, s, masks, /*lenQ=*/0, /*lenKv=*/0);
-    int64_t diag = diagonal(g->genIndex(s, 2));
-    int64_t col = g->genIndex(s, 3);
-    if (std::optional<int64_t> right = masks.rightBound()) {
-      int64_t bound = *right ? intOp("add", diag, i32(*right)) : diag;
-      s = maskWith(s, cmp("cmp_ge", bound, col));
-    }
-    if (const std::optional<int64_t> &left = masks.windowLeft())
-      s = maskWith(s, cmp("cmp_gt", intOp("add", col, i32(*left + 1)), diag));
-    return s;
+    bool padded = op.getSeqLenQ() || op.getSeqLenKv();
+    return diagonalBandMask(*g, s, masks, padded ? lengthQ() : 0,
+                            padded ? lengthKv() : 0);
   }
 
   AttentionOp op;
