@@ -36,15 +36,16 @@
 // BR-NOT: logical_and
 
 // Causal with window_left = 16: the right bound is the diagonal, the left
-// bound keeps kv_idx + 17 > q_idx (kv_idx >= q_idx - 16), the shift in f32
-// as cudnn-frontend writes it.
+// bound keeps kv_idx + 17 > q_idx (kv_idx >= q_idx - 16) in int32: the
+// forward's engines find no engine for the backward's f32 spelling (cuDNN
+// 9.19 on the H200), ScoreGraph.h's LeftBoundSpelling.
 // WIN: graph "attention fwd (composite)" min_version 91002
-// WIN: tensor [[L:[0-9]+]] f32 [1,1,1,1] [1,1,1,1] value 17
+// WIN: tensor [[L:[0-9]+]] i32 [1,1,1,1] [1,1,1,1] value 17
 // WIN: op pointwise gen_index compute f32 axis 2 x [[S:[0-9]+]] y [[ROW:[0-9]+]]
 // WIN-NEXT: op pointwise gen_index compute f32 axis 3 x [[S]] y [[COL:[0-9]+]]
 // WIN-NEXT: op pointwise cmp_ge compute i1 x [[ROW]] b [[COL]] y [[K1:[0-9]+]]
 // WIN-NEXT: op pointwise binary_select compute f32 x [[S]] b {{[0-9]+}} t [[K1]] y [[S1:[0-9]+]]
-// WIN-NEXT: op pointwise add compute f32 x [[COL]] b [[L]] y [[CL:[0-9]+]]
+// WIN-NEXT: op pointwise add compute i32 x [[COL]] b [[L]] y [[CL:[0-9]+]]
 // WIN-NEXT: op pointwise cmp_gt compute i1 x [[CL]] b [[ROW]] y [[K2:[0-9]+]]
 // WIN-NEXT: op pointwise binary_select compute f32 x [[S1]] b {{[0-9]+}} t [[K2]]
 

@@ -178,14 +178,15 @@ private:
 
   /// Causal and sliding-window masks as cuDNN's diagonal band, the rule
   /// shared with the backward (ScoreGraph.h): bottom-right alignment reads
-  /// the sequence-length tensors when padding is given.
+  /// the sequence-length tensors when padding is given; the left bound is
+  /// spelled as the forward's engines take it.
   int64_t diagonalMasks(int64_t s) {
     AttributeMasks masks = AttributeMasks::of(op);
     if (!masks.any())
       return s;
     bool padded = op.getSeqLenQ() || op.getSeqLenKv();
     return diagonalBandMask(*g, s, masks, padded ? lengthQ() : 0,
-                            padded ? lengthKv() : 0);
+                            padded ? lengthKv() : 0, LeftBoundSpelling::Forward);
   }
 
   AttentionOp op;

@@ -66,7 +66,7 @@ int64_t cudnn::paddingMask(GraphBuilder &g, int64_t s, int64_t lenQ,
 
 int64_t cudnn::diagonalBandMask(GraphBuilder &g, int64_t s,
                                 const AttributeMasks &m, int64_t lenQ,
-                                int64_t lenKv) {
+                                int64_t lenKv, LeftBoundSpelling left) {
   int64_t row = g.genIndex(s, 2);
   int64_t col = g.genIndex(s, 3);
   auto lengthKv = [&] {
@@ -80,18 +80,34 @@ int64_t cudnn::diagonalBandMask(GraphBuilder &g, int64_t s,
     g.setLastCompute(DType::I32);
     return r;
   };
+  // The diagonal kv index of each row: q_idx, or q_idx + Lkv - Lq
+  // (bottom-right), computed once.
+  int64_t diagonal = 0;
+  auto diag = [&] {
+    if (!diagonal) {
+      diagonal = row;
+      if (m.bottomRight()) {
+        diagonal = intOp("add", diagonal, lengthKv());
+        diagonal = intOp("sub", diagonal, lengthQ());
+      }
+    }
+    return diagonal;
+  };
   // Right bound: keep kv_idx <= diag + bound, as diag + bound >= kv_idx.
   if (std::optional<int64_t> right = m.rightBound()) {
-    int64_t diag = row;
-    if (m.bottomRight()) {
-      diag = intOp("add", diag, lengthKv());
-      diag = intOp("sub", diag, lengthQ());
-    }
+    int64_t bound = diag();
     if (*right != 0)
-      diag = intOp("add", diag, g.scalar(DType::I32, double(*right), 4));
-    int64_t keep = g.binary("cmp_ge", diag, col, DType::I1);
+      bound = intOp("add", bound, g.scalar(DType::I32, double(*right), 4));
+    int64_t keep = g.binary("cmp_ge", bound, col, DType::I1);
     g.setLastCompute(DType::I1);
     s = g.select(keep, s, negativeInfinity(g));
+  }
+  if (m.windowLeft() && left == LeftBoundSpelling::Forward) {
+    int64_t shifted = intOp(
+        "add", col, g.scalar(DType::I32, double(*m.windowLeft() + 1), 4));
+    int64_t keep = g.binary("cmp_gt", shifted, diag(), DType::I1);
+    g.setLastCompute(DType::I1);
+    return g.select(keep, s, negativeInfinity(g));
   }
   // Left bound: tg keeps kv_idx >= diag - L, i.e. kv_idx + (L + 1) > diag
   // (cuDNN's left bound counts the diagonal, so it is L + 1).

@@ -53,13 +53,26 @@ std::optional<int64_t> firstEmptyRow(const AttributeMasks &masks);
 /// kv_idx >= seq_len_kv[b] (`lenQ`, `lenKv`: int32 [B,1,1,1] tensors).
 int64_t paddingMask(GraphBuilder &g, int64_t s, int64_t lenQ, int64_t lenKv);
 
+/// How the band's left bound is spelled. The engines of the forward and
+/// of the backward recognise different graphs (measured on the H200, cuDNN
+/// 9.19: the forward finds no engine for the backward's spelling).
+enum class LeftBoundSpelling {
+  /// kv_idx + (L + 1) > diag in int32, diag the (bottom-right) diagonal.
+  Forward,
+  /// As cudnn-frontend's backward: the f32 kv_idx + (L + 1) > q_idx with the
+  /// bottom-right shift folded into the constant (or, with padding, int32
+  /// arithmetic on the lengths).
+  Backward,
+};
+
 /// The causal/window masks on `s` as cudnn-frontend's diagonal band (right
 /// bound, then left bound). `lenQ`/`lenKv` are the sequence-length tensors
 /// when padding is given (0 otherwise; bottom-right alignment then uses the
 /// shapes).
 int64_t diagonalBandMask(GraphBuilder &g, int64_t s,
                          const AttributeMasks &masks, int64_t lenQ,
-                         int64_t lenKv);
+                         int64_t lenKv,
+                         LeftBoundSpelling left = LeftBoundSpelling::Backward);
 
 /// The strides `v`'s buffer is declared with: tg.strides of the graph
 /// argument it is and of every graph result it is returned as.
