@@ -60,8 +60,8 @@ std::string compileHeader(const std::string &name, const std::string &arch) {
                          names.data()) != NVRTC_SUCCESS)
     return "nvrtcCreateProgram failed";
   std::string archFlag = "--gpu-architecture=" + arch;
-  const char *options[] = {archFlag.c_str(), "-std=c++17"};
-  nvrtcResult r = nvrtcCompileProgram(prog, 2, options);
+  const char *options[] = {archFlag.c_str(), "-std=c++17", "-I" TGC_CUDA_INCLUDE_DIR};
+  nvrtcResult r = nvrtcCompileProgram(prog, 3, options);
   size_t logSize = 0;
   nvrtcGetProgramLogSize(prog, &logSize);
   std::string log(logSize, '\0');

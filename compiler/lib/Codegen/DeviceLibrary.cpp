@@ -81,6 +81,6 @@ const std::vector<std::pair<std::string, std::string>> &deviceLibraryHeaders() {
   return all;
 }
 
-std::string cudaPhiloxSource() { return deviceLibrarySource({"philox.cuh"}); }
+std::string cudaElementwiseSource() { return deviceLibrarySource({"elementwise.cuh"}); }
 
 } // namespace tg::codegen

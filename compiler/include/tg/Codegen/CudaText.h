@@ -16,10 +16,12 @@ namespace tg::codegen {
 /// (`__int_as_float(0x7f800000)`), which are not constant expressions.
 std::string floatLiteral(double value);
 
-/// The device library's device/philox.cuh as pasted into a kernel: Philox
-/// 4x32-10 and the tg.dropout keep bit (dropout_keep, dropout_keep_pair,
-/// dropout_keep_bits32). Guarded, so a kernel may paste it twice.
-std::string cudaPhiloxSource();
+/// The device library's device/elementwise.cuh as pasted into a kernel
+/// (with the philox.cuh it includes): the generic kernels' element
+/// loads/stores, rounding, casts, integer ops and reductions, Philox 4x32-10
+/// and the tg.dropout keep bit. Guarded, so a kernel may paste it next to
+/// the attention library.
+std::string cudaElementwiseSource();
 
 } // namespace tg::codegen
 

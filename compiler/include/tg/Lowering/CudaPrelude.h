@@ -12,7 +12,7 @@ namespace mlir::tg {
 
 /// The prelude text (includes cuda_fp16.h, cuda_bf16.h and cuda_fp8.h; needs
 /// only -I<cuda>/include under NVRTC). Helper names start with `tg_` or
-/// `TG_`; see compiler/lib/Lowering/CudaPrelude.cpp for the list.
+/// `TG_`; see compiler/lib/Codegen/device/elementwise.cuh for the list.
 llvm::StringRef cudaPrelude();
 
 } // namespace mlir::tg

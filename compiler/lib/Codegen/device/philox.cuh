@@ -2,7 +2,7 @@
 // Dropout: Philox 4x32-10 and the tg.dropout keep-bit mapping
 // ---------------------------------------------------------------------------
 // tgc's one Philox. The attention kernels paste it (DeviceLibrary.h), the
-// generic kernels' prelude pastes it (compiler/lib/Lowering/CudaPrelude.cpp),
+// generic kernels' helpers include it (elementwise.cuh),
 // and the host reference (compiler/lib/Reference) and the unit tests include
 // it as plain C++; so it has no includes, works at global scope, and every
 // function is host and device code alike (TG_PHILOX_FN).
