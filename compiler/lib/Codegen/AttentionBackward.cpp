@@ -43,25 +43,6 @@ bool isReservedName(const std::string &name) {
          (name.size() > 1 && name[0] == 'k' && std::isupper((unsigned char)name[1]));
 }
 
-CaptureAccess captureAccess(CaptureType type) {
-  switch (type) {
-  case CaptureType::F32:
-    return {"float", "float", "raw"};
-  case CaptureType::F16:
-    return {"unsigned short", "float", "tg::device::to_float<tg::device::Elem::F16>(raw)"};
-  case CaptureType::BF16:
-    return {"unsigned short", "float", "tg::device::to_float<tg::device::Elem::BF16>(raw)"};
-  case CaptureType::I32:
-    return {"int", "long long", "static_cast<long long>(raw)"};
-  case CaptureType::I64:
-    return {"long long", "long long", "raw"};
-  case CaptureType::I8:
-    return {"signed char", "long long", "static_cast<long long>(raw)"};
-  case CaptureType::Bool:
-    return {"unsigned char", "bool", "raw != 0"};
-  }
-  return {"float", "float", "raw"};
-}
 
 const char *elemName(AttentionElementType type) {
   return type == AttentionElementType::BF16 ? "tg::device::Elem::BF16" : "tg::device::Elem::F16";

@@ -233,27 +233,6 @@ namespace {
 // Emitter
 //===----------------------------------------------------------------------===//
 
-using CaptureInfo = CaptureAccess;
-
-CaptureInfo captureInfo(CaptureType type) {
-  switch (type) {
-  case CaptureType::F32:
-    return {"float", "float", "raw"};
-  case CaptureType::F16:
-    return {"unsigned short", "float", "tg::device::to_float<tg::device::Elem::F16>(raw)"};
-  case CaptureType::BF16:
-    return {"unsigned short", "float", "tg::device::to_float<tg::device::Elem::BF16>(raw)"};
-  case CaptureType::I32:
-    return {"int", "long long", "static_cast<long long>(raw)"};
-  case CaptureType::I64:
-    return {"long long", "long long", "raw"};
-  case CaptureType::I8:
-    return {"signed char", "long long", "static_cast<long long>(raw)"};
-  case CaptureType::Bool:
-    return {"unsigned char", "bool", "raw != 0"};
-  }
-  return {"float", "float", "raw"};
-}
 
 const char *boolName(bool b) { return b ? "true" : "false"; }
 
@@ -421,7 +400,7 @@ std::string AttentionEmitter::scoreMod() const {
 struct Captures {
 )cuda";
   for (const AttentionCapture &c : spec.captures) {
-    CaptureInfo info = captureInfo(c.type);
+    CaptureAccess info = captureAccess(c.type);
     if (c.tableRank > 0) {
       os << tableCaptureFields(c, info);
       continue;
@@ -434,7 +413,7 @@ struct Captures {
     os << "  int unused;  // no captured tensors\n";
   os << "};\n";
   for (const AttentionCapture &c : spec.captures) {
-    CaptureInfo info = captureInfo(c.type);
+    CaptureAccess info = captureAccess(c.type);
     if (c.tableRank > 0) {
       os << tableCaptureReaders(c, info);
       continue;
@@ -494,7 +473,7 @@ struct ScoreMod {
 )cuda";
   for (const AttentionCapture &c : spec.captures)
     if (c.tableRank == 0)
-      os << "            const " << captureInfo(c.type).valueType << " " << c.name
+      os << "            const " << captureAccess(c.type).valueType << " " << c.name
          << " = load_capture_" << c.name << "(captures, b, h, q_idx, kv_idx);\n";
   os << "            {  // --- score modifier ---\n"
      << indent(spec.scoreModifier, "              ") << "            }  // --- end of score modifier ---\n"
@@ -560,10 +539,10 @@ extern "C" __global__ void __launch_bounds__(ForwardConfig::kWarps * 32, Forward
     long long o_stride_b, long long o_stride_h, long long o_stride_s)cuda";
   for (const AttentionCapture &c : spec.captures) {
     if (c.tableRank > 0) {
-      os << tableCaptureParams(c, captureInfo(c.type));
+      os << tableCaptureParams(c, captureAccess(c.type));
       continue;
     }
-    os << ",\n    const " << captureInfo(c.type).pointerType << " *__restrict__ capture_" << c.name
+    os << ",\n    const " << captureAccess(c.type).pointerType << " *__restrict__ capture_" << c.name
        << ", long long " << c.name << "_stride_b, long long " << c.name << "_stride_h, long long "
        << c.name << "_stride_q, long long " << c.name << "_stride_kv";
   }

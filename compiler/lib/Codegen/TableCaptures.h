@@ -39,6 +39,9 @@ struct CaptureAccess {
   const char *convert;
 };
 
+/// The access of a capture of element type `type` (both generators').
+CaptureAccess captureAccess(CaptureType type);
+
 /// The fields of `struct Captures` for table `c`.
 std::string tableCaptureFields(const AttentionCapture &c, const CaptureAccess &access);
 
