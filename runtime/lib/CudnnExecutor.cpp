@@ -108,20 +108,27 @@ Status executeCudnnStep(const PreparedCudnnStep &step,
             : const_cast<uint64_t *>(&step.values[i]);
   void *workspace = reinterpret_cast<void *>(uintptr_t(scratch));
 
-  Expected<cudnn::Descriptor> created = cudnn::Descriptor::create(
-      lib, CUDNN_BACKEND_VARIANT_PACK_DESCRIPTOR,
-      strCat("the variant pack of graph '", step.graphName, "'"));
-  if (!created)
-    return created.takeStatus();
-  cudnn::Descriptor pack = created.take();
-  TGC_RETURN_IF_ERROR(pack.set(CUDNN_ATTR_VARIANT_PACK_UNIQUE_IDS,
-                               CUDNN_TYPE_INT64, int64_t(n), step.uids.data()));
-  TGC_RETURN_IF_ERROR(pack.set(CUDNN_ATTR_VARIANT_PACK_DATA_POINTERS,
-                               CUDNN_TYPE_VOID_PTR, int64_t(n), pointers.data()));
-  TGC_RETURN_IF_ERROR(pack.set(CUDNN_ATTR_VARIANT_PACK_WORKSPACE,
-                               CUDNN_TYPE_VOID_PTR, 1, &workspace));
-  TGC_RETURN_IF_ERROR(pack.finalize());
-  return step.context->execute(*step.plan, pack.get(), stream);
+  std::lock_guard<std::mutex> lock(step.packMutex);
+  if (!step.pack.get() || step.packPointers != pointers ||
+      step.packWorkspace != workspace) {
+    Expected<cudnn::Descriptor> created = cudnn::Descriptor::create(
+        lib, CUDNN_BACKEND_VARIANT_PACK_DESCRIPTOR,
+        strCat("the variant pack of graph '", step.graphName, "'"));
+    if (!created)
+      return created.takeStatus();
+    cudnn::Descriptor pack = created.take();
+    TGC_RETURN_IF_ERROR(pack.set(CUDNN_ATTR_VARIANT_PACK_UNIQUE_IDS,
+                                 CUDNN_TYPE_INT64, int64_t(n), step.uids.data()));
+    TGC_RETURN_IF_ERROR(pack.set(CUDNN_ATTR_VARIANT_PACK_DATA_POINTERS,
+                                 CUDNN_TYPE_VOID_PTR, int64_t(n), pointers.data()));
+    TGC_RETURN_IF_ERROR(pack.set(CUDNN_ATTR_VARIANT_PACK_WORKSPACE,
+                                 CUDNN_TYPE_VOID_PTR, 1, &workspace));
+    TGC_RETURN_IF_ERROR(pack.finalize());
+    step.pack = std::move(pack);
+    step.packPointers = std::move(pointers);
+    step.packWorkspace = workspace;
+  }
+  return step.context->execute(*step.plan, step.pack.get(), stream);
 }
 
 } // namespace tgc

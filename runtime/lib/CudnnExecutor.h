@@ -37,6 +37,15 @@ struct PreparedCudnnStep {
   std::vector<int64_t> uids;
   std::vector<long> buffers;     // plan buffer index; -1 for by-value
   std::vector<uint64_t> values;  // by-value bits (same index as uids)
+
+  /// The last variant pack built, with its pointers and workspace: a warm
+  /// run with the same buffers (PyTorch's caching allocator gives the same
+  /// ones back) reuses it instead of building and finalizing a new one.
+  /// Guarded by packMutex; a run holds it until cuDNN has enqueued.
+  mutable std::mutex packMutex;
+  mutable cudnn::Descriptor pack;
+  mutable std::vector<void *> packPointers;
+  mutable void *packWorkspace = nullptr;
 };
 
 /// Chooses the first graph of `step` whose minVersion the library meets and

@@ -18,14 +18,20 @@ bool isSpecialStream(Stream stream) {
   return value == 0 || value == 1 || value == 2;
 }
 
-/// Makes a context current for a scope and restores the previous one.
+/// Makes a context current for a scope and restores the previous one (no
+/// push and pop when it is current already, as on a warm call from the
+/// thread that made it current).
 class ContextScope {
 public:
   ContextScope(const CudaDriver &driver, CUcontext context) : driver_(driver) {
+    CUcontext current = nullptr;
+    if (driver.cuCtxGetCurrent(&current) == CUDA_SUCCESS && current == context)
+      return;
     result_ = driver.cuCtxPushCurrent(context);
+    pushed_ = result_ == CUDA_SUCCESS;
   }
   ~ContextScope() {
-    if (result_ == CUDA_SUCCESS) {
+    if (pushed_) {
       CUcontext popped;
       driver_.cuCtxPopCurrent(&popped);
     }
@@ -36,7 +42,8 @@ public:
 
 private:
   const CudaDriver &driver_;
-  CUresult result_;
+  CUresult result_ = CUDA_SUCCESS;
+  bool pushed_ = false;
 };
 
 size_t argBytes(KernelArg::Kind kind) {
@@ -241,6 +248,10 @@ Executable::Impl::prepare(Stream stream,
   auto state = std::make_unique<ContextState>();
   state->context = *context;
   state->driver = &drv;
+  state->accessible =
+      std::make_unique<std::atomic<uint64_t>[]>(plan.buffers.size());
+  for (size_t i = 0; i < plan.buffers.size(); ++i)
+    state->accessible[i].store(0, std::memory_order_relaxed);
   ContextScope scope(drv, *context);
   TGC_RETURN_IF_ERROR(scope.status());
   Status status = prepareContext(drv, *state);
@@ -496,9 +507,11 @@ Status Executable::Impl::run(const BindingRef *bindings, size_t count,
   ContextScope scope(drv, state.context);
   TGC_RETURN_IF_ERROR(scope.status());
 
-  // A host pointer would fault inside a kernel; the driver can tell.
+  // A host pointer would fault inside a kernel; the driver can tell (once
+  // per address: see ContextState::accessible).
   for (size_t i = 0; i < plan.buffers.size(); ++i) {
-    if (!addresses[i])
+    if (!addresses[i] ||
+        state.accessible[i].load(std::memory_order_relaxed) == addresses[i])
       continue;
     unsigned memoryType = 0;
     CUresult r = drv.cuPointerGetAttribute(
@@ -508,6 +521,7 @@ Status Executable::Impl::run(const BindingRef *bindings, size_t count,
                        plan.buffers[i].name, "' (0x", std::hex, addresses[i],
                        std::dec, ") is not memory the GPU can access: ",
                        drv.errorText(r));
+    state.accessible[i].store(addresses[i], std::memory_order_relaxed);
   }
 
   CUstream cuStream = stream;

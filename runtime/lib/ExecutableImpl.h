@@ -9,6 +9,7 @@
 #include "CudaDriver.h"
 #include "CudnnExecutor.h"
 
+#include <atomic>
 #include <map>
 #include <mutex>
 
@@ -58,6 +59,13 @@ struct ContextState {
   CUevent workspaceFree = nullptr; // recorded after the last run using them
   CUstream lastStream = nullptr;
   bool eventRecorded = false;
+
+  // By buffer index: the last address the driver said the GPU can access
+  // (0: none yet). A warm call with the same pointers (PyTorch's caching
+  // allocator hands out the same ones) skips the driver query; relaxed
+  // atomics, as concurrent runs may check at once (a stale value only
+  // means one more query).
+  std::unique_ptr<std::atomic<uint64_t>[]> accessible;
 };
 
 struct Executable::Impl {

@@ -213,6 +213,28 @@ TEST_F(CudnnExecutorTest, VariantPackIdsAndPointers) {
   EXPECT_EQ(countLines(trace, "cuMemAlloc"), 1) << trace; // no internal workspace
 }
 
+TEST_F(CudnnExecutorTest, VariantPackIsReusedForTheSameBuffers) {
+  std::unique_ptr<Executable> exe = load(cudnnPlan());
+  ASSERT_TRUE(run(*exe).isOk());
+  ASSERT_TRUE(run(*exe).isOk());
+  std::string trace = cudnn->trace();
+  EXPECT_EQ(countLines(trace, "create VARIANT_PACK"), 1) << trace;
+  EXPECT_EQ(countLines(trace, "execute uids=1,2,3 config=0"), 2) << trace;
+  EXPECT_EQ(wrongResults(), 0);
+  // Other buffers: a new pack, and cuDNN sees the new pointer.
+  Memory x2(kN * sizeof(float), cuda);
+  for (int i = 0; i < kN; ++i)
+    x2.floats()[i] = float(i % 7);
+  ASSERT_TRUE(exe->run({{"x", x2.data}, {"y", y->data}}, stream(0x5000)).isOk());
+  trace = cudnn->trace();
+  EXPECT_EQ(countLines(trace, "create VARIANT_PACK"), 2) << trace;
+  EXPECT_EQ(executed.pointers[0], x2.data);
+  for (int i = 0; i < kN; ++i) {
+    float t = 0.5f * x2.floats()[i];
+    ASSERT_EQ(y->floats()[i], t * t) << i;
+  }
+}
+
 TEST_F(CudnnExecutorTest, ByValueScalarTakesTheTensorType) {
   Plan plan = cudnnPlan();
   std::get<CudnnStep>(plan.steps[0]).graphs[0] = scaleGraph("scale", 0, DType::F16);

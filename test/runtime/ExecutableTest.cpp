@@ -410,6 +410,24 @@ TEST_F(MockExecutorTest, BlockLargerThanTheKernelAllows) {
                               "launches 128");
 }
 
+TEST_F(MockExecutorTest, EachAddressIsCheckedOnce) {
+  DeviceBuffer x(4000, mock), y(4000, mock), other(4000, mock);
+  std::unique_ptr<Executable> exe = load(elementwisePlan(1000));
+  ASSERT_TRUE(exe->run({{"x", x.data}, {"y", y.data}}, stream(0x5000)).isOk());
+  EXPECT_EQ(countLines(mock->trace(), "cuPointerGetAttribute memory_type"), 2) << mock->trace();
+  // A warm call with the same pointers asks the driver nothing; a new
+  // pointer is checked (and a host pointer there still rejected).
+  mock->clearTrace();
+  ASSERT_TRUE(exe->run({{"x", x.data}, {"y", y.data}}, stream(0x5000)).isOk());
+  EXPECT_EQ(countLines(mock->trace(), "cuPointerGetAttribute memory_type"), 0) << mock->trace();
+  mock->clearTrace();
+  ASSERT_TRUE(exe->run({{"x", x.data}, {"y", other.data}}, stream(0x5000)).isOk());
+  EXPECT_EQ(countLines(mock->trace(), "cuPointerGetAttribute memory_type"), 1) << mock->trace();
+  DeviceBuffer hostOnly(4000);
+  EXPECT_EQ(exe->run({{"x", x.data}, {"y", hostOnly.data}}, stream(0x5000)).code(),
+            StatusCode::BindingError);
+}
+
 TEST_F(MockExecutorTest, HostPointerIsRejected) {
   DeviceBuffer x(4000, mock);
   DeviceBuffer hostOnly(4000); // not registered with the mock: host memory

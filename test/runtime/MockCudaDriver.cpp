@@ -400,6 +400,7 @@ CUresult cuPointerGetAttribute(void *data, CUpointer_attribute attribute, CUdevi
     return CUDA_ERROR_INVALID_VALUE;
   switch (attribute) {
   case CU_POINTER_ATTRIBUTE_MEMORY_TYPE:
+    record("cuPointerGetAttribute memory_type");
     *static_cast<unsigned *>(data) = CU_MEMORYTYPE_DEVICE;
     return CUDA_SUCCESS;
   case CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL: {
