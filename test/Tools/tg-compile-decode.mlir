@@ -16,7 +16,7 @@
 // 3 x 2 kv heads, 2000 keys in 32 tiles of 64: 16 splits, two tiles each
 // (decodeSplits); two warps (the group's 8 rows and padding).
 // PLAN: variant "k0" grid [16,2,3] block [64,1,1]
-// PLAN: variant "k1" grid [6,1,1] block [128,1,1]
+// PLAN: variant "k1" grid [6,1,1] block [512,1,1]
 func.func @decode(%q: tensor<3x16x1x128xbf16>, %k: tensor<3x2x2000x128xbf16>, %v: tensor<3x2x2000x128xbf16>) -> tensor<3x16x1x128xbf16> {
   %o = tg.sdpa %q, %k, %v {causal = #tg<causal bottom_right>}
       : tensor<3x16x1x128xbf16>, tensor<3x2x2000x128xbf16>, tensor<3x2x2000x128xbf16> -> tensor<3x16x1x128xbf16>

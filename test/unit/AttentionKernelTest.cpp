@@ -152,7 +152,7 @@ TEST(AttentionSpec, LaunchConfiguration) {
   EXPECT_EQ(decode->tile.keyWarps, 2);
   EXPECT_EQ(decode->tile.blockN, 64);
   EXPECT_EQ(decode->combineRowsPerBlock, 8u);
-  EXPECT_NE(decode->combineSource.find("attention_decode_combine<tg::device::Elem::BF16, 128>"),
+  EXPECT_NE(decode->combineSource.find("attention_decode_combine<tg::device::Elem::BF16, 128, 4>"),
             std::string::npos);
   d.decodeRows = 65;
   EXPECT_NE(errorOf(d).find("1 to 64 packed query rows"), std::string::npos);

@@ -324,7 +324,7 @@ mlir::tg::emitAttentionStep(AttentionOp op, const tgc::CompileTarget &target,
   merge.grid = {static_cast<unsigned>((rows + combine->combineRowsPerBlock - 1) /
                                       combine->combineRowsPerBlock),
                 1, 1};
-  merge.block = {128, 1, 1};
+  merge.block = {cg::kDecodeCombineThreads, 1, 1};
   merge.args = {oPartial,
                 lsePartial,
                 KernelArg::buffer(op.getOutput()),

@@ -65,6 +65,11 @@ namespace tg::codegen {
 
 enum class AttentionElementType { BF16, F16 };
 
+/// Threads of the split-KV decode's combine kernel: four groups of 128,
+/// each taking every fourth split of its rows
+/// (device/attention_decode_combine.cuh).
+constexpr unsigned kDecodeCombineThreads = 512;
+
 /// The head dims the generated forward and backward kernels take (the one
 /// rule: their validation and the NVRTC backend's support check use it):
 /// multiples of 8, i.e. 16-byte rows for cp.async and ldmatrix, up to 256,
@@ -214,7 +219,8 @@ struct AttentionKernel {
                                int64_t seqLenQ) const;
 
   /// Decode only: the combine kernel, launched after this one with grid
-  /// (ceil(B * Hq * Sq / combineRowsPerBlock)) and 128 threads; parameters
+  /// (ceil(B * Hq * Sq / combineRowsPerBlock)) and kDecodeCombineThreads
+  /// threads; parameters
   /// o_partial, lse_partial, o, splits, batch, num_heads_q, seq_q and o's
   /// b, h, s strides.
   std::string combineSource, combineEntry;
