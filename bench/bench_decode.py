@@ -9,6 +9,8 @@ tokens per sequence (1 = decode, up to 16 = speculative decoding):
   tgc_dense      the same cache as dense [B, Hkv, L, D] tensors
   tgc_dense_softcap30  the same with Gemma 2's softcap (a score region in
                  the decode kernel), checked against torch's f32 softcap
+  tgc_cudnn_dense  the dense step planned on cuDNN (--backend=cudnn): what
+                 the backend choice weighs the decode kernel against
   torch_sdpa     torch SDPA on the dense cache (enable_gqa; the default
                  backend torch picks for it)
 
@@ -155,6 +157,19 @@ def main():
             exe.run(arr, stream)
             torch.cuda.synchronize()
             record("tgc_dense", lambda: exe.run(arr, stream), o)
+            # The same graph on cuDNN, in the same process: the row the
+            # backend choice is measured by. `ran` says what ran the step.
+            try:
+                cu = lib.compile(dense_graph(B, Hq, Hkv, Sq, L, D), "--arch=%s --backend=cudnn" % args.arch)
+                o_cu = torch.full_like(q, float("nan"))
+                arr_cu = tgc.BindingArray.from_dict(dict(q=q, k=k, v=v, o=o_cu))
+                cu.run(arr_cu, stream)
+                torch.cuda.synchronize()
+                record("tgc_cudnn_dense", lambda: cu.run(arr_cu, stream), o_cu,
+                       extra=dict(ran=cu.describe(stream).strip().replace("\n", "; ")))
+                del cu, arr_cu
+            except Exception as e:  # cuDNN refused the graph: say why, keep going
+                print("tgc_cudnn_dense (B %d, Sq %d): %s" % (B, Sq, e), flush=True)
             # A score region in the decode kernel: Gemma 2's softcap of 30.
             sc = lib.compile(dense_graph(B, Hq, Hkv, Sq, L, D, softcap=30.0), "--arch=%s --backend=nvrtc" % args.arch)
             o_sc = torch.full_like(q, float("nan"))

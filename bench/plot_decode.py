@@ -5,7 +5,7 @@ written without plotting libraries (the CI machine has none).
 Usage: python3 bench/plot_decode.py RESULTS/bench_decode.json [OUT.svg]"""
 import json, os, sys
 
-COLORS = {"read_ceiling": "#999999", "torch_sdpa": "#d62728", "tgc_dense": "#1f77b4",
+COLORS = {"read_ceiling": "#999999", "torch_sdpa": "#d62728", "tgc_cudnn_dense": "#ff7f0e", "tgc_dense": "#1f77b4",
           "tgc_dense_softcap30": "#17becf", "tgc_paged_p16": "#2ca02c", "tgc_paged_p64": "#9467bd"}
 
 

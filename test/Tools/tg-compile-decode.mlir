@@ -6,6 +6,14 @@
 // RUN: tg-compile %s --backend=nvrtc --emit=mlir | FileCheck %s --check-prefix=IR
 // RUN: tg-compile %s --backend=nvrtc --emit=cuda | FileCheck %s
 // RUN: tg-compile %s --backend=nvrtc --emit=plan -o - | FileCheck %s --check-prefix=PLAN
+// On cuDNN the op is one cuDNN step, without an NVRTC fallback (the decode
+// kernel and its combine are two launches; each once became a cuDNN step
+// that ran the graph again).
+// RUN: tg-compile %s --backend=cudnn --emit=plan -o - | FileCheck %s --check-prefix=CUDNN
+// CUDNN-NOT: kernel "
+// CUDNN: {{^}}cudnn {{[0-9]+}}
+// CUDNN-NOT: {{^}}cudnn {{[0-9]+}}
+// CUDNN-NOT: fallback
 
 // IR: tg.attention
 // IR-NOT: tg.cmp

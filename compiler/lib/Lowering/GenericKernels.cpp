@@ -218,6 +218,19 @@ tg::emitGenericKernels(func::FuncOp fn, AttentionEmitter emitAttention,
                   emitAttention(attention);
               if (failed(steps))
                 return failure();
+              // On cuDNN the op is one cuDNN step, and the NVRTC kernel its
+              // fallback. A lowering of several launches (the split-KV
+              // decode and its combine) cannot be a step's one fallback
+              // launch: one cuDNN step without fallback, as for
+              // tg.attention_grad (each launch would otherwise become a
+              // cuDNN step that runs the whole graph again).
+              if (onCudnn && steps->size() > 1) {
+                KernelStep step;
+                step.name = "attention (cuDNN)";
+                steps->assign(1, std::move(step));
+                for (Value result : attention->getResults())
+                  (*steps)[0].outputs.push_back(result);
+              }
               for (KernelStep &step : *steps)
                 state.steps.push_back(std::move(step));
               for (Value result : attention->getResults())
