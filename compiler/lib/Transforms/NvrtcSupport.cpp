@@ -141,3 +141,26 @@ std::string mlir::tg::nvrtcAttentionGradUnsupportedReason(AttentionGradOp op) {
     return "";
   return reason;
 }
+
+bool mlir::tg::nvrtcDecodeKernelApplies(AttentionOp op) {
+  if (!nvrtcAttentionUnsupportedReason(op).empty() || op.isRagged())
+    return false;
+  bool gathers = false;
+  op.getScoreBlock().walk([&](GatherOp) { gathers = true; });
+  if (gathers)
+    return false;
+  auto q = cast<RankedTensorType>(op.getQ().getType());
+  auto k = cast<RankedTensorType>(op.getK().getType());
+  cg::AttentionForwardSpec spec;
+  spec.numHeadsQ = q.getDimSize(1);
+  spec.numHeadsKV = op.isPaged() ? k.getDimSize(2) : k.getDimSize(1);
+  spec.dropoutProbability = op.getDropout().convertToDouble();
+  spec.training = op.getTraining();
+  spec.hasSeqLenQ = static_cast<bool>(op.getSeqLenQ());
+  int64_t seqKv =
+      op.isPaged()
+          ? cast<RankedTensorType>(op.getPageTable().getType()).getDimSize(1) *
+                k.getDimSize(1)
+          : k.getDimSize(2);
+  return cg::decodeKernelApplies(spec, q.getDimSize(2), seqKv);
+}

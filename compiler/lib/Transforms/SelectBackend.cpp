@@ -1,6 +1,8 @@
 // tg-select-backend: record where each op that launches work will run.
 #include "tg/Backend/Backend.h"
 #include "tg/Dialect/TG/IR/TGOps.h"
+#include "tg/Transforms/DecodeBackendTable.h"
+#include "tg/Transforms/NvrtcSupport.h"
 #include "tg/Transforms/Passes.h"
 
 namespace mlir::tg {
@@ -60,6 +62,17 @@ static Choice choose(Operation *op, std::optional<Backend> requested,
   }
   if (!unsupported.empty())
     return {Backend::nvrtc, "cuDNN cannot run it: " + unsupported};
+  // A decode step: the faster of the split-KV decode kernel and cuDNN by
+  // the committed measurements (DecodeBackendTable.h): cuDNN at Sq 1, the
+  // decode kernel 3.6-6.3x faster at Sq 2-8.
+  if (auto attention = dyn_cast<AttentionOp>(op);
+      attention && nvrtcDecodeKernelApplies(attention)) {
+    auto q = cast<RankedTensorType>(attention.getQ().getType());
+    const DecodeMeasurement &row =
+        nearestDecodeMeasurement(q.getDimSize(0), q.getDimSize(2));
+    return {row.nvrtcUs < row.cudnnUs ? Backend::nvrtc : Backend::cudnn,
+            describeDecodeMeasurement(row)};
+  }
   if (const char *why = cudnnPreference(op))
     return {Backend::cudnn, why};
   return {Backend::nvrtc, "the generated kernels fuse it with neighbouring ops"};

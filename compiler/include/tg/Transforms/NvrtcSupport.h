@@ -22,6 +22,12 @@ std::string nvrtcAttentionUnsupportedReason(AttentionOp op);
 /// Why the fused backward kernels cannot run `op` (empty: they can).
 std::string nvrtcAttentionGradUnsupportedReason(AttentionGradOp op);
 
+/// Whether the plan lowering gives `op` the split-KV decode kernel (the
+/// generator's decodeKernelApplies on the op's shapes and options). A score
+/// region that gathers from a table counts as a possible document mask,
+/// which the decode kernel does not take: false.
+bool nvrtcDecodeKernelApplies(AttentionOp op);
+
 /// The NVRTC backend: runs every op; its unsupportedReason() is the fused
 /// kernels' rule above for tg.attention and tg.attention_grad (what they
 /// cannot run is expanded by tg-expand-attention) and "" otherwise.
