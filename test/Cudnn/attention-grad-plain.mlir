@@ -8,7 +8,7 @@
 // RUN: tg-compile %s --explain-backend --emit=mlir 2>&1 | FileCheck %s --check-prefix=EXPLAIN
 // RUN: tg-compile %s --backend=nvrtc --emit=mlir | FileCheck %s --check-prefix=NVRTC
 
-// EXPLAIN: remark: backend cudnn: cuDNN's attention backward measured 560-610 TFLOP/s on H200
+// EXPLAIN: remark: backend cudnn: measured on H200 (plain attention backward): cuDNN 216.3 TFLOP/s, the fused NVRTC backward 147.5 (nearest measured: hd 64, no mask, S 512;
 // EXPLAIN: tg.attention_grad {{.*}}tg.backend = #tg<backend cudnn>
 // NVRTC: tg.attention_grad {{.*}}tg.backend = #tg<backend nvrtc>
 // NVRTC-NOT: tg.exp

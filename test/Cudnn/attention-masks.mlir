@@ -8,7 +8,7 @@
 // RUN: tg-compile %s --entry=window_noncausal_long --emit=cudnn | FileCheck %s --check-prefix=LONG
 // RUN: tg-opt %s --tg-select-backend=explain=true 2>&1 | FileCheck %s --check-prefix=EXPLAIN
 
-// EXPLAIN-COUNT-4: remark: backend cudnn: cuDNN attention measured
+// EXPLAIN-COUNT-4: remark: backend cudnn: measured on H200 (plain attention forward): cuDNN
 
 // Top-left causal: keep kv_idx <= q_idx.
 // TL-NOT: sdpa_fwd

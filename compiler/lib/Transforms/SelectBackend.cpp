@@ -1,7 +1,7 @@
 // tg-select-backend: record where each op that launches work will run.
 #include "tg/Backend/Backend.h"
 #include "tg/Dialect/TG/IR/TGOps.h"
-#include "tg/Transforms/DecodeBackendTable.h"
+#include "tg/Transforms/AttentionBackendTable.h"
 #include "tg/Transforms/NvrtcSupport.h"
 #include "tg/Transforms/Passes.h"
 
@@ -20,18 +20,41 @@ struct Choice {
 };
 } // namespace
 
-/// Where `auto` prefers cuDNN, from measurements on the H200 (docs/cudnn.md,
-/// bench/results/): cuDNN's attention kernels are 1.1-1.5x faster than the
-/// generated ones, and its matmuls far faster than the generic matmul
-/// kernel. Reductions and softmax stay with the generated kernels, which
-/// fuse them with their pointwise neighbours.
+/// The measured choice for attention that cuDNN can run
+/// (AttentionBackendTable.h): a decode step the split-KV kernel takes by
+/// the decode rows, otherwise the prefill rows of its pass nearest to its
+/// head dim, mask and key length.
+template <typename OpTy>
+static Choice measuredAttentionChoice(OpTy op, AttentionPass pass) {
+  auto q = cast<RankedTensorType>(op.getQ().getType());
+  if constexpr (std::is_same_v<OpTy, AttentionOp>) {
+    if (nvrtcDecodeKernelApplies(op)) {
+      const DecodeMeasurement &row =
+          nearestDecodeMeasurement(q.getDimSize(0), q.getDimSize(2));
+      return {row.nvrtcUs < row.cudnnUs ? Backend::nvrtc : Backend::cudnn,
+              describeDecodeMeasurement(row)};
+    }
+  }
+  auto k = cast<RankedTensorType>(op.getK().getType());
+  int64_t seqKv = op.isRagged() ? int64_t(*op.getMaxSeqlenKv()) : k.getDimSize(2);
+  const PrefillMeasurement &row = nearestPrefillMeasurement(
+      pass, q.getDimSize(q.getRank() - 1), op.getCausal() != CausalMode::none,
+      seqKv);
+  std::string why = describePrefillMeasurement(pass, row);
+  Block &region = op.getScoreBlock();
+  auto yield = cast<YieldOp>(region.getTerminator());
+  if (!(yield.getValues().size() == 1 &&
+        yield.getValues()[0] == region.getArgument(0)))
+    why += "; this op has a score region, the figures are of plain attention";
+  return {row.nvrtcTflops > row.cudnnTflops ? Backend::nvrtc : Backend::cudnn,
+          why};
+}
+
+/// Where `auto` prefers cuDNN for other ops, from measurements on the H200
+/// (docs/cudnn.md, bench/results/): its matmuls are far faster than the
+/// generic matmul kernel. Reductions and softmax stay with the generated
+/// kernels, which fuse them with their pointwise neighbours.
 static const char *cudnnPreference(Operation *op) {
-  if (isa<AttentionOp>(op))
-    return "cuDNN attention measured 1.1-1.5x faster than the generated "
-           "kernel on H200";
-  if (isa<AttentionGradOp>(op))
-    return "cuDNN's attention backward measured 560-610 TFLOP/s on H200 "
-           "(hd 128, S >= 8k), faster than the generated mma.sync kernel";
   if (isa<MatmulOp, FusedMatmulOp>(op))
     return "cuDNN matmul is faster than the generic matmul kernel";
   return nullptr;
@@ -62,17 +85,13 @@ static Choice choose(Operation *op, std::optional<Backend> requested,
   }
   if (!unsupported.empty())
     return {Backend::nvrtc, "cuDNN cannot run it: " + unsupported};
-  // A decode step: the faster of the split-KV decode kernel and cuDNN by
-  // the committed measurements (DecodeBackendTable.h): cuDNN at Sq 1, the
-  // decode kernel 3.6-6.3x faster at Sq 2-8.
-  if (auto attention = dyn_cast<AttentionOp>(op);
-      attention && nvrtcDecodeKernelApplies(attention)) {
-    auto q = cast<RankedTensorType>(attention.getQ().getType());
-    const DecodeMeasurement &row =
-        nearestDecodeMeasurement(q.getDimSize(0), q.getDimSize(2));
-    return {row.nvrtcUs < row.cudnnUs ? Backend::nvrtc : Backend::cudnn,
-            describeDecodeMeasurement(row)};
-  }
+  // Attention: the faster backend by the committed measurements (cuDNN for
+  // every prefill row so far; the decode kernel 3.6-6.3x faster than cuDNN
+  // at Sq 2-8, cuDNN at Sq 1).
+  if (auto attention = dyn_cast<AttentionOp>(op))
+    return measuredAttentionChoice(attention, AttentionPass::Forward);
+  if (auto grad = dyn_cast<AttentionGradOp>(op))
+    return measuredAttentionChoice(grad, AttentionPass::Backward);
   if (const char *why = cudnnPreference(op))
     return {Backend::cudnn, why};
   return {Backend::nvrtc, "the generated kernels fuse it with neighbouring ops"};

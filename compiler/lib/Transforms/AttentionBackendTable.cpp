@@ -1,0 +1,127 @@
+// The measured attention figures (AttentionBackendTable.h).
+#include "tg/Transforms/AttentionBackendTable.h"
+
+#include "llvm/Support/Format.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cmath>
+
+using namespace mlir;
+using namespace mlir::tg;
+
+static double log2Distance(int64_t a, int64_t b) {
+  return std::fabs(std::log2(double(std::max<int64_t>(a, 1))) -
+                   std::log2(double(std::max<int64_t>(b, 1))));
+}
+
+// Forward: H200, cuDNN 9.19, 2026-12-02, commit 8dd18b1's kernels
+// (bench/results/2026-12-02_issue10/forward/bench.json).
+static const PrefillMeasurement kForward[] = {
+    {64, false, 2048, 370.6, 427.0},  {64, false, 8192, 393.5, 467.5},
+    {64, true, 2048, 310.9, 351.6},   {64, true, 8192, 365.5, 419.5},
+    {128, false, 2048, 405.2, 611.9}, {128, false, 8192, 437.0, 667.5},
+    {128, true, 2048, 317.6, 462.1},  {128, true, 8192, 382.2, 590.6},
+    {256, false, 2048, 447.9, 639.7}, {256, false, 8192, 492.7, 726.7},
+    {256, true, 2048, 356.6, 460.2},  {256, true, 8192, 416.6, 577.8},
+};
+
+// Backward (the fused NVRTC backward's three kernels against cuDNN's):
+// H200, cuDNN 9.19, 2026-12-02, commit 2f381a5's kernels
+// (bench/results/2026-12-02_2f381a5/bench_backward.json).
+static const PrefillMeasurement kBackward[] = {
+    {64, false, 512, 147.5, 216.3},    {64, false, 2048, 172.7, 387.1},
+    {64, false, 8192, 179.2, 445.1},   {64, false, 16384, 183.8, 438.5},
+    {64, true, 512, 99.4, 135.9},      {64, true, 2048, 148.6, 264.1},
+    {64, true, 8192, 167.8, 400.2},    {64, true, 16384, 176.8, 436.9},
+    {128, false, 512, 158.3, 242.8},   {128, false, 2048, 187.6, 459.7},
+    {128, false, 8192, 195.0, 539.7},  {128, false, 16384, 200.3, 537.2},
+    {128, true, 512, 111.1, 163.2},    {128, true, 2048, 158.9, 336.2},
+    {128, true, 8192, 179.0, 477.1},   {128, true, 16384, 192.3, 538.4},
+    {256, false, 512, 120.2, 196.1},   {256, false, 2048, 134.4, 317.4},
+    {256, false, 8192, 137.5, 352.0},  {256, false, 16384, 141.1, 350.6},
+    {256, true, 512, 92.8, 139.4},     {256, true, 2048, 119.6, 274.7},
+    {256, true, 8192, 137.7, 377.5},   {256, true, 16384, 141.4, 376.4},
+};
+
+llvm::ArrayRef<PrefillMeasurement> tg::prefillMeasurements(AttentionPass pass) {
+  if (pass == AttentionPass::Forward)
+    return kForward;
+  return kBackward;
+}
+
+const PrefillMeasurement &
+tg::nearestPrefillMeasurement(AttentionPass pass, int64_t headDim, bool causal,
+                              int64_t seqLen) {
+  const PrefillMeasurement *best = nullptr;
+  for (const PrefillMeasurement &row : prefillMeasurements(pass)) {
+    if (row.causal != causal)
+      continue;
+    if (!best)
+      best = &row;
+    double d = log2Distance(row.headDim, headDim),
+           bestD = log2Distance(best->headDim, headDim);
+    if (d < bestD || (d == bestD && log2Distance(row.seqLen, seqLen) <
+                                        log2Distance(best->seqLen, seqLen)))
+      best = &row;
+  }
+  return *best;
+}
+
+std::string tg::describePrefillMeasurement(AttentionPass pass,
+                                           const PrefillMeasurement &row) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  bool forward = pass == AttentionPass::Forward;
+  os << "measured on H200 (plain attention " << (forward ? "forward" : "backward")
+     << "): cuDNN " << llvm::format("%.1f", row.cudnnTflops) << " TFLOP/s, the "
+     << (forward ? "generated kernel " : "fused NVRTC backward ")
+     << llvm::format("%.1f", row.nvrtcTflops) << " (nearest measured: hd "
+     << row.headDim << ", " << (row.causal ? "causal" : "no mask") << ", S "
+     << row.seqLen << "; bench/results/"
+     << (forward ? "2026-12-02_issue10/forward" : "2026-12-02_2f381a5/bench_backward")
+     << ")";
+  return text;
+}
+
+// Decode: H200, driver 580, cuDNN 9.19, 2026-12-02, commit 6d67313's kernels
+// (bench/results/2026-12-02_issue10/decode_backends/bench_decode.json):
+// microseconds per step. At Sq 16 the GQA group (8 x 16 = 128 rows) is too
+// large for the decode kernel: those rows time the prefill kernel.
+static const DecodeMeasurement kRows[] = {
+    {1, 1, 19.0, 13.9},    {1, 2, 19.3, 102.8},   {1, 4, 19.4, 102.9},
+    {1, 8, 28.5, 102.8},   {1, 16, 155.7, 103.6}, {8, 1, 77.8, 71.6},
+    {8, 2, 78.3, 395.9},   {8, 4, 79.1, 399.4},   {8, 8, 105.8, 408.5},
+    {8, 16, 610.1, 403.4}, {32, 1, 265.2, 247.5}, {32, 2, 268.6, 1701.3},
+    {32, 4, 273.6, 1704.7}, {32, 8, 380.7, 1712.4}, {32, 16, 2419.9, 1725.7},
+};
+
+llvm::ArrayRef<DecodeMeasurement> tg::decodeMeasurements() { return kRows; }
+
+llvm::StringRef tg::decodeMeasurementsSource() {
+  return "bench/results/2026-12-02_issue10/decode_backends (H200, GQA 64/8, "
+         "hd 128, 8192 cached keys, bf16)";
+}
+
+const DecodeMeasurement &tg::nearestDecodeMeasurement(int64_t batch,
+                                                       int64_t seqQ) {
+  auto distance = log2Distance;
+  const DecodeMeasurement *best = &kRows[0];
+  for (const DecodeMeasurement &row : kRows) {
+    double sq = distance(row.seqQ, seqQ), bestSq = distance(best->seqQ, seqQ);
+    if (sq < bestSq ||
+        (sq == bestSq && distance(row.batch, batch) < distance(best->batch, batch)))
+      best = &row;
+  }
+  return *best;
+}
+
+std::string tg::describeDecodeMeasurement(const DecodeMeasurement &row) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << "measured per decode step: the NVRTC decode kernel "
+     << llvm::format("%.1f", row.nvrtcUs) << " us, cuDNN "
+     << llvm::format("%.1f", row.cudnnUs) << " us (nearest measured: B "
+     << row.batch << ", Sq " << row.seqQ << "; " << decodeMeasurementsSource()
+     << ")";
+  return text;
+}

@@ -1,0 +1,34 @@
+// Prefill attention goes to the faster backend of the committed H200 rows
+// (AttentionBackendTable.cpp) nearest to its head dim, mask and key length;
+// the remark gives both figures, and says when the op has a score region
+// (the rows are of plain attention).
+// RUN: tg-opt %s --tg-select-backend=explain=true 2>&1 | FileCheck %s
+
+// CHECK: remark: backend cudnn: measured on H200 (plain attention forward): cuDNN 577.8 TFLOP/s, the generated kernel 416.6 (nearest measured: hd 256, causal, S 8192; bench/results/2026-12-02_issue10/forward); this op has a score region, the figures are of plain attention
+// CHECK: remark: backend cudnn: measured on H200 (plain attention forward): cuDNN 427.0 TFLOP/s, the generated kernel 370.6 (nearest measured: hd 64, no mask, S 2048;
+// CHECK-NOT: score region
+
+func.func @softcap_hd256(%q: tensor<1x8x6000x256xbf16>, %k: tensor<1x8x6000x256xbf16>, %v: tensor<1x8x6000x256xbf16>) -> tensor<1x8x6000x256xbf16> {
+  %o = tg.attention %q, %k, %v {causal = #tg<causal top_left>, scale = 0.0625 : f64}
+      : tensor<1x8x6000x256xbf16>, tensor<1x8x6000x256xbf16>, tensor<1x8x6000x256xbf16> -> tensor<1x8x6000x256xbf16>
+      score {
+  ^bb0(%s: tensor<f32>, %b: tensor<i64>, %h: tensor<i64>, %qi: tensor<i64>, %ki: tensor<i64>):
+    %c = tg.constant dense<30.0> : tensor<f32>
+    %d = tg.div %s, %c : tensor<f32>, tensor<f32>
+    %t = tg.tanh %d : tensor<f32>
+    %m = tg.mul %t, %c : tensor<f32>, tensor<f32>
+    tg.yield %m : tensor<f32>
+  }
+  return %o : tensor<1x8x6000x256xbf16>
+}
+
+// hd 80 is nearest to hd 64 (log2); 1500 keys nearest to 2048.
+func.func @plain_hd80(%q: tensor<2x16x1500x80xf16>, %k: tensor<2x16x1500x80xf16>, %v: tensor<2x16x1500x80xf16>) -> tensor<2x16x1500x80xf16> {
+  %o = tg.attention %q, %k, %v {scale = 0.11 : f64}
+      : tensor<2x16x1500x80xf16>, tensor<2x16x1500x80xf16>, tensor<2x16x1500x80xf16> -> tensor<2x16x1500x80xf16>
+      score {
+  ^bb0(%s: tensor<f32>, %b: tensor<i64>, %h: tensor<i64>, %qi: tensor<i64>, %ki: tensor<i64>):
+    tg.yield %s : tensor<f32>
+  }
+  return %o : tensor<2x16x1500x80xf16>
+}
