@@ -55,12 +55,6 @@ convertDims(ArrayRef<int64_t> shape, ArrayRef<int64_t> strides) {
   return std::make_pair(sizes, dst);
 }
 
-static bool isIdentityRegion(Block &block) {
-  auto yield = cast<YieldOp>(block.getTerminator());
-  return yield.getValues().size() == 1 &&
-         yield.getValues()[0] == block.getArgument(0);
-}
-
 /// The gradient of table capture `index` as C++ statements of the backward's
 /// add_capture_gradients (AttentionCaptureGradient): the score region is
 /// evaluated again to record where each of its gathers of the table read,
@@ -162,7 +156,7 @@ FailureOr<SmallVector<KernelStep, 0>> mlir::tg::emitAttentionGradSteps(
       -> FailureOr<std::string> {
     return emitTableGather(gather, argNames, indices);
   };
-  if (!isIdentityRegion(op.getScoreBlock())) {
+  if (!op.hasIdentityScore()) {
     FailureOr<std::string> body =
         emitScalarRegion(op.getScore(), argNames, "s", emitGather);
     if (failed(body))

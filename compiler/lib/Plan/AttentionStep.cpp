@@ -103,11 +103,7 @@ mlir::tg::emitAttentionStep(AttentionOp op, const tgc::CompileTarget &target,
       -> FailureOr<std::string> {
     return emitTableGather(gather, argNames, indices);
   };
-  Block &block = op.getScoreBlock();
-  auto yield = cast<YieldOp>(block.getTerminator());
-  bool identity = yield.getValues().size() == 1 &&
-                  yield.getValues()[0] == block.getArgument(0);
-  if (!identity) {
+  if (!op.hasIdentityScore()) {
     FailureOr<std::string> body =
         emitScalarRegion(op.getScore(), argNames, "s", emitGather);
     if (failed(body))

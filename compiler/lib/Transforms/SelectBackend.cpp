@@ -41,10 +41,7 @@ static Choice measuredAttentionChoice(OpTy op, AttentionPass pass) {
       pass, q.getDimSize(q.getRank() - 1), op.getCausal() != CausalMode::none,
       seqKv);
   std::string why = describePrefillMeasurement(pass, row);
-  Block &region = op.getScoreBlock();
-  auto yield = cast<YieldOp>(region.getTerminator());
-  if (!(yield.getValues().size() == 1 &&
-        yield.getValues()[0] == region.getArgument(0)))
+  if (!op.hasIdentityScore())
     why += "; this op has a score region, the figures are of plain attention";
   return {row.nvrtcTflops > row.cudnnTflops ? Backend::nvrtc : Backend::cudnn,
           why};

@@ -1281,6 +1281,21 @@ void AttentionOp::build(OpBuilder &builder, OperationState &state,
   YieldOp::create(builder, loc, ValueRange{block->getArgument(0)});
 }
 
+/// Whether a score region yields its score argument (argument 0) unchanged.
+static bool yieldsScoreUnchanged(Block &block) {
+  auto yield = cast<YieldOp>(block.getTerminator());
+  return yield.getValues().size() == 1 &&
+         yield.getValues()[0] == block.getArgument(0);
+}
+
+bool AttentionOp::hasIdentityScore() {
+  return yieldsScoreUnchanged(getScoreBlock());
+}
+
+bool AttentionGradOp::hasIdentityScore() {
+  return yieldsScoreUnchanged(getScoreBlock());
+}
+
 LogicalResult AttentionOp::verify() {
   AttentionParts parts{getQ(),      getK(),         getV(),    Value(),
                        getSeqLenQ(), getSeqLenKv(), getSeed(), getOffset(),

@@ -660,6 +660,12 @@ defvar TG_AttentionMaskAttrs = (ins
 // cu_seqlens_q / cu_seqlens_kv, q is [Tq, Hq, D], k [Tkv, Hkv, D], v
 // [Tkv, Hkv, Dv], the output [Tq, Hq, Dv] and the stats [Tq, Hq, 1];
 // sequence b holds tokens [cu[b], cu[b+1]) of each.
+// What tg.attention and tg.attention_grad say of their score region.
+defvar TG_ScoreAccessors = [{
+    /// Whether the score region yields its score argument unchanged (no
+    /// score modifier; dead ops in the region do not count).
+    bool hasIdentityScore();
+  }];
 defvar TG_RaggedAccessors = [{
     /// Whether the op takes the ragged (packed) layout.
     bool isRagged() { return static_cast<bool>(getCuSeqlensQ()); }
@@ -966,7 +972,8 @@ def TG_AttentionOp : TG_Op<"attention", [Pure, AttrSizedOperandSegments,
     /// the score and its four indices.
     static constexpr unsigned kNumIndexArgs = 5;
     ::mlir::Block &getScoreBlock() { return getScore().front(); }
-  }], TG_Fp8ScaleAccessors, TG_RaggedAccessors, TG_PagedAccessors);
+  }], TG_ScoreAccessors, TG_Fp8ScaleAccessors, TG_RaggedAccessors,
+      TG_PagedAccessors);
 }
 
 def TG_AttentionGradOp : TG_Op<"attention_grad", [Pure,
@@ -1076,7 +1083,7 @@ def TG_AttentionGradOp : TG_Op<"attention_grad", [Pure,
     /// The entries of grad_captures that are table captures (read by
     /// tg.gather): their gradients are scatter-adds.
     ::llvm::SmallVector<int64_t> getTableGradCaptures();
-  }], TG_RaggedAccessors);
+  }], TG_ScoreAccessors, TG_RaggedAccessors);
 }
 
 def TG_FusedMatmulOp : TG_Op<"fused_matmul", [Pure, AttrSizedOperandSegments,
