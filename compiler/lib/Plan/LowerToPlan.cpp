@@ -353,18 +353,9 @@ FailureOr<std::string> PlanBuilder::scratchBufferFor(const KernelArg &arg) {
     return emitError(arg.owner ? arg.owner->getLoc() : fn.getLoc())
            << "no runtime type for scratch element type "
            << arg.scratchElementType;
-  tgc::Buffer buffer;
-  buffer.name = "t" + std::to_string(intermediates++);
-  buffer.role = tgc::BufferRole::Intermediate;
-  buffer.dtype = *dtype;
-  buffer.shape.assign(arg.scratchShape.begin(), arg.scratchShape.end());
-  SmallVector<int64_t> dense = rowMajorStrides(arg.scratchShape);
-  buffer.strides.assign(dense.begin(), dense.end());
-  buffer.alignment = kBufferAlignment;
-  liveRanges[buffer.name] = {currentStep, currentStep};
-  plan.buffers.push_back(buffer);
-  scratchNames[key] = buffer.name;
-  return buffer.name;
+  std::string name = scratchBuffer(*dtype, arg.scratchShape);
+  scratchNames[key] = name;
+  return name;
 }
 
 LogicalResult PlanBuilder::addResultCopies() {
