@@ -5,6 +5,8 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <cmath>
+#include <optional>
+#include <utility>
 
 using namespace mlir;
 using namespace mlir::tg;
@@ -12,6 +14,22 @@ using namespace mlir::tg;
 static double log2Distance(int64_t a, int64_t b) {
   return std::fabs(std::log2(double(std::max<int64_t>(a, 1))) -
                    std::log2(double(std::max<int64_t>(b, 1))));
+}
+
+/// The row nearest by `distances` (the first key's distance, then the
+/// second's; the first such row on ties) among the rows it gives one for.
+template <typename Row, typename Distances>
+static const Row &nearestRow(llvm::ArrayRef<Row> rows, Distances distances) {
+  const Row *best = nullptr;
+  std::pair<double, double> bestDistance;
+  for (const Row &row : rows) {
+    std::optional<std::pair<double, double>> d = distances(row);
+    if (d && (!best || *d < bestDistance)) {
+      best = &row;
+      bestDistance = *d;
+    }
+  }
+  return *best;
 }
 
 // Forward: H200, cuDNN 9.19, 2026-12-02, commit 8dd18b1's kernels
@@ -52,19 +70,15 @@ llvm::ArrayRef<PrefillMeasurement> tg::prefillMeasurements(AttentionPass pass) {
 const PrefillMeasurement &
 tg::nearestPrefillMeasurement(AttentionPass pass, int64_t headDim, bool causal,
                               int64_t seqLen) {
-  const PrefillMeasurement *best = nullptr;
-  for (const PrefillMeasurement &row : prefillMeasurements(pass)) {
-    if (row.causal != causal)
-      continue;
-    if (!best)
-      best = &row;
-    double d = log2Distance(row.headDim, headDim),
-           bestD = log2Distance(best->headDim, headDim);
-    if (d < bestD || (d == bestD && log2Distance(row.seqLen, seqLen) <
-                                        log2Distance(best->seqLen, seqLen)))
-      best = &row;
-  }
-  return *best;
+  return nearestRow(
+      prefillMeasurements(pass),
+      [&](const PrefillMeasurement &row)
+          -> std::optional<std::pair<double, double>> {
+        if (row.causal != causal)
+          return std::nullopt;
+        return std::pair(log2Distance(row.headDim, headDim),
+                         log2Distance(row.seqLen, seqLen));
+      });
 }
 
 std::string tg::describePrefillMeasurement(AttentionPass pass,
@@ -104,15 +118,10 @@ llvm::StringRef tg::decodeMeasurementsSource() {
 
 const DecodeMeasurement &tg::nearestDecodeMeasurement(int64_t batch,
                                                        int64_t seqQ) {
-  auto distance = log2Distance;
-  const DecodeMeasurement *best = &kRows[0];
-  for (const DecodeMeasurement &row : kRows) {
-    double sq = distance(row.seqQ, seqQ), bestSq = distance(best->seqQ, seqQ);
-    if (sq < bestSq ||
-        (sq == bestSq && distance(row.batch, batch) < distance(best->batch, batch)))
-      best = &row;
-  }
-  return *best;
+  return nearestRow(decodeMeasurements(), [&](const DecodeMeasurement &row) {
+    return std::optional(std::pair(log2Distance(row.seqQ, seqQ),
+                                   log2Distance(row.batch, batch)));
+  });
 }
 
 std::string tg::describeDecodeMeasurement(const DecodeMeasurement &row) {
