@@ -5,14 +5,12 @@
 #include "ScoreRegionToCudnn.h"
 
 #include <cmath>
-#include <limits>
 
 using namespace mlir;
 using namespace mlir::tg;
 using namespace mlir::tg::cudnn;
 
 namespace {
-const double kInf = std::numeric_limits<double>::infinity();
 
 RankedTensorType typeOf(Value v) { return cast<RankedTensorType>(v.getType()); }
 ArrayRef<int64_t> shapeOf(Value v) { return typeOf(v).getShape(); }
@@ -61,14 +59,6 @@ int compositeMinVersion(AttentionOp op) {
   if (window && op.getCausal() == CausalMode::none && n.skv > 1024)
     version = std::max(version, 91500);
   return version;
-}
-
-/// Binary pointwise op with an explicit math precision.
-int64_t binaryIn(GraphBuilder &g, StringRef mode, int64_t x, int64_t b,
-                 DType result, DType compute) {
-  int64_t y = binaryBroadcastingB(g, mode, x, b, result);
-  g.setLastCompute(compute);
-  return y;
 }
 
 /// The composite graph, op by op (its shape follows cudnn-frontend's SDPA
@@ -152,20 +142,6 @@ private:
       int64_t uid = isQ ? lengthQ() : lengthKv();
       g->graph().ops.back().ports.push_back({port, uid});
     }
-  }
-  int64_t i32(int64_t value) { return g->scalar(DType::I32, double(value), 4); }
-  int64_t intOp(StringRef mode, int64_t x, int64_t b) {
-    return binaryIn(*g, mode, x, b, DType::I32, DType::I32);
-  }
-  int64_t cmp(StringRef mode, int64_t x, int64_t b) {
-    return binaryIn(*g, mode, x, b, DType::I1, DType::I1);
-  }
-  int64_t andAll(int64_t acc, int64_t cond) {
-    return acc ? binaryIn(*g, "logical_and", acc, cond, DType::I1, DType::I1)
-               : cond;
-  }
-  int64_t maskWith(int64_t s, int64_t keep) {
-    return g->select(keep, s, g->scalar(DType::F32, -kInf, 4));
   }
   /// Padding: rows q_idx >= seq_len_q[b] and columns kv_idx >= seq_len_kv[b]
   /// (a length not given is the full one), the rule shared with the
