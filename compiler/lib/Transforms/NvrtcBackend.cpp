@@ -21,11 +21,10 @@ public:
   /// The buffers the kernel adds into are set to zero first, then the
   /// launch (its variants for particular devices first).
   LogicalResult lower(const KernelStep &step, PlanSteps &plan) const override {
-    if (step.source.empty()) {
-      return emitError(step.op ? step.op->getLoc() : plan.location()) << "'" << step.name
-                            << "' has no NVRTC kernel and is not assigned "
-                               "to cuDNN";
-    }
+    if (step.source.empty())
+      return emitError(step.op ? step.op->getLoc() : plan.location())
+             << "'" << step.name
+             << "' has no NVRTC kernel and is not assigned to cuDNN";
     for (const KernelArg &arg : step.zeroFirst) {
       FailureOr<std::string> name = plan.bufferFor(arg);
       if (failed(name))
