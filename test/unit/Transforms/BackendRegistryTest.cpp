@@ -67,6 +67,29 @@ TEST(BackendRegistry, SelectBackendNeedsRegisteredBackends) {
   EXPECT_TRUE(chosen.empty());
 }
 
+// The plan lowering hands each step to its backend: without the registry
+// it fails with the same message, naming itself.
+TEST(BackendRegistry, PlanLoweringNeedsRegisteredBackends) {
+  DialectRegistry registry;
+  registry.insert<tg::TGDialect, func::FuncDialect>();
+  MLIRContext context(registry);
+  context.loadAllAvailableDialects();
+  std::string errors;
+  ScopedDiagnosticHandler handler(&context, [&](Diagnostic &d) {
+    errors += d.str();
+    return success();
+  });
+  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(kGraph, &context);
+  ASSERT_TRUE(module);
+  auto fn = *module->getOps<func::FuncOp>().begin();
+  EXPECT_TRUE(failed(tg::lowerToPlan(fn, tg::PlanOptions())));
+  EXPECT_NE(errors.find("the plan lowering needs the backends: no "
+                        "tg::registerBackends() in this context's "
+                        "DialectRegistry"),
+            std::string::npos)
+      << errors;
+}
+
 // cuDNN's own rule decides: it takes the matmul and refuses the softmax
 // (no engine for a softmax without a matmul in its graph).
 TEST(BackendRegistry, SelectBackendAsksTheCudnnBackend) {
