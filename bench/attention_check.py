@@ -381,11 +381,11 @@ def check_cases():
     # Tile variants used by the benchmark, on awkward shapes.
     for d, tiles in BENCH_TILES.items():
         for t in tiles:
-            if t.endswith(":wg") and SPEC_SM != 90:
+            if ":wg" in t and SPEC_SM != 90:
                 continue
             add(dict(dqk=d, hq=4, hkv=4, causal="top_left", training=True, tile=t), 2, 333, 333)
             add(dict(dqk=d, hq=4, hkv=4, tile=t), 1, 77, 1000, "bshd")
-            if t.endswith(":wg"):  # the sm_90a path: every option once more
+            if ":wg" in t:  # the sm_90a paths: every option once more
                 add(dict(dqk=d, hq=8, hkv=2, causal="bottom_right", pad_q=True, pad_kv=True,
                          training=True, tile=t), 3, 200, 333)
                 add(dict(dqk=d, dtype="f16", hq=4, hkv=4, dropout=0.2, modifier="bias", wl=70,
@@ -500,9 +500,11 @@ def run_check(args, torch):
 
 # Tile variants timed per head dim (M x N : warps : Q location : blocks/SM).
 BENCH_TILES = {
-    64: ["128x64:4:regs:2:p2", "128x64:8:smem:2:wg"],
-    128: ["128x48:4:smem:2", "128x48:4:smem:2:s1", "128x64:8:smem:1:wg", "128x128:8:smem:1:wg"],
-    256: ["128x64:8:smem:1:p3", "128x64:8:smem:1:wg", "128x64:8:smem:1:s1:wg"],
+    64: ["128x64:4:regs:2:p2", "128x64:8:smem:2:wg", "128x64:8:smem:2:wg:ws:pp", "128x128:8:smem:1:wg:ws:pp",
+         "192x128:12:smem:1:wg:ws"],
+    128: ["128x48:4:smem:2", "128x128:8:smem:1:wg", "128x128:8:smem:1:wg:ws", "128x128:8:smem:1:wg:ws:pp",
+          "128x176:8:smem:1:wg:ws:pp", "128x96:8:smem:1:wg:ws:pp"],
+    256: ["128x64:8:smem:1:p3", "128x64:8:smem:1:wg", "128x64:8:smem:1:wg:ws:pp", "128x64:8:smem:1:wg:ws"],
 }
 
 
@@ -564,7 +566,7 @@ def run_bench(args, torch):
     specs = []
     for hd in (64, 128, 256):
         tiles = BENCH_TILES[hd] if args.tiles == "all" else [None]
-        tiles = [t for t in tiles if not (t and t.endswith(":wg") and SPEC_SM != 90)]
+        tiles = [t for t in tiles if not (t and ":wg" in t and SPEC_SM != 90)]
         for causal in (False, True):
             for t in tiles:
                 spec = dict(dqk=hd, hq=2048 // hd, hkv=2048 // hd, causal="top_left" if causal else "none")

@@ -4,8 +4,8 @@
 // (the rows are of plain attention).
 // RUN: tg-opt %s --tg-select-backend=explain=true 2>&1 | FileCheck %s
 
-// CHECK: remark: backend cudnn: measured on H200 (plain attention forward): cuDNN 577.8 TFLOP/s, the generated kernel 416.6 (nearest measured: hd 256, causal, S 8192; bench/results/2026-12-02_issue10/forward); this op has a score region, the figures are of plain attention
-// CHECK: remark: backend cudnn: measured on H200 (plain attention forward): cuDNN 427.0 TFLOP/s, the generated kernel 370.6 (nearest measured: hd 64, no mask, S 2048;
+// CHECK: remark: backend cudnn: measured on H200 (plain attention forward): cuDNN 621.6 TFLOP/s, the generated kernel 600.7 (nearest measured: hd 256, causal, S 8192; bench/results/2026-12-02_ws/forward); this op has a score region, the figures are of plain attention
+// CHECK: remark: backend cudnn: measured on H200 (plain attention forward): cuDNN 459.4 TFLOP/s, the generated kernel 420.9 (nearest measured: hd 64, no mask, S 2048;
 // CHECK-NOT: score region
 
 func.func @softcap_hd256(%q: tensor<1x8x6000x256xbf16>, %k: tensor<1x8x6000x256xbf16>, %v: tensor<1x8x6000x256xbf16>) -> tensor<1x8x6000x256xbf16> {

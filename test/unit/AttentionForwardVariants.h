@@ -118,6 +118,20 @@ inline std::vector<Variant> variants() {
   add("wgmma_d256_f16_plain", 256, 256, T::F16, [](auto &s) {
     s.target = tgc::CompileTarget::cubin(90, true);
   }, true);
+  // (warp-specialised: dropout and a score modifier with its captures)
+  add("wgmma_d128_f16_dropout_padding_causal_training", 128, 128, T::F16, [](auto &s) {
+    s.target = tgc::CompileTarget::cubin(90, true);
+    s.causal = C::TopLeft;
+    s.hasSeqLenQ = s.hasSeqLenKv = true;
+    s.dropoutProbability = 0.2;
+    s.training = true;
+  }, true);
+  add("wgmma_d64_bf16_softcap_gqa4_training", 64, 64, T::BF16, [](auto &s) {
+    s.target = tgc::CompileTarget::cubin(90, true);
+    s.numHeadsKV = 2;
+    s.training = true;
+    s.scoreModifier = "s = 30.0f * tanhf(s / 30.0f);";
+  }, true);
   add("wgmma_dqk192_dv128_bf16_everything", 192, 128, T::BF16, [](auto &s) {
     s.target = tgc::CompileTarget::cubin(90, true);
     s.causal = C::TopLeft;
@@ -128,7 +142,7 @@ inline std::vector<Variant> variants() {
     s.numHeadsKV = 2;
     s.scoreModifier = "s = 30.0f * tanhf(s / 30.0f);\ns += bias;";
     s.captures = {{"bias", CaptureType::F16}};
-  });
+  }, true);
   // Packed sequences (cu_seqlens): per-sequence masks, GQA and stats, on
   // both paths.
   add("d128_bf16_ragged_bottom_right_gqa4_training", 128, 128, T::BF16, [](auto &s) {

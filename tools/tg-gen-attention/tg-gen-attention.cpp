@@ -39,10 +39,11 @@ const char *kUsage = R"(usage: tg-gen-attention [options]
   --arch=TARGET               the target, as tg-compile takes it (default sm_80): its arch
                               selects the tile table; sm_90a with head dims multiple of 64
                               gives the wgmma kernel (compile it for sm_90a)
-  --tile=MxN:W[:smem|regs][:B][:s1|s2][:pN][:wg]  override the tile: M query rows, N keys,
-                              W warps, Q in shared memory or registers, B blocks
-                              per SM, 1 or 2 K/V buffers, fragment prefetch N,
-                              wgmma (sm_90a)
+  --tile=MxN:W[:smem|regs][:B][:s1..s4][:pN][:wg][:ws][:pp]  override the tile: M query
+                              rows, N keys, W warps, Q in shared memory or registers,
+                              B blocks per SM, 1 to 4 K/V buffers, fragment prefetch N,
+                              wgmma (sm_90a), warp-specialised (a copying warpgroup),
+                              ping-pong between the two compute warpgroups
   -o PATH                     write the source there (default: stdout)
   --meta=PATH                 write entry, block, shared memory, tile as JSON
 )";
@@ -100,10 +101,14 @@ AttentionTileConfig parseTile(const std::string &s) {
       t.qInRegisters = false;
     else if (part == "regs")
       t.qInRegisters = true;
-    else if (part == "s1" || part == "s2")
+    else if (part.size() == 2 && part[0] == 's' && part[1] >= '1' && part[1] <= '4')
       t.stages = part[1] - '0';
     else if (part == "wg")
       t.wgmma = true;
+    else if (part == "ws")
+      t.warpSpecialized = true;
+    else if (part == "pp")
+      t.pingPong = true;
     else if (part.size() == 2 && part[0] == 'p')
       t.prefetch = part[1] - '0';
     else

@@ -186,6 +186,12 @@ std::string validateAttentionSpec(const AttentionForwardSpec &spec) {
         return err.str();
       }
     }
+    if (t.warpSpecialized && (!t.wgmma || spec.decode || spec.paged || spec.ragged))
+      return "warp specialisation needs the wgmma tile, and is not for decode, paged or packed kernels";
+    if (t.warpSpecialized && t.warps > 12)
+      return "a warp-specialised tile has at most 12 compute warps (and one copying warpgroup)";
+    if (t.pingPong && (!t.warpSpecialized || t.warps != 8))
+      return "ping-pong needs a warp-specialised tile with 8 warps (two compute warpgroups)";
     if (t.prefetch < 1 || t.prefetch > 4 || t.prefetch > t.blockN / 16) {
       err << "fragment prefetch " << t.prefetch << " must be in [1, min(4, blockN / 16)]";
       return err.str();
@@ -199,6 +205,12 @@ std::string validateAttentionSpec(const AttentionForwardSpec &spec) {
           << " blocks per SM is out of range";
       return err.str();
     }
+    if (unsigned bytes = attentionFootprintBytes(spec, t); bytes > maxSharedBytesPerBlock(spec.target.arch)) {
+      err << "tile " << t.blockM << "x" << t.blockN << " with " << t.stages << " K/V buffers needs " << bytes
+          << " bytes of shared memory; sm_" << spec.target.arch << " allows "
+          << maxSharedBytesPerBlock(spec.target.arch) << " per CTA";
+      return err.str();
+    }
   }
   return "";
 }
@@ -206,8 +218,7 @@ std::string validateAttentionSpec(const AttentionForwardSpec &spec) {
 int decodeCtasPerSM(const AttentionForwardSpec &spec) {
   AttentionTileConfig tile = defaultAttentionTile(spec);
   // The runtime reserves 1 KB per CTA; the paged kernel adds its page cache.
-  unsigned perCta = attentionSharedBytes(spec, tile) + 1024 +
-                    (spec.paged ? kDecodePageCacheEntries * 4 : 0);
+  unsigned perCta = attentionFootprintBytes(spec, tile) + 1024;
   int bySmem = int(maxSharedBytesPerSM(spec.target.arch) / perCta);
   int byThreads = 2048 / (32 * tile.warps);
   return std::max(1, std::min({bySmem, byThreads, 32}));
@@ -302,6 +313,9 @@ std::string AttentionEmitter::headerComment() const {
                             : std::string("single K and V buffers (split loads)"))
      << ", "
      << (tile.wgmma ? "wgmma (sm_90a), " : "mma.sync, ")
+     << (tile.warpSpecialized ? tile.pingPong ? "a copying warpgroup, ping-pong, "
+                                              : "a copying warpgroup, "
+                              : "")
      << layout.totalBytes << " bytes of shared memory\n";
   os << "//\n// Stages per CTA: load Q -> for each visible K/V tile (the next one in flight):\n"
      << "// S = Q K^T -> "
@@ -326,6 +340,8 @@ std::string AttentionEmitter::configuration() const {
       .set("PREFETCH", tile.prefetch)
       .set("Q_IN_REGISTERS", boolName(tile.qInRegisters))
       .set("WGMMA", boolName(tile.wgmma))
+      .set("WARP_SPECIALIZED", boolName(tile.warpSpecialized))
+      .set("PING_PONG", boolName(tile.pingPong))
       .set("SMEM", layout.totalBytes)
       .set("GROUP", spec.numHeadsQ / spec.numHeadsKV)
       .set("MASKS_AND_DROPOUT", maskAndDropoutConstants(spec.masks(), spec.dropoutProbability))
@@ -359,6 +375,8 @@ struct ForwardConfig {
   static constexpr int kFragmentPrefetch = $(PREFETCH);  // mma.sync: ldmatrix this many steps ahead
   static constexpr bool kQInRegisters = $(Q_IN_REGISTERS);  // mma.sync: Q fragments loaded once
   static constexpr bool kWgmma = $(WGMMA);                  // sm_90a warpgroup mma (else mma.sync)
+  static constexpr bool kWarpSpecialized = $(WARP_SPECIALIZED);  // wgmma: a warpgroup copies, kWarps compute
+  static constexpr bool kPingPong = $(PING_PONG);                // the compute warpgroups take turns
   static constexpr unsigned kSharedBytes = $(SMEM);      // dynamic shared memory of the launch
   static constexpr long long kQueryHeadsPerKvHead = $(GROUP);  // GQA: kv head = h / this
   // Score modifier: s = kScoreScale * (q . k), then ScoreMod::apply.
@@ -518,7 +536,8 @@ std::string AttentionEmitter::entryPoint() const {
 // ---------------------------------------------------------------------------
 // Entry point: one CTA per (query tile, query head, batch)
 // ---------------------------------------------------------------------------
-extern "C" __global__ void __launch_bounds__(ForwardConfig::kWarps * 32, ForwardConfig::kMinBlocksPerSM)
+extern "C" __global__ void __launch_bounds__(tg::device::ForwardTraits<ForwardConfig>::kThreads,
+                                             ForwardConfig::kMinBlocksPerSM)
 )cuda";
   os << entryName() << "(\n";
   os << R"cuda(    const unsigned short *__restrict__ q, const unsigned short *__restrict__ k,
@@ -589,7 +608,7 @@ AttentionKernel AttentionEmitter::emit() {
   k.source = std::move(src);
   k.entry = entryName();
   k.tile = tile;
-  k.threads = unsigned(tile.warps) * 32;
+  k.threads = unsigned(tile.warps + (tile.warpSpecialized ? 4 : 0)) * 32;
   k.sharedBytes = layout.totalBytes;
   k.numParams = 25 + (spec.ragged ? 2 : 0) + (spec.paged ? 3 : 0) + (spec.decode ? 2 : 0);
   if (spec.decode) {

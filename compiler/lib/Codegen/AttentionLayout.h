@@ -92,6 +92,24 @@ inline unsigned attentionSharedBytes(const AttentionForwardSpec &spec,
   return attentionLayout(spec, tile).totalBytes;
 }
 
+/// The kernel's static shared memory (attention_fwd.cuh): the paged decode
+/// kernel's page-index cache, the warp-specialised kernel's mbarriers (Q,
+/// and four per K/V buffer, 8 bytes each), rounded up to the alignment of
+/// the dynamic shared memory that follows (1024 bytes for wgmma tiles).
+inline unsigned attentionStaticSharedBytes(const AttentionForwardSpec &spec,
+                                           const AttentionTileConfig &tile) {
+  unsigned bytes = spec.paged && spec.decode ? kDecodePageCacheEntries * 4 : 0;
+  if (tile.warpSpecialized)
+    bytes += 8 * (1 + 4 * unsigned(tile.stages));
+  return unsigned(roundUp(int(bytes), tile.wgmma ? 1024 : 16));
+}
+
+/// Dynamic and static shared memory of one CTA: what must fit the target.
+inline unsigned attentionFootprintBytes(const AttentionForwardSpec &spec,
+                                        const AttentionTileConfig &tile) {
+  return attentionSharedBytes(spec, tile) + attentionStaticSharedBytes(spec, tile);
+}
+
 } // namespace tg::codegen
 
 #endif // TG_CODEGEN_ATTENTIONLAYOUT_H

@@ -35,7 +35,7 @@ AttentionTileConfig defaultAttentionTile(const AttentionForwardSpec &spec) {
       tile = {16 * rowWarps, 64, 2 * rowWarps, /*qInRegisters=*/false, /*minBlocksPerSM=*/1,
               /*stages=*/2, /*prefetch=*/1};
       tile.keyWarps = 2;
-      if (attentionSharedBytes(spec, tile) > maxSharedBytesPerBlock(spec.target.arch)) {
+      if (attentionFootprintBytes(spec, tile) > maxSharedBytesPerBlock(spec.target.arch)) {
         tile.blockN = 32;
         tile.keyWarps = 1;
         tile.warps = rowWarps;
@@ -47,6 +47,32 @@ AttentionTileConfig defaultAttentionTile(const AttentionForwardSpec &spec) {
       spec.headDimV % 64 == 0) {
     // sm_90a: wgmma reads K and V from shared memory once per warpgroup
     // (not once per warp as ldmatrix does), 2 warpgroups of 64 rows.
+    if (!spec.paged && !spec.ragged) {
+      // Warp-specialised: one more warpgroup copies into two K/V buffers.
+      // H200, 16k tokens, bf16, TFLOP/s at S 2048 / 8192, not causal then
+      // causal (bench/results/2026-12-02_ws/tiles): hd 64: 192x128 with
+      // three compute warpgroups 425 / 446, 321 / 393; 128x128 with
+      // ping-pong 398 / 433, 322 / 408. hd 128: 128x128 without ping-pong
+      // 563 / 656, 474 / 594 (with it 541 / 558, 459 / 587; 128x176 545 /
+      // 592). hd 256: 128x64 with ping-pong 616 / 634, 491 / 597 (without
+      // 630 / 635, 486 / 572). The kernel before it: 385 / 387, 411 / 489
+      // (hd 64 / 128 / 256 at 8192, not causal).
+      // (three compute warpgroups have 160 registers each: the plain
+      // kernel only, a score modifier or dropout spills there)
+      const bool plain = spec.causal == AttentionCausalMode::None && spec.scoreModifier.empty() &&
+                         spec.dropoutProbability == 0;
+      if (headDim <= 64 && plain)
+        tile = {192, 128, 12, false, /*minBlocksPerSM=*/1, /*stages=*/2, 1, /*wgmma=*/true};
+      else
+        tile = {128, headDim <= 128 ? 128 : 64, 8, false, /*minBlocksPerSM=*/1, /*stages=*/2, 1,
+                /*wgmma=*/true};
+      tile.warpSpecialized = true;
+      tile.pingPong = tile.warps == 8 && headDim != 128;
+      // Dropout's Philox words need the registers of half the keys.
+      if (spec.dropoutProbability > 0)
+        tile.blockN /= 2;
+      return tile;
+    }
     if (headDim <= 64) // 102 registers: 2 CTAs per SM
       tile = {128, 64, 8, false, /*minBlocksPerSM=*/2, /*stages=*/2, 1, /*wgmma=*/true};
     else if (headDim <= 128) // S of 128 keys: 64 registers, 213 in all
@@ -74,11 +100,11 @@ AttentionTileConfig defaultAttentionTile(const AttentionForwardSpec &spec) {
   // Shrink to the target's shared memory: fewer keys per tile, then fewer
   // query rows with the same rows per warp.
   unsigned limit = maxSharedBytesPerBlock(spec.target.arch);
-  while (attentionSharedBytes(spec, tile) > limit && tile.blockN > 16) {
+  while (attentionFootprintBytes(spec, tile) > limit && tile.blockN > 16) {
     tile.blockN = tile.blockN > 32 && tile.blockN % 32 != 0 ? 32 : tile.blockN / 2;
     tile.prefetch = std::min(tile.prefetch, tile.blockN / 16);
   }
-  while (attentionSharedBytes(spec, tile) > limit && tile.warps > 1) {
+  while (attentionFootprintBytes(spec, tile) > limit && tile.warps > 1) {
     tile.blockM /= 2;
     tile.warps /= 2;
   }

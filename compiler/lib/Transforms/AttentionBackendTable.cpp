@@ -32,15 +32,15 @@ static const Row &nearestRow(llvm::ArrayRef<Row> rows, Distances distances) {
   return *best;
 }
 
-// Forward: H200, cuDNN 9.19, 2026-12-02, commit 8dd18b1's kernels
-// (bench/results/2026-12-02_issue10/forward/bench.json).
+// Forward: H200, cuDNN 9.19, 2026-12-02, the warp-specialised sm_90a
+// kernels (bench/results/2026-12-02_ws/forward/bench.json).
 static const PrefillMeasurement kForward[] = {
-    {64, false, 2048, 370.6, 427.0},  {64, false, 8192, 393.5, 467.5},
-    {64, true, 2048, 310.9, 351.6},   {64, true, 8192, 365.5, 419.5},
-    {128, false, 2048, 405.2, 611.9}, {128, false, 8192, 437.0, 667.5},
-    {128, true, 2048, 317.6, 462.1},  {128, true, 8192, 382.2, 590.6},
-    {256, false, 2048, 447.9, 639.7}, {256, false, 8192, 492.7, 726.7},
-    {256, true, 2048, 356.6, 460.2},  {256, true, 8192, 416.6, 577.8},
+    {64, false, 2048, 420.9, 459.4},  {64, false, 8192, 448.9, 476.6},
+    {64, true, 2048, 336.2, 383.4},   {64, true, 8192, 427.4, 452.7},
+    {128, false, 2048, 591.1, 633.5}, {128, false, 8192, 630.1, 670.7},
+    {128, true, 2048, 476.9, 493.9},  {128, true, 8192, 617.3, 600.3},
+    {256, false, 2048, 620.3, 675.5}, {256, false, 8192, 679.1, 731.1},
+    {256, true, 2048, 484.2, 524.0},  {256, true, 8192, 600.7, 621.6},
 };
 
 // Backward (the fused NVRTC backward's three kernels against cuDNN's):
@@ -92,7 +92,7 @@ std::string tg::describePrefillMeasurement(AttentionPass pass,
      << llvm::format("%.1f", row.nvrtcTflops) << " (nearest measured: hd "
      << row.headDim << ", " << (row.causal ? "causal" : "no mask") << ", S "
      << row.seqLen << "; bench/results/"
-     << (forward ? "2026-12-02_issue10/forward" : "2026-12-02_2f381a5/bench_backward")
+     << (forward ? "2026-12-02_ws/forward" : "2026-12-02_2f381a5/bench_backward")
      << ")";
   return text;
 }

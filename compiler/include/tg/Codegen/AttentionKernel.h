@@ -117,6 +117,14 @@ struct AttentionTileConfig {
   /// 128-byte-swizzled shared memory (head dims multiples of 64, 16 rows per
   /// warp, warps a multiple of 4). The source then compiles for sm_90a only.
   bool wgmma = false;
+  /// wgmma only: one more warpgroup copies Q, K and V into a ring of
+  /// `stages` buffers (mbarriers) while the `warps` compute, each overlapping
+  /// its softmax with its own matrix work (device/attention_fwd_ws.cuh).
+  /// Not for decode, paged or packed kernels.
+  bool warpSpecialized = false;
+  /// warpSpecialized with 8 warps: the two compute warpgroups take turns to
+  /// issue their matrix work, so one's softmax runs under the other's.
+  bool pingPong = false;
   /// Decode only: the warps split each key tile into keyWarps slices of
   /// blockN / keyWarps keys (warp w takes row block w % (warps / keyWarps)
   /// and slice w / (warps / keyWarps)), merging their partial softmax

@@ -24,107 +24,17 @@
 //   long long document_of_query(long long b, long long h, long long q_idx) const;
 //   long long document_of_key(long long b, long long h, long long kv_idx) const;
 #pragma once
+#include "attention_fwd_common.cuh"
 #include "attention_fwd_epilogue.cuh"
 #include "attention_fwd_mma.cuh"
 #include "attention_fwd_wgmma.cuh"
+#include "attention_fwd_ws.cuh"
 #include "copy.cuh"
 #include "documents.cuh"
-#include "masks.cuh"
-#include "philox.cuh"
 #include "ragged.cuh"
 #include "softmax.cuh"
 
 namespace tg::device {
-
-/// The kernel's pointers and sizes (the entry point fills it from its
-/// parameters). Strides are in elements; head dims are contiguous.
-struct ForwardParams {
-  const u16 *q, *k, *v;
-  u16 *o;
-  float *lse;                                      // [B, Hq, Sq] (kTraining)
-  const int *seq_lens_q, *seq_lens_kv;             // [B] (kSeqLenQ, kSeqLenKv)
-  const long long *dropout_seed, *dropout_offset;  // scalars (kDropout)
-  long long batch, num_heads_q, seq_len_q, seq_len_kv;
-  long long q_stride_b, q_stride_h, q_stride_s;
-  long long k_stride_b, k_stride_h, k_stride_s;
-  long long v_stride_b, v_stride_h, v_stride_s;
-  long long o_stride_b, o_stride_h, o_stride_s;
-  // Ragged (kRagged): seq_lens_q / seq_lens_kv hold the [B + 1] offsets
-  // cu_seqlens, seq_len_q / seq_len_kv the max_seqlen attributes, these the
-  // packed tensors' token counts (the offsets are clamped to them), and the
-  // stats are [Tq, Hq].
-  long long tokens_q, tokens_kv;
-  // Paged K/V cache (kPaged): k and v are [num_pages, kPageSize, Hkv, D]
-  // (k_stride_b / v_stride_b the page strides), page_table [B, max_pages]
-  // (rows page_table_stride apart), seq_len_kv = max_pages * kPageSize.
-  const int *page_table;
-  long long page_table_stride, num_pages;
-  // Decode (kDecode): blockIdx.x is the KV split, blockIdx.y the kv head;
-  // each split writes its rows' normalised partial output and log-sum-exp,
-  // [splits, B, Hq, Sq, Dv] and [splits, B, Hq, Sq] f32, which
-  // attention_decode_combine.cuh merges.
-  float *o_partial, *lse_partial;
-};
-
-/// The score modifier of a kernel without one (Config::kScoreMod false).
-struct NoScoreMod {};
-
-/// The configuration with the warp tiling and the shared-memory layout
-/// derived from it. The generator computes the same layout
-/// (AttentionLayout.h); Config::kSharedBytes is checked against it.
-template <class Cfg>
-struct ForwardTraits : Cfg {
-  static constexpr int kThreads = Cfg::kWarps * 32;
-  // Decode may split each key tile among kKeyWarps warps (kRowWarps warps
-  // per slice); elsewhere every warp sees every key of the tile.
-  static constexpr int kRowWarps = Cfg::kWarps / Cfg::kKeyWarps;
-  static constexpr int kWarpRows = Cfg::kBlockM / kRowWarps;    // query rows owned by one warp
-  static constexpr int kWarpKeys = Cfg::kBlockN / Cfg::kKeyWarps;  // keys of a tile one warp sees
-  static constexpr int kMTiles = kWarpRows / 16;                // m16 mma tiles per warp
-  static constexpr int kNTiles = kWarpKeys / 8;                 // n8 score tiles per warp and K tile
-  static constexpr int kHeadDimQKPadded = round_up(Cfg::kHeadDimQK, 16);  // pad columns hold zeros
-  static constexpr int kQKSteps = kHeadDimQKPadded / 16;        // k16 steps of S = Q K^T
-  static constexpr int kPVSteps = kWarpKeys / 16;               // k16 steps of O += P V
-  static constexpr int kOTiles = Cfg::kHeadDimV / 8;            // n8 output tiles
-
-  // Shared memory: [Q tile (later O staging) | K stages | V stages]. Row
-  // pitches are conflict-free (prelude.cuh); pitch 0 means the
-  // 128-byte-swizzled layout that wgmma reads (copy.cuh: tile_offset), with
-  // every tile 1024-byte aligned (the launch reserves kAlignSlack for that).
-  static constexpr int kOPitch = conflict_free_pitch(Cfg::kHeadDimV);
-  static constexpr int kQKPitch = Cfg::kWgmma ? 0 : conflict_free_pitch(kHeadDimQKPadded);
-  static constexpr int kVPitch = Cfg::kWgmma ? 0 : conflict_free_pitch(Cfg::kHeadDimV);
-  static constexpr int kQRegionPitch = kQKPitch > kOPitch || Cfg::kWgmma ? kQKPitch : kOPitch;
-  static constexpr int kQBytes = Cfg::kBlockM * Cfg::kHeadDimQK * 2, kOBytes = Cfg::kBlockM * kOPitch * 2;
-  static constexpr unsigned kQRegionBytes =
-      Cfg::kWgmma ? round_up(kQBytes > kOBytes ? kQBytes : kOBytes, 1024) : Cfg::kBlockM * kQRegionPitch * 2;
-  static constexpr unsigned kKStageBytes = Cfg::kBlockN * (Cfg::kWgmma ? Cfg::kHeadDimQK : kQKPitch) * 2;
-  static constexpr unsigned kVStageBytes = Cfg::kBlockN * (Cfg::kWgmma ? Cfg::kHeadDimV : kVPitch) * 2;
-  static constexpr unsigned kAlignSlack = Cfg::kWgmma ? 1024 : 0;
-  static constexpr unsigned kLayoutBytes =
-      kQRegionBytes + Cfg::kStages * (kKStageBytes + kVStageBytes) + kAlignSlack;
-
-  static_assert(Cfg::kBlockM % (16 * kRowWarps) == 0 && kWarpKeys % 16 == 0 &&
-                    Cfg::kWarps % Cfg::kKeyWarps == 0, "tile sizes");
-  static_assert(Cfg::kKeyWarps == 1 || (Cfg::kDecode && !Cfg::kWgmma), "key slices: the decode kernel");
-  static_assert(Cfg::kStages >= 1 && Cfg::kStages <= 4, "one to four K/V buffers");
-  static_assert(!Cfg::kWgmma || (kWarpRows == 16 && Cfg::kWarps % 4 == 0 && !Cfg::kQInRegisters),
-                "wgmma: whole warpgroups of 64 rows, Q read from shared memory");
-  static_assert(kLayoutBytes == Cfg::kSharedBytes, "the layout fills exactly the launch's shared memory");
-};
-
-/// The dynamic shared memory, aligned to 1024 bytes for the swizzled wgmma
-/// tiles (the launch reserves the slack), else to 16.
-template <bool kWgmma>
-__device__ __forceinline__ unsigned char *forward_shared_memory() {
-  if constexpr (kWgmma) {
-    extern __shared__ __align__(1024) unsigned char smem_raw[];
-    return smem_raw + ((1024 - (shared_address(smem_raw) & 1023)) & 1023);
-  } else {
-    extern __shared__ __align__(16) unsigned char smem[];
-    return smem;
-  }
-}
 
 /// Waits for the copies of this thread but the newest kPending groups, then
 /// for all threads: the tiles have landed and every warp is done with the buffers the next copies
@@ -151,59 +61,6 @@ __device__ __forceinline__ void load_kv_tile(unsigned stage, const u16 *head, co
   else
     load_sequence_rows_async<K::kBlockN, kCols, kPitch, K::kThreads, K::kDecode>(stage, head, row_stride, n0,
                                                                                len_kv, tid);
-}
-
-/// Sets s = -inf where key kv_idx is not visible from query row q_idx
-/// (masks.cuh: key_visible). Only K/V tiles on a mask boundary run this.
-/// (kDecode: row r of the tile is query r % seq_q of a head of the group.)
-template <class K, class Mask>
-__device__ __forceinline__ void apply_masks(float (&s)[K::kMTiles][K::kNTiles][4], const Mask &mask,
-                                            int warp_row0, int n0, int lane, int seq_q = 1) {
-#pragma unroll
-  for (int m = 0; m < K::kMTiles; ++m) {
-#pragma unroll
-    for (int half = 0; half < 2; ++half) {
-      const int row = warp_row0 + m * 16 + lane / 4 + 8 * half;
-      const int q_idx = K::kDecode ? row % seq_q : row;
-#pragma unroll
-      for (int n = 0; n < K::kNTiles; ++n) {
-#pragma unroll
-        for (int j = 0; j < 2; ++j) {
-          const int kv_idx = n0 + n * 8 + 2 * (lane % 4) + j;
-          if (!mask.key_visible(q_idx, kv_idx)) s[m][n][2 * half + j] = neg_inf();
-        }
-      }
-    }
-  }
-}
-
-/// Dropout on the unnormalised probabilities (philox.cuh: the tg.dropout
-/// mapping over [B, Hq, Sq, Skv]). The row sums were taken before this
-/// stage (the softmax normalises over all keys); the 1 / (1 - p) rescale is
-/// applied with the normalisation (store_output).
-template <class K>
-__device__ __forceinline__ void apply_dropout(float (&p)[K::kMTiles][K::kNTiles][4], PhiloxKey key,
-                                              unsigned long long offset, long long b, long long h,
-                                              long long num_heads_q, int warp_row0, int n0, int lane,
-                                              long long seq_len_q, long long seq_len_kv) {
-#pragma unroll
-  for (int m = 0; m < K::kMTiles; ++m) {
-#pragma unroll
-    for (int half = 0; half < 2; ++half) {
-      const long long q_idx = warp_row0 + m * 16 + lane / 4 + 8 * half;
-      // Linear index of (b, h, q_idx, 0) in [B, Hq, Sq, Skv].
-      const unsigned long long row_index =
-          static_cast<unsigned long long>(((b * num_heads_q + h) * seq_len_q + q_idx) * seq_len_kv);
-#pragma unroll
-      for (int n = 0; n < K::kNTiles; ++n) {
-        const int kv_idx = n0 + n * 8 + 2 * (lane % 4);
-        bool keep0, keep1;
-        dropout_keep_pair(row_index + kv_idx, key, offset, K::kDropoutThreshold, keep0, keep1);
-        if (!keep0) p[m][n][2 * half] = 0.0f;
-        if (!keep1) p[m][n][2 * half + 1] = 0.0f;
-      }
-    }
-  }
 }
 
 /// Merges the online-softmax states (O, row max, per-lane row sums) of the
@@ -381,117 +238,148 @@ __device__ __forceinline__ void attention_forward(const ForwardParams &p, const 
     row_max[m][0] = row_max[m][1] = neg_inf();
     row_sum[m][0] = row_sum[m][1] = 0.0f;
   }
-  unsigned q_frag[K::kQInRegisters ? K::kMTiles : 1][K::kQKSteps][4];
 
-  if (tile_begin < tile_end) {
-    // Zero the pad columns [kHeadDimQK, kHeadDimQKPadded) of Q and both K
-    // stages once: the copies never write them and the k-step reads them.
-    if constexpr (K::kHeadDimQKPadded != K::kHeadDimQK) {
-      zero_columns<K::kBlockM, K::kQRegionPitch, K::kHeadDimQK, K::kHeadDimQKPadded, K::kThreads>(
-          reinterpret_cast<u16 *>(smem), tid);
-      zero_columns<K::kStages * K::kBlockN, K::kQKPitch, K::kHeadDimQK, K::kHeadDimQKPadded, K::kThreads>(
-          reinterpret_cast<u16 *>(smem + K::kQRegionBytes), tid);
+  if constexpr (K::kWarpSpecialized) {
+    // --- Warp-specialised (attention_fwd_ws.cuh): the last warpgroup copies ---
+    __shared__ __align__(8) unsigned long long barrier_words[K::kBarriers];
+    const unsigned barriers = shared_address(barrier_words);
+    if (tid == 0) {
+      mbarrier_init(K::q_full(barriers), K::kProducerThreads);
+      for (int stage = 0; stage < K::kStages; ++stage) {
+        mbarrier_init(K::k_full(barriers, stage), K::kProducerThreads);
+        mbarrier_init(K::v_full(barriers, stage), K::kProducerThreads);
+        mbarrier_init(K::k_empty(barriers, stage), K::kWarps);  // lane 0 of each consumer warp
+        mbarrier_init(K::v_empty(barriers, stage), K::kWarps);
+      }
+      fence_mbarrier_init();
     }
-    // --- Prologue: Q tile, then the first K/V tile into stage 0 ---
-    if constexpr (K::kDecode) {
-      const int seq_q = static_cast<int>(p.seq_len_q);
-      load_rows_gather_async<K::kBlockM, K::kHeadDimQK, K::kQRegionPitch, K::kThreads>(
-          smem_q,
-          [&](int r) { return q_tile + (r / seq_q) * p.q_stride_h + (r % seq_q) * p.q_stride_s; },
-          static_cast<int>(K::kQueryHeadsPerKvHead) * seq_q, tid);
-    } else {
-      load_rows_async<K::kBlockM, K::kHeadDimQK, K::kQRegionPitch, K::kThreads, true>(
-          smem_q, q_tile, p.q_stride_s, (K::kRagged ? len_q : static_cast<int>(p.seq_len_q)) - m0, tid);
+    __syncthreads();
+    const ForwardTileRange range{b, h, m0, len_q, len_kv, tile_begin, tile_end, q_tile, k_head, v_head};
+    if (warp >= K::kWarps) {
+      warpgroup_release_registers<K::kProducerRegisters>();
+      if (tile_begin < tile_end)
+        produce_tiles<K>(p, range, smem_q, smem_k, smem_v, barriers, tid - K::kWarps * 32);
+      return;
     }
-    cp_async_commit();
-    load_k(smem_k, tile_begin * K::kBlockN);
-    if constexpr (K::kStages > 1) load_v(smem_v, tile_begin * K::kBlockN);
-    cp_async_commit();
-    // More buffers: the next tiles too, one commit group each (empty past
-    // the last tile, so that the loop's wait counts stay exact).
-#pragma unroll
-    for (int i = 1; i + 1 < K::kStages; ++i) {
-      if (tile_begin + i < tile_end) {
-        load_k(smem_k + i * K::kKStageBytes, (tile_begin + i) * K::kBlockN);
-        load_v(smem_v + i * K::kVStageBytes, (tile_begin + i) * K::kBlockN);
+    warpgroup_claim_registers<K::kConsumerRegisters>();
+    if (tile_begin < tile_end)
+      consume_tiles<K>(p, range, score_mod, mask, o_acc, row_max, row_sum, smem_q, smem_k, smem_v, barriers,
+                       philox_key, philox_offset, warp, lane);
+    // Every consumer is done with Q before the epilogue stages O over it.
+    named_barrier_sync(kTurnBarrier + K::kConsumerGroups, K::kWarps * 32);
+  } else {
+    unsigned q_frag[K::kQInRegisters ? K::kMTiles : 1][K::kQKSteps][4];
+
+    if (tile_begin < tile_end) {
+      // Zero the pad columns [kHeadDimQK, kHeadDimQKPadded) of Q and both K
+      // stages once: the copies never write them and the k-step reads them.
+      if constexpr (K::kHeadDimQKPadded != K::kHeadDimQK) {
+        zero_columns<K::kBlockM, K::kQRegionPitch, K::kHeadDimQK, K::kHeadDimQKPadded, K::kThreads>(
+            reinterpret_cast<u16 *>(smem), tid);
+        zero_columns<K::kStages * K::kBlockN, K::kQKPitch, K::kHeadDimQK, K::kHeadDimQKPadded, K::kThreads>(
+            reinterpret_cast<u16 *>(smem + K::kQRegionBytes), tid);
+      }
+      // --- Prologue: Q tile, then the first K/V tile into stage 0 ---
+      if constexpr (K::kDecode) {
+        const int seq_q = static_cast<int>(p.seq_len_q);
+        load_rows_gather_async<K::kBlockM, K::kHeadDimQK, K::kQRegionPitch, K::kThreads>(
+            smem_q,
+            [&](int r) { return q_tile + (r / seq_q) * p.q_stride_h + (r % seq_q) * p.q_stride_s; },
+            static_cast<int>(K::kQueryHeadsPerKvHead) * seq_q, tid);
+      } else {
+        load_rows_async<K::kBlockM, K::kHeadDimQK, K::kQRegionPitch, K::kThreads, true>(
+            smem_q, q_tile, p.q_stride_s, (K::kRagged ? len_q : static_cast<int>(p.seq_len_q)) - m0, tid);
       }
       cp_async_commit();
-    }
-    if constexpr (K::kQInRegisters) {
-      cp_async_wait<K::kStages == 1 ? 1 : K::kStages - 1>();  // Q has landed
-      __syncthreads();
+      load_k(smem_k, tile_begin * K::kBlockN);
+      if constexpr (K::kStages > 1) load_v(smem_v, tile_begin * K::kBlockN);
+      cp_async_commit();
+      // More buffers: the next tiles too, one commit group each (empty past
+      // the last tile, so that the loop's wait counts stay exact).
 #pragma unroll
-      for (int m = 0; m < K::kMTiles; ++m)
-#pragma unroll
-        for (int ks = 0; ks < K::kQKSteps; ++ks)
-          load_q_fragment<K>(q_frag[m][ks], smem_q, row_warp * K::kWarpRows, m, ks, lane);
-    }
-  }
-
-  // --- Main loop over the visible K/V tiles ---
-  for (int tile = tile_begin; tile < tile_end; ++tile) {
-    const int n0 = tile * K::kBlockN;
-    unsigned smem_k_tile = smem_k, smem_v_tile = smem_v;
-    if constexpr (K::kStages > 1) {
-      // A ring of kStages buffers: tile `tile` has landed (the kStages - 2
-      // newer tiles may still be in flight), and every warp is done with the
-      // buffer the previous tile used; tile + kStages - 1 is prefetched into
-      // it and lands during the math of the tiles before it.
-      const int stage = (tile - tile_begin) % K::kStages;
-      copies_landed<K::kWgmma, K::kStages - 2>();
-      if (tile + K::kStages - 1 < tile_end) {
-        const int next = (stage + K::kStages - 1) % K::kStages;
-        load_k(smem_k + next * K::kKStageBytes, n0 + (K::kStages - 1) * K::kBlockN);
-        load_v(smem_v + next * K::kVStageBytes, n0 + (K::kStages - 1) * K::kBlockN);
+      for (int i = 1; i + 1 < K::kStages; ++i) {
+        if (tile_begin + i < tile_end) {
+          load_k(smem_k + i * K::kKStageBytes, (tile_begin + i) * K::kBlockN);
+          load_v(smem_v + i * K::kVStageBytes, (tile_begin + i) * K::kBlockN);
+        }
+        cp_async_commit();
       }
-      cp_async_commit();
-      smem_k_tile = smem_k + stage * K::kKStageBytes;
-      smem_v_tile = smem_v + stage * K::kVStageBytes;
-    } else {
-      // One K and one V buffer: K tile `tile` has landed, and every warp is
-      // done with the previous V, which streams in while S is computed.
-      copies_landed<K::kWgmma>();
-      load_v(smem_v_tile, n0);
-      cp_async_commit();
+      if constexpr (K::kQInRegisters) {
+        cp_async_wait<K::kStages == 1 ? 1 : K::kStages - 1>();  // Q has landed
+        __syncthreads();
+#pragma unroll
+        for (int m = 0; m < K::kMTiles; ++m)
+#pragma unroll
+          for (int ks = 0; ks < K::kQKSteps; ++ks)
+            load_q_fragment<K>(q_frag[m][ks], smem_q, row_warp * K::kWarpRows, m, ks, lane);
+      }
     }
 
-    // This warp's keys of the tile: [warp_n0, warp_n0 + kWarpKeys).
-    const int warp_n0 = n0 + key_slice * K::kWarpKeys;
-    const unsigned warp_k_tile = smem_k_tile + key_slice * K::kWarpKeys * K::kQKPitch * 2;
-    const unsigned warp_v_tile = smem_v_tile + key_slice * K::kWarpKeys * K::kVPitch * 2;
-    float s[K::kMTiles][K::kNTiles][4];
-    if constexpr (K::kWgmma)
-      compute_scores_wgmma<K>(s, smem_q, warp, smem_k_tile);
-    else if constexpr (K::kQInRegisters)
-      compute_scores<K>(s, q_frag, warp_k_tile, lane);
-    else
-      compute_scores<K>(s, smem_q, row_warp * K::kWarpRows, warp_k_tile, lane);
-    if constexpr (K::kScoreMod)
-      score_mod.template apply<K>(s, b, h, warp_row0, warp_n0, lane, p.seq_len_q, p.seq_len_kv);
-    // Mask-free tiles (the common case) skip the per-element tests.
-    if (!mask.all_visible(K::kDecode ? 0 : m0, K::kDecode ? len_q : imin(m0 + K::kBlockM, len_q), n0,
-                          n0 + K::kBlockN))
-      apply_masks<K>(s, mask, warp_row0, warp_n0, lane, static_cast<int>(p.seq_len_q));
-    if constexpr (K::kStages == 1) {
-      // V has landed, and every warp is done with K: the next K streams in
-      // during the softmax and P V.
-      copies_landed<K::kWgmma>();
-      if (tile + 1 < tile_end) load_k(smem_k_tile, n0 + K::kBlockN);
-      cp_async_commit();
+    // --- Main loop over the visible K/V tiles ---
+    for (int tile = tile_begin; tile < tile_end; ++tile) {
+      const int n0 = tile * K::kBlockN;
+      unsigned smem_k_tile = smem_k, smem_v_tile = smem_v;
+      if constexpr (K::kStages > 1) {
+        // A ring of kStages buffers: tile `tile` has landed (the kStages - 2
+        // newer tiles may still be in flight), and every warp is done with the
+        // buffer the previous tile used; tile + kStages - 1 is prefetched into
+        // it and lands during the math of the tiles before it.
+        const int stage = (tile - tile_begin) % K::kStages;
+        copies_landed<K::kWgmma, K::kStages - 2>();
+        if (tile + K::kStages - 1 < tile_end) {
+          const int next = (stage + K::kStages - 1) % K::kStages;
+          load_k(smem_k + next * K::kKStageBytes, n0 + (K::kStages - 1) * K::kBlockN);
+          load_v(smem_v + next * K::kVStageBytes, n0 + (K::kStages - 1) * K::kBlockN);
+        }
+        cp_async_commit();
+        smem_k_tile = smem_k + stage * K::kKStageBytes;
+        smem_v_tile = smem_v + stage * K::kVStageBytes;
+      } else {
+        // One K and one V buffer: K tile `tile` has landed, and every warp is
+        // done with the previous V, which streams in while S is computed.
+        copies_landed<K::kWgmma>();
+        load_v(smem_v_tile, n0);
+        cp_async_commit();
+      }
+
+      // This warp's keys of the tile: [warp_n0, warp_n0 + kWarpKeys).
+      const int warp_n0 = n0 + key_slice * K::kWarpKeys;
+      const unsigned warp_k_tile = smem_k_tile + key_slice * K::kWarpKeys * K::kQKPitch * 2;
+      const unsigned warp_v_tile = smem_v_tile + key_slice * K::kWarpKeys * K::kVPitch * 2;
+      float s[K::kMTiles][K::kNTiles][4];
+      if constexpr (K::kWgmma)
+        compute_scores_wgmma<K>(s, smem_q, warp, smem_k_tile);
+      else if constexpr (K::kQInRegisters)
+        compute_scores<K>(s, q_frag, warp_k_tile, lane);
+      else
+        compute_scores<K>(s, smem_q, row_warp * K::kWarpRows, warp_k_tile, lane);
+      if constexpr (K::kScoreMod)
+        score_mod.template apply<K>(s, b, h, warp_row0, warp_n0, lane, p.seq_len_q, p.seq_len_kv);
+      // Mask-free tiles (the common case) skip the per-element tests.
+      if (!mask.all_visible(K::kDecode ? 0 : m0, K::kDecode ? len_q : imin(m0 + K::kBlockM, len_q), n0,
+                            n0 + K::kBlockN))
+        apply_masks<K>(s, mask, warp_row0, warp_n0, lane, static_cast<int>(p.seq_len_q));
+      if constexpr (K::kStages == 1) {
+        // V has landed, and every warp is done with K: the next K streams in
+        // during the softmax and P V.
+        copies_landed<K::kWgmma>();
+        if (tile + 1 < tile_end) load_k(smem_k_tile, n0 + K::kBlockN);
+        cp_async_commit();
+      }
+      online_softmax<K::kMTiles, K::kNTiles, K::kOTiles, K::kSubtractMaxFirst>(s, row_max, row_sum, o_acc,
+                                                                              K::kSoftmaxScaleLog2);
+      if constexpr (K::kDropout)
+        apply_dropout<K>(s, philox_key, philox_offset, b, h, p.num_heads_q, warp_row0, warp_n0, lane, p.seq_len_q,
+                         p.seq_len_kv);
+      if constexpr (K::kWgmma)
+        accumulate_pv_wgmma<K>(o_acc, s, smem_v_tile);
+      else
+        accumulate_pv<K>(o_acc, s, warp_v_tile, lane);
     }
-    online_softmax<K::kMTiles, K::kNTiles, K::kOTiles, K::kSubtractMaxFirst>(s, row_max, row_sum, o_acc,
-                                                                            K::kSoftmaxScaleLog2);
-    if constexpr (K::kDropout)
-      apply_dropout<K>(s, philox_key, philox_offset, b, h, p.num_heads_q, warp_row0, warp_n0, lane, p.seq_len_q,
-                       p.seq_len_kv);
-    if constexpr (K::kWgmma)
-      accumulate_pv_wgmma<K>(o_acc, s, smem_v_tile);
-    else
-      accumulate_pv<K>(o_acc, s, warp_v_tile, lane);
-  }
+    copies_landed<false>();  // every warp is done with Q
+  }  // (the kernel without warp specialisation)
 
   // --- Epilogue (the Q region becomes the O staging buffer) ---
-  copies_landed<false>();
   if constexpr (K::kDecode) {
     if constexpr (K::kKeyWarps > 1) {
       // The key slices' softmax states meet in the (now free) K/V buffers;

@@ -10,11 +10,16 @@
 
 namespace tg::device {
 
-/// S = Q K^T for one K tile.
+/// Issues S = Q K^T for one K tile (one commit group; wgmma_wait before
+/// reading s).
 template <class K>
-__device__ __forceinline__ void compute_scores_wgmma(float (&s)[K::kMTiles][K::kNTiles][4],
-                                                     unsigned smem_q, int warp, unsigned smem_k_stage) {
-  const unsigned q_rows = smem_q + (warp / 4) * 64 * 128;  // this warpgroup's 64 rows
+__device__ __forceinline__ void issue_scores_wgmma(float (&s)[K::kMTiles][K::kNTiles][4], unsigned smem_q,
+                                                   int warp, unsigned smem_k_stage) {
+  unsigned q_rows = smem_q + (warp / 4) * 64 * 128;  // this warpgroup's 64 rows
+  // (opaque: the per-step descriptors are computed as they issue, not
+  // hoisted out of the caller's loop and held in registers)
+  opaque(q_rows);
+  opaque(smem_k_stage);
 #pragma unroll
   for (int n = 0; n < K::kNTiles; ++n) fence_operand(s[0][n]);
   wgmma_fence();
@@ -26,20 +31,23 @@ __device__ __forceinline__ void compute_scores_wgmma(float (&s)[K::kMTiles][K::k
     WgmmaM64<K::kBlockN>::template ss<K::kElem>(s[0], k_major_descriptor(a), k_major_descriptor(b), ks > 0);
   }
   wgmma_commit();
+}
+
+/// S = Q K^T for one K tile.
+template <class K>
+__device__ __forceinline__ void compute_scores_wgmma(float (&s)[K::kMTiles][K::kNTiles][4],
+                                                     unsigned smem_q, int warp, unsigned smem_k_stage) {
+  issue_scores_wgmma<K>(s, smem_q, warp, smem_k_stage);
   wgmma_wait<0>();
 #pragma unroll
   for (int n = 0; n < K::kNTiles; ++n) fence_operand(s[0][n]);
 }
 
-/// O += P V for one V tile. P (rounded to the element type) is the register
-/// A operand: its layout is the accumulator layout of S. V [keys x dims] is
-/// the MN-major B operand (dims contiguous, 128-byte swizzle): 64-dim blocks
-/// kBlockN * 128 bytes apart, 8-key groups 1024 bytes apart.
+/// P (rounded to the element type) as the register A operand of P V: its
+/// layout is the accumulator layout of S.
 template <class K>
-__device__ __forceinline__ void accumulate_pv_wgmma(float (&o_acc)[K::kMTiles][K::kOTiles][4],
-                                                    const float (&p)[K::kMTiles][K::kNTiles][4],
-                                                    unsigned smem_v_stage) {
-  unsigned p_frag[K::kPVSteps][4];
+__device__ __forceinline__ void pack_probabilities(unsigned (&p_frag)[K::kPVSteps][4],
+                                                   const float (&p)[K::kMTiles][K::kNTiles][4]) {
 #pragma unroll
   for (int kk = 0; kk < K::kPVSteps; ++kk) {
     p_frag[kk][0] = pack2<K::kElem>(p[0][2 * kk][0], p[0][2 * kk][1]);
@@ -47,6 +55,16 @@ __device__ __forceinline__ void accumulate_pv_wgmma(float (&o_acc)[K::kMTiles][K
     p_frag[kk][2] = pack2<K::kElem>(p[0][2 * kk + 1][0], p[0][2 * kk + 1][1]);
     p_frag[kk][3] = pack2<K::kElem>(p[0][2 * kk + 1][2], p[0][2 * kk + 1][3]);
   }
+}
+
+/// Issues O += P V for one V tile (one commit group). V [keys x dims] is
+/// the MN-major B operand (dims contiguous, 128-byte swizzle): 64-dim blocks
+/// kBlockN * 128 bytes apart, 8-key groups 1024 bytes apart. p_frag is read
+/// until the group completes.
+template <class K>
+__device__ __forceinline__ void issue_pv_wgmma(float (&o_acc)[K::kMTiles][K::kOTiles][4],
+                                               const unsigned (&p_frag)[K::kPVSteps][4], unsigned smem_v_stage) {
+  opaque(smem_v_stage);
 #pragma unroll
   for (int d = 0; d < K::kOTiles; ++d) fence_operand(o_acc[0][d]);
   wgmma_fence();
@@ -55,6 +73,16 @@ __device__ __forceinline__ void accumulate_pv_wgmma(float (&o_acc)[K::kMTiles][K
     WgmmaM64<K::kHeadDimV>::template rs<K::kElem>(
         o_acc[0], p_frag[kk], mn_major_descriptor<K::kBlockN>(smem_v_stage + kk * 16 * 128));
   wgmma_commit();
+}
+
+/// O += P V for one V tile.
+template <class K>
+__device__ __forceinline__ void accumulate_pv_wgmma(float (&o_acc)[K::kMTiles][K::kOTiles][4],
+                                                    const float (&p)[K::kMTiles][K::kNTiles][4],
+                                                    unsigned smem_v_stage) {
+  unsigned p_frag[K::kPVSteps][4];
+  pack_probabilities<K>(p_frag, p);
+  issue_pv_wgmma<K>(o_acc, p_frag, smem_v_stage);
   wgmma_wait<0>();
 #pragma unroll
   for (int d = 0; d < K::kOTiles; ++d) fence_operand(o_acc[0][d]);

@@ -47,6 +47,35 @@ __device__ __forceinline__ void load_rows_async(unsigned smem, const u16 *gmem,
   }
 }
 
+/// As load_rows_async into the swizzled layout (pitch 0) with few
+/// registers, for a thread that does nothing else (the warp-specialised
+/// kernel's producer): in each 64-column block, each thread copies one
+/// 16-byte chunk of every (kThreads / 8)-th row, walking a single pointer
+/// (the chunk's swizzled position is the same in all of those rows).
+template <int kRows, int kCols, int kThreads>
+__device__ __forceinline__ void load_swizzled_rows_async(unsigned smem, const u16 *gmem, long long row_stride,
+                                                         int valid_rows, int tid) {
+  constexpr int kRowStep = kThreads / 8;
+  static_assert(kCols % 64 == 0 && kRowStep % 8 == 0 && kRows % kRowStep == 0,
+                "64-column blocks; passes of whole rows, a multiple of 8 apart");
+  const int chunk = tid % 8, first_row = tid / 8;
+  const long long step = kRowStep * row_stride;
+  // (head dims of 192 and 256: one block at a time, or the 24 registers do not do)
+#pragma unroll(kCols <= 128 ? kCols / 64 : 1)
+  for (int block = 0; block < kCols / 64; ++block) {
+    const u16 *src = gmem + first_row * row_stride + block * 64 + chunk * 8;
+    const unsigned column = smem + block * (kRows * 128) + ((chunk ^ (first_row % 8)) * 16);
+#pragma unroll
+    for (int i = 0; i < kRows / kRowStep; ++i) {
+      const int row = first_row + i * kRowStep;
+      opaque(src);  // one pointer walks the rows (not every row's address held at once)
+      const bool valid = row < valid_rows;
+      cp_async_16(column + row * 128, valid ? src : gmem, valid);
+      src += step;
+    }
+  }
+}
+
 /// As load_rows_async, checking rows only when fewer than kRows are valid.
 template <int kRows, int kCols, int kPitch, int kThreads, bool kPrefetchL2 = false>
 __device__ __forceinline__ void load_valid_rows_async(unsigned smem, const u16 *src, long long row_stride,

@@ -121,6 +121,57 @@ __device__ __forceinline__ void wgmma_wait() {
 __device__ __forceinline__ void fence_proxy_async() {
   asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
 }
+// --- sm_90: mbarriers (the warp-specialised kernels' pipelines). A barrier
+// completes a phase when `count` arrivals have come; waits name the phase by
+// its parity. cp.async arrivals come when this thread's earlier copies land.
+__device__ __forceinline__ void mbarrier_init(unsigned bar, unsigned count) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar), "r"(count) : "memory");
+}
+/// Makes initialised barriers visible to the other threads (before a barrier).
+__device__ __forceinline__ void fence_mbarrier_init() {
+  asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+}
+__device__ __forceinline__ void mbarrier_arrive(unsigned bar) {
+  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(bar) : "memory");
+}
+/// An arrival when every cp.async this thread issued so far has landed
+/// (counted in the barrier's `count`: noinc).
+__device__ __forceinline__ void cp_async_mbarrier_arrive(unsigned bar) {
+  asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];\n" ::"r"(bar) : "memory");
+}
+/// Waits until the phase of parity `parity` has completed.
+__device__ __forceinline__ void mbarrier_wait(unsigned bar, unsigned parity) {
+  asm volatile(
+      "{\n.reg .pred done;\nwait_loop:\n"
+      "mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n"
+      "@!done bra wait_loop;\n}\n" ::"r"(bar),
+      "r"(parity)
+      : "memory");
+}
+// --- Named barriers among `count` threads (id 0 is __syncthreads'):
+// sync waits for the others, arrive only counts this warp in.
+__device__ __forceinline__ void named_barrier_sync(unsigned id, unsigned count) {
+  asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(count) : "memory");
+}
+__device__ __forceinline__ void named_barrier_arrive(unsigned id, unsigned count) {
+  asm volatile("bar.arrive %0, %1;\n" ::"r"(id), "r"(count) : "memory");
+}
+// --- sm_90: a warpgroup gives back registers or takes more (setmaxnreg;
+// every warp of the warpgroup executes the same one).
+template <int kRegisters>
+__device__ __forceinline__ void warpgroup_release_registers() {
+  asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(kRegisters));
+}
+template <int kRegisters>
+__device__ __forceinline__ void warpgroup_claim_registers() {
+  asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(kRegisters));
+}
+/// Keeps four packed registers live (and in place) until this point: the
+/// A fragments of an asynchronous wgmma are read until its wait.
+__device__ __forceinline__ void fence_operand(unsigned (&r)[4]) {
+#pragma unroll
+  for (int e = 0; e < 4; ++e) asm volatile("" : "+r"(r[e])::"memory");
+}
 /// Keeps the compiler from moving accesses of four accumulator registers
 /// across wgmma fences and waits.
 __device__ __forceinline__ void fence_operand(float (&r)[4]) {
@@ -132,8 +183,11 @@ __device__ __forceinline__ void fence_operand(float (&r)[4]) {
 /// address arithmetic that depends on it out of a loop).
 template <class T>
 __device__ __forceinline__ void opaque(T &value) {
-  static_assert(sizeof(T) == 8, "64-bit values");
-  asm volatile("" : "+l"(value));
+  static_assert(sizeof(T) == 8 || sizeof(T) == 4, "32- or 64-bit values");
+  if constexpr (sizeof(T) == 8)
+    asm volatile("" : "+l"(value));
+  else
+    asm volatile("" : "+r"(value));
 }
 
 #else // The host emulation defines these.
@@ -162,6 +216,18 @@ template <int kPending>
 void wgmma_wait();
 void fence_proxy_async();
 void fence_operand(float (&r)[4]);
+void mbarrier_init(unsigned bar, unsigned count);
+void fence_mbarrier_init();
+void mbarrier_arrive(unsigned bar);
+void cp_async_mbarrier_arrive(unsigned bar);
+void mbarrier_wait(unsigned bar, unsigned parity);
+void named_barrier_sync(unsigned id, unsigned count);
+void named_barrier_arrive(unsigned id, unsigned count);
+template <int kRegisters>
+void warpgroup_release_registers();
+template <int kRegisters>
+void warpgroup_claim_registers();
+void fence_operand(unsigned (&r)[4]);
 template <class T>
 void opaque(T &value);
 

@@ -56,15 +56,16 @@ __device__ __forceinline__ float softmax_exp2(float x, float base, float base_sc
 }
 
 /// One tile of scores s (kMTiles x kNTiles accumulator tiles of this warp)
-/// into probabilities, updating the running row max and sum and rescaling
-/// the output accumulators o_acc when the max moves. `scale_log2` is a
-/// compile-time constant of the caller (exp(s) = exp2(x * scale_log2)).
-template <int kMTiles, int kNTiles, int kOTiles, bool kSubtractMaxFirst>
-__device__ __forceinline__ void online_softmax(float (&s)[kMTiles][kNTiles][4],
-                                               float (&row_max)[kMTiles][2],
-                                               float (&row_sum)[kMTiles][2],
-                                               float (&o_acc)[kMTiles][kOTiles][4],
-                                               float scale_log2) {
+/// into probabilities, updating the running row max and sum. When the max
+/// of a row moves, the row's earlier output must be scaled:
+/// rescale_row(m, half, correction) is called for every row of the warp
+/// then, and the result says whether it was. `scale_log2` is a compile-time
+/// constant of the caller (exp(s) = exp2(x * scale_log2)).
+template <int kMTiles, int kNTiles, bool kSubtractMaxFirst, class RescaleRow>
+__device__ __forceinline__ bool online_softmax_step(float (&s)[kMTiles][kNTiles][4],
+                                                    float (&row_max)[kMTiles][2],
+                                                    float (&row_sum)[kMTiles][2], float scale_log2,
+                                                    RescaleRow rescale_row) {
   float tile_max[kMTiles][2];
   bool grows = false;
 #pragma unroll
@@ -83,7 +84,8 @@ __device__ __forceinline__ void online_softmax(float (&s)[kMTiles][kNTiles][4],
       grows |= (tile_max[m][half] - row_max[m][half]) * scale_log2 > kRescaleThreshold;
     }
   }
-  if (__any_sync(0xffffffffu, grows)) {
+  const bool rescale = __any_sync(0xffffffffu, grows);
+  if (rescale) {
 #pragma unroll
     for (int m = 0; m < kMTiles; ++m) {
 #pragma unroll
@@ -95,11 +97,7 @@ __device__ __forceinline__ void online_softmax(float (&s)[kMTiles][kNTiles][4],
             softmax_exp2<kSubtractMaxFirst>(old_max, new_base, new_base * scale_log2, scale_log2);
         row_max[m][half] = new_max;
         row_sum[m][half] *= correction;
-#pragma unroll
-        for (int d = 0; d < kOTiles; ++d) {
-          o_acc[m][d][2 * half] *= correction;
-          o_acc[m][d][2 * half + 1] *= correction;
-        }
+        rescale_row(m, half, correction);
       }
     }
   }
@@ -125,6 +123,49 @@ __device__ __forceinline__ void online_softmax(float (&s)[kMTiles][kNTiles][4],
       row_sum[m][half] += sum[0];
     }
   }
+  return rescale;
+}
+
+/// online_softmax_step with the output rescaled at once (its P V done).
+template <int kMTiles, int kNTiles, int kOTiles, bool kSubtractMaxFirst>
+__device__ __forceinline__ void online_softmax(float (&s)[kMTiles][kNTiles][4],
+                                               float (&row_max)[kMTiles][2],
+                                               float (&row_sum)[kMTiles][2],
+                                               float (&o_acc)[kMTiles][kOTiles][4],
+                                               float scale_log2) {
+  online_softmax_step<kMTiles, kNTiles, kSubtractMaxFirst>(
+      s, row_max, row_sum, scale_log2, [&](int m, int half, float correction) {
+#pragma unroll
+        for (int d = 0; d < kOTiles; ++d) {
+          o_acc[m][d][2 * half] *= correction;
+          o_acc[m][d][2 * half + 1] *= correction;
+        }
+      });
+}
+
+/// online_softmax_step for a kernel whose P V is still in flight: the
+/// corrections are kept for rescale_output, the result says whether to
+/// apply them.
+template <int kMTiles, int kNTiles, bool kSubtractMaxFirst>
+__device__ __forceinline__ bool online_softmax_deferred(float (&s)[kMTiles][kNTiles][4],
+                                                        float (&row_max)[kMTiles][2],
+                                                        float (&row_sum)[kMTiles][2],
+                                                        float (&correction)[kMTiles][2], float scale_log2) {
+  return online_softmax_step<kMTiles, kNTiles, kSubtractMaxFirst>(
+      s, row_max, row_sum, scale_log2,
+      [&](int m, int half, float c) { correction[m][half] = c; });
+}
+
+/// Scales the output accumulators of each row by its correction.
+template <int kMTiles, int kOTiles>
+__device__ __forceinline__ void rescale_output(float (&o_acc)[kMTiles][kOTiles][4],
+                                               const float (&correction)[kMTiles][2]) {
+#pragma unroll
+  for (int m = 0; m < kMTiles; ++m)
+#pragma unroll
+    for (int d = 0; d < kOTiles; ++d)
+#pragma unroll
+      for (int e = 0; e < 4; ++e) o_acc[m][d][e] *= correction[m][e / 2];
 }
 
 } // namespace tg::device
