@@ -212,9 +212,8 @@ std::string BackwardEmitter::scoreMod() const {
     CaptureAccess a = captureAccess(c.type);
     os << "  __device__ __forceinline__ " << a.valueType << " " << c.name
        << "_at(long long b, long long h, long long q_idx, long long kv_idx) const {\n"
-       << "    const " << a.pointerType << " raw = ptr_" << c.name << "[b * " << c.name
-       << "_stride_b + h * " << c.name << "_stride_h + q_idx * " << c.name << "_stride_q + kv_idx * "
-       << c.name << "_stride_kv];\n"
+       << "    const " << a.pointerType << " raw = ptr_" << c.name << "[" << captureOffset(c, c.name + "_")
+       << "];\n"
        << "    return " << a.convert << ";\n  }\n";
   }
   // A table's gradient is added where a gather read, at the clamped indices.

@@ -215,6 +215,18 @@ std::string validateAttentionSpec(const AttentionForwardSpec &spec) {
   return "";
 }
 
+std::string captureOffset(const AttentionCapture &capture, const std::string &prefix) {
+  static const char *const kIndex[] = {"b", "h", "q_idx", "kv_idx"};
+  static const char *const kStride[] = {"stride_b", "stride_h", "stride_q", "stride_kv"};
+  std::string offset;
+  for (int d = 0; d < 4; ++d) {
+    if (capture.broadcast[d])
+      continue;
+    offset += (offset.empty() ? "" : " + ") + std::string(kIndex[d]) + " * " + prefix + kStride[d];
+  }
+  return offset.empty() ? "0" : offset;
+}
+
 int decodeCtasPerSM(const AttentionForwardSpec &spec) {
   AttentionTileConfig tile = defaultAttentionTile(spec);
   // The runtime reserves 1 KB per CTA; the paged kernel adds its page cache.
@@ -439,10 +451,8 @@ struct Captures {
     os << "\n__device__ __forceinline__ " << info.valueType << " load_capture_" << c.name
        << "(const Captures &captures, long long b, long long h, long long q_idx,\n"
        << "                                                long long kv_idx) {\n"
-       << "  const " << info.pointerType << " raw = captures." << c.name << "[b * captures."
-       << c.name << "_stride_b + h * captures." << c.name << "_stride_h +\n"
-       << "      q_idx * captures." << c.name << "_stride_q + kv_idx * captures." << c.name
-       << "_stride_kv];\n"
+       << "  const " << info.pointerType << " raw = captures." << c.name << "["
+       << captureOffset(c, "captures." + c.name + "_") << "];\n"
        << "  return " << info.convert << ";\n}\n";
   }
   // The modifier's statements see s, b, h, q_idx, kv_idx, the captures (by
@@ -485,8 +495,9 @@ struct ScoreMod {
         for (int n = 0; n < K::kNTiles; ++n) {
 #pragma unroll
           for (int j = 0; j < 2; ++j) {
-            long long kv_idx = n0 + n * 8 + 2 * (lane % 4) + j;
-            kv_idx = kv_idx < seq_len_kv ? kv_idx : seq_len_kv - 1;
+            // (in int: sizes are below 2^31, and the region's index
+            // arithmetic narrows to 32 bits where it can, ScalarExpr.h)
+            const long long kv_idx = imin(n0 + n * 8 + 2 * (lane % 4) + j, static_cast<int>(seq_len_kv) - 1);
             float s = scores[m][n][2 * half + j] * K::kScoreScale;
 )cuda";
   for (const AttentionCapture &c : spec.captures)

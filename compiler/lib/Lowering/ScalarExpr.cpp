@@ -15,6 +15,7 @@
 #include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -241,10 +242,74 @@ std::string tg::cudaFillLiteral(GatherOp op) {
                      type);
 }
 
+SmallVector<std::optional<IndexRange>> tg::scoreRegionRanges(size_t numArgs, ArrayRef<int64_t> sizes) {
+  SmallVector<std::optional<IndexRange>> ranges(numArgs);
+  for (size_t d = 0; d < 4 && d < sizes.size() && d + 1 < numArgs; ++d)
+    if (sizes[d] >= 1)
+      ranges[d + 1] = IndexRange{0, sizes[d] - 1};
+  return ranges;
+}
+
+/// The range of an integer op's result from its operands' (none when an
+/// operand's is unknown, the op is not one of the tracked ones, or the
+/// bounds leave the range where int64 arithmetic is exact here).
+static std::optional<IndexRange>
+resultRange(Operation *op, ArrayRef<std::optional<IndexRange>> operands) {
+  for (const std::optional<IndexRange> &r : operands)
+    if (!r)
+      return std::nullopt;
+  constexpr int64_t kLimit = int64_t(1) << 40; // products of two stay exact
+  auto bounded = [&](int64_t lo, int64_t hi) -> std::optional<IndexRange> {
+    if (lo < -kLimit || hi > kLimit)
+      return std::nullopt;
+    return IndexRange{lo, hi};
+  };
+  auto in = [&](int i) { return *operands[i]; };
+  return llvm::TypeSwitch<Operation *, std::optional<IndexRange>>(op)
+      .Case([&](AddOp) { return bounded(in(0).lo + in(1).lo, in(0).hi + in(1).hi); })
+      .Case([&](SubOp) { return bounded(in(0).lo - in(1).hi, in(0).hi - in(1).lo); })
+      .Case([&](MulOp) -> std::optional<IndexRange> {
+        constexpr int64_t kFactor = int64_t(1) << 31; // the bounds' products stay exact
+        for (int i = 0; i < 2; ++i)
+          if (in(i).lo < -kFactor || in(i).hi > kFactor)
+            return std::nullopt;
+        int64_t c[] = {in(0).lo * in(1).lo, in(0).lo * in(1).hi, in(0).hi * in(1).lo,
+                       in(0).hi * in(1).hi};
+        return bounded(*std::min_element(c, c + 4), *std::max_element(c, c + 4));
+      })
+      .Case([&](NegOp) { return bounded(-in(0).hi, -in(0).lo); })
+      .Case([&](MaxOp) {
+        return bounded(std::max(in(0).lo, in(1).lo), std::max(in(0).hi, in(1).hi));
+      })
+      .Case([&](MinOp) {
+        return bounded(std::min(in(0).lo, in(1).lo), std::min(in(0).hi, in(1).hi));
+      })
+      .Default([](Operation *) { return std::nullopt; });
+}
+
+static bool fitsInt32(const std::optional<IndexRange> &r) {
+  return r && r->lo >= INT32_MIN && r->hi <= INT32_MAX;
+}
+
+/// The 32-bit expression of an integer op whose operands and result fit
+/// int32 (resultRange), or none.
+static std::optional<std::string> narrowExpr(Operation *op, ArrayRef<std::string> operands) {
+  auto i32 = [&](int i) { return "(int)(" + operands[i] + ")"; };
+  return llvm::TypeSwitch<Operation *, std::optional<std::string>>(op)
+      .Case([&](AddOp) { return i32(0) + " + " + i32(1); })
+      .Case([&](SubOp) { return i32(0) + " - " + i32(1); })
+      .Case([&](MulOp) { return i32(0) + " * " + i32(1); })
+      .Case([&](NegOp) { return "-" + i32(0); })
+      .Case([&](MaxOp) { return "max(" + i32(0) + ", " + i32(1) + ")"; })
+      .Case([&](MinOp) { return "min(" + i32(0) + ", " + i32(1) + ")"; })
+      .Default([](Operation *) { return std::nullopt; });
+}
+
 FailureOr<std::string> tg::emitScalarRegion(Region &region,
                                             ArrayRef<std::string> argNames,
                                             StringRef resultVar,
-                                            GatherEmitter emitGather) {
+                                            GatherEmitter emitGather,
+                                            ArrayRef<std::optional<IndexRange>> argRanges) {
   if (region.empty())
     return ("{ " + resultVar + " = " + argNames[0] + "; }").str();
   Block &block = region.front();
@@ -255,6 +320,17 @@ FailureOr<std::string> tg::emitScalarRegion(Region &region,
   llvm::DenseMap<Value, std::string> names;
   for (auto [arg, name] : llvm::zip(block.getArguments(), argNames))
     names[arg] = name;
+  // Integer ranges (argRanges, constants, then the tracked ops).
+  llvm::DenseMap<Value, IndexRange> ranges;
+  for (auto [i, arg] : llvm::enumerate(block.getArguments()))
+    if (i < argRanges.size() && argRanges[i])
+      ranges[arg] = *argRanges[i];
+  auto rangeOf = [&](Value v) -> std::optional<IndexRange> {
+    auto it = ranges.find(v);
+    if (it == ranges.end())
+      return std::nullopt;
+    return it->second;
+  };
   std::string text;
   llvm::raw_string_ostream os(text);
   os << "{\n";
@@ -273,6 +349,12 @@ FailureOr<std::string> tg::emitScalarRegion(Region &region,
         return constant.emitOpError(
             "cannot be translated to CUDA (expected a splat constant)");
       names[constant.getResult()] = *literal;
+      if (auto elements = dyn_cast<DenseElementsAttr>(constant.getValue());
+          elements && elements.isSplat() && isa<IntegerType>(elements.getElementType()) &&
+          elements.getElementType().getIntOrFloatBitWidth() > 1) {
+        int64_t v = elements.getSplatValue<APInt>().getSExtValue();
+        ranges[constant.getResult()] = IndexRange{v, v};
+      }
       continue;
     }
     SmallVector<std::string> operands;
@@ -293,9 +375,30 @@ FailureOr<std::string> tg::emitScalarRegion(Region &region,
     if (op.getNumResults() != 1 || failed(expr))
       return op.emitOpError("cannot be translated to CUDA (expected a "
                             "pointwise tg op in a per-element region)");
+    // Narrow integer ops (and their casts to float) to 32 bits where the
+    // ranges prove the values equal.
+    std::string type = cudaComputeType(resultElementType(&op)).str();
+    SmallVector<std::optional<IndexRange>> operandRanges;
+    for (Value operand : op.getOperands())
+      operandRanges.push_back(rangeOf(operand));
+    bool narrowOperands = llvm::all_of(operandRanges, fitsInt32);
+    if (isa<IntegerType>(resultElementType(&op)) &&
+        resultElementType(&op).getIntOrFloatBitWidth() == 64) {
+      std::optional<IndexRange> range = resultRange(&op, operandRanges);
+      if (range)
+        ranges[op.getResult(0)] = *range;
+      if (narrowOperands && fitsInt32(range))
+        if (std::optional<std::string> narrow = narrowExpr(&op, operands)) {
+          expr = *narrow;
+          type = "int";
+        }
+    } else if (auto cast = dyn_cast<CastOp>(op);
+               cast && narrowOperands && isFloat(resultElementType(&op)) &&
+               resultElementType(&op).isF32() && isa<IntegerType>(operandElementType(&op, 0))) {
+      expr = "(float)((int)(" + operands[0] + "))";  // int32 -> f32 rounds as int64 -> f32 does
+    }
     std::string name = (resultVar + "_" + Twine(counter++)).str();
-    os << "  const " << cudaComputeType(resultElementType(&op)) << " "
-       << name << " = " << *expr << "; // " << op.getName() << "\n";
+    os << "  const " << type << " " << name << " = " << *expr << "; // " << op.getName() << "\n";
     names[op.getResult(0)] = name;
   }
   os << "}";

@@ -19,6 +19,16 @@ using namespace mlir;
 using namespace mlir::tg;
 namespace cg = ::tg::codegen;
 
+/// [B, Hq, Sq, Skv] of the scores (packed: the max_seqlen attributes).
+static SmallVector<int64_t, 4> scoreSizes(AttentionGradOp op) {
+  auto q = cast<RankedTensorType>(op.getQ().getType());
+  auto k = cast<RankedTensorType>(op.getK().getType());
+  if (op.isRagged())
+    return {cast<RankedTensorType>(op.getCuSeqlensQ().getType()).getDimSize(0) - 1, q.getDimSize(1),
+            static_cast<int64_t>(*op.getMaxSeqlenQ()), static_cast<int64_t>(*op.getMaxSeqlenKv())};
+  return {q.getDimSize(0), q.getDimSize(1), q.getDimSize(2), k.getDimSize(2)};
+}
+
 /// Scratch buffers of one op's steps (KernelArg::scratch indices); capture
 /// gradient n's f32 accumulator is kCaptureGrad0 + n.
 enum ScratchIndex : unsigned { kDelta = 0, kDqAccum = 1, kSemaphores = 2, kCaptureGrad0 = 3 };
@@ -101,7 +111,8 @@ emitTableGradient(AttentionGradOp op, int64_t index,
     return expr + *value + ")";
   };
   FailureOr<std::string> replay =
-      emitScalarRegion(op.getScore(), argNames, "replay", recording);
+      emitScalarRegion(op.getScore(), argNames, "replay", recording,
+                       scoreRegionRanges(argNames.size(), scoreSizes(op)));
   if (failed(replay))
     return failure();
   Type resultType =
@@ -158,7 +169,8 @@ FailureOr<SmallVector<KernelStep, 0>> mlir::tg::emitAttentionGradSteps(
   };
   if (!op.hasIdentityScore()) {
     FailureOr<std::string> body =
-        emitScalarRegion(op.getScore(), argNames, "s", emitGather);
+        emitScalarRegion(op.getScore(), argNames, "s", emitGather,
+                         scoreRegionRanges(argNames.size(), scoreSizes(op)));
     if (failed(body))
       return failure();
     spec.scoreModifier = *body;

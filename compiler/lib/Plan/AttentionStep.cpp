@@ -92,8 +92,11 @@ mlir::tg::emitAttentionStep(AttentionOp op, const tgc::CompileTarget &target,
                             "at most ")
              << cg::kMaxTableRank << ", got " << capture.getType();
     std::string name = "capture" + std::to_string(i);
-    spec.captures.push_back(
-        {name, *type, table ? static_cast<int>(captureType.getRank()) : 0});
+    cg::AttentionCapture described{name, *type, table ? static_cast<int>(captureType.getRank()) : 0};
+    if (!table)
+      for (int d = 0; d < 4; ++d)
+        described.broadcast[d] = captureType.getDimSize(d) == 1;  // stride 0 (the step's arguments)
+    spec.captures.push_back(described);
     tables.push_back(table);
     argNames.push_back(name);
   }
@@ -105,7 +108,8 @@ mlir::tg::emitAttentionStep(AttentionOp op, const tgc::CompileTarget &target,
   };
   if (!op.hasIdentityScore()) {
     FailureOr<std::string> body =
-        emitScalarRegion(op.getScore(), argNames, "s", emitGather);
+        emitScalarRegion(op.getScore(), argNames, "s", emitGather,
+                         scoreRegionRanges(argNames.size(), {batch, spec.numHeadsQ, seqQ, seqKv}));
     if (failed(body))
       return failure();
     spec.scoreModifier = *body;

@@ -120,8 +120,12 @@ mlir::tg::nvrtcAttentionGradSpec(AttentionGradOp op, std::string &reason) {
         return std::nullopt;
       }
     }
-    spec.captures.push_back(
-        {"capture" + std::to_string(i), *type, tableRank});
+    cg::AttentionCapture described{"capture" + std::to_string(i), *type, tableRank};
+    if (tableRank == 0)
+      for (int d = 0; d < 4; ++d) // stride 0 (the step's arguments)
+        described.broadcast[d] =
+            cast<RankedTensorType>(capture.getType()).getDimSize(d) == 1;
+    spec.captures.push_back(described);
   }
   // Stand-ins for the region's C++ so that the capture rules are checked.
   if (!spec.captures.empty())

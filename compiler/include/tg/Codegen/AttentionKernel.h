@@ -94,7 +94,16 @@ struct AttentionCapture {
   std::string name;
   CaptureType type = CaptureType::F32;
   int tableRank = 0; // 0 to kMaxTableRank
+  /// Element captures: the dims of [B, Hq, Sq, Skv] the capture has size 1
+  /// in (the plan passes stride 0 there). The kernel leaves their indices
+  /// out of the address, so a per-head or per-row capture is read once per
+  /// tile, not per score.
+  std::array<bool, 4> broadcast{};
 };
+
+/// The element offset of an element capture at (b, h, q_idx, kv_idx):
+/// `prefix` + "stride_b" etc. name the strides; broadcast dims are left out.
+std::string captureOffset(const AttentionCapture &capture, const std::string &prefix);
 
 /// The largest rank of a table capture.
 constexpr int kMaxTableRank = 8;

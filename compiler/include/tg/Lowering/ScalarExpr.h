@@ -17,6 +17,7 @@
 #include "mlir/IR/Types.h"
 #include "mlir/Support/LLVM.h"
 
+#include <optional>
 #include <string>
 
 namespace mlir::tg {
@@ -71,10 +72,27 @@ using GatherEmitter = function_ref<FailureOr<std::string>(
 /// `<resultVar>_<n>`. An empty region is the identity on argument 0. A
 /// tg.gather is translated by `emitGather` (without one it is an error).
 /// Emits a located diagnostic and fails on an op it cannot translate.
+/// The closed range of an integer block argument, when the caller knows one.
+struct IndexRange {
+  int64_t lo, hi;
+};
+
+/// `argRanges[i]`, where given, bounds integer block argument i: integer
+/// add, sub, mul, neg, min, max and their casts to float whose operands and
+/// result are proven within int32 then compute in 32 bits (the same values:
+/// no wrap can occur; a 64-bit integer op and its conversion cost several
+/// 32-bit ones on the GPU).
 FailureOr<std::string> emitScalarRegion(Region &region,
                                         ArrayRef<std::string> argNames,
                                         StringRef resultVar,
-                                        GatherEmitter emitGather = {});
+                                        GatherEmitter emitGather = {},
+                                        ArrayRef<std::optional<IndexRange>> argRanges = {});
+
+/// The ranges of a tg.attention score region's arguments (s, b, h, q_idx,
+/// kv_idx, then the captures) for the score tensor's sizes [B, Hq, Sq, Skv]
+/// (for packed or paged operands their bounds: the max_seqlen attributes,
+/// the page table's keys): index d is in [0, sizes[d] - 1].
+SmallVector<std::optional<IndexRange>> scoreRegionRanges(size_t numArgs, ArrayRef<int64_t> sizes);
 
 /// The compute-type literal of tg.gather's fill value.
 std::string cudaFillLiteral(GatherOp op);
