@@ -508,6 +508,16 @@ BENCH_TILES = {
 }
 
 
+# With --modifier (a score region): the tiles that may suit its longer
+# softmax phase; the first of each head dim is the tile table's.
+MODIFIER_TILES = {
+    64: ["128x128:8:smem:1:wg:ws:pp", "128x128:8:smem:1:wg:ws", "128x64:8:smem:1:wg:ws:pp"],
+    128: ["128x128:8:smem:1:wg:ws", "128x128:8:smem:1:wg:ws:pp", "128x96:8:smem:1:wg:ws:pp",
+          "128x64:8:smem:1:wg:ws:pp", "128x112:8:smem:1:wg:ws"],
+    256: ["128x64:8:smem:1:wg:ws:pp", "128x64:8:smem:1:wg:ws", "128x48:8:smem:1:wg:ws:pp"],
+}
+
+
 def bench_shapes(seqlens):
     for hd in (64, 128, 256):
         for causal in (False, True):
@@ -565,13 +575,16 @@ def run_bench(args, torch):
     seqlens = [int(s) for s in args.seqlens.split(",")]
     specs = []
     for hd in (64, 128, 256):
-        tiles = BENCH_TILES[hd] if args.tiles == "all" else [None]
+        table = MODIFIER_TILES if args.modifier else BENCH_TILES
+        tiles = table[hd] if args.tiles == "all" else [None]
         tiles = [t for t in tiles if not (t and ":wg" in t and SPEC_SM != 90)]
         for causal in (False, True):
             for t in tiles:
                 spec = dict(dqk=hd, hq=2048 // hd, hkv=2048 // hd, causal="top_left" if causal else "none")
                 if t:
                     spec["tile"] = t
+                if args.modifier:
+                    spec["modifier"] = args.modifier
                 specs.append(spec)
     t0 = time.time()
     kernels = build_kernels(specs, args.gen, args.arch, args.jobs)
@@ -621,10 +634,20 @@ def run_bench(args, torch):
             row["cudnn"] = None
             row["cudnn_err"] = str(ex)[:100]
         best = None
+        first = True
         for kern in kernels:
             sp = kern.spec
             if sp["dqk"] != hd or (sp["causal"] != "none") != causal:
                 continue
+            if args.modifier and first:
+                # (a score region: the tiles are compared with the tile
+                # table's kernel, which the check mode compares with the
+                # float64 reference)
+                first = False
+                ref = torch.full_like(q, float("nan"))
+                grid, kargs = kernel_args(torch, kern, q, k, v, ref)
+                drv.prepare(kern, grid, kargs, stream)()
+                torch.cuda.synchronize()
             o = torch.full_like(q, float("nan"))
             grid, kargs = kernel_args(torch, kern, q, k, v, o)
             launch = drv.prepare(kern, grid, kargs, stream)
@@ -701,6 +724,8 @@ def main():
     ap.add_argument("--jobs", type=int, default=min(16, os.cpu_count() or 1))
     ap.add_argument("--seqlens", default="512,2048,8192,16384")
     ap.add_argument("--tiles", choices=["all", "default"], default="default")
+    ap.add_argument("--modifier", default="", choices=[""] + list(MODIFIERS),
+                    help="bench: with this score modifier (captureless ones: softcap)")
     ap.add_argument("--reps", type=int, default=30)
     ap.add_argument("--out", default=os.environ.get("OUT") or os.path.join(ROOT, "bench/results"))
     ap.add_argument("--tag", default="")
