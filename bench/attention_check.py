@@ -500,11 +500,12 @@ def run_check(args, torch):
 
 # Tile variants timed per head dim (M x N : warps : Q location : blocks/SM).
 BENCH_TILES = {
-    64: ["128x64:4:regs:2:p2", "128x64:8:smem:2:wg", "128x64:8:smem:2:wg:ws:pp", "128x128:8:smem:1:wg:ws:pp",
-         "192x128:12:smem:1:wg:ws"],
+    64: ["128x64:4:regs:2:p2", "128x64:8:smem:2:wg", "128x128:8:smem:1:wg:ws:pp", "128x128:8:smem:1:s3:wg:ws:pp",
+         "192x128:12:smem:1:wg:ws", "192x128:12:smem:1:s3:wg:ws"],
     128: ["128x48:4:smem:2", "128x128:8:smem:1:wg", "128x128:8:smem:1:wg:ws", "128x128:8:smem:1:wg:ws:pp",
-          "128x176:8:smem:1:wg:ws:pp", "128x96:8:smem:1:wg:ws:pp"],
-    256: ["128x64:8:smem:1:p3", "128x64:8:smem:1:wg", "128x64:8:smem:1:wg:ws:pp", "128x64:8:smem:1:wg:ws"],
+          "128x112:8:smem:1:s3:wg:ws", "128x96:8:smem:1:s3:wg:ws:pp"],
+    256: ["128x64:8:smem:1:p3", "128x64:8:smem:1:wg", "128x64:8:smem:1:wg:ws:pp", "128x64:8:smem:1:wg:ws",
+          "128x48:8:smem:1:s3:wg:ws:pp"],
 }
 
 

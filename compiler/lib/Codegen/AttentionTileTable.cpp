@@ -48,7 +48,8 @@ AttentionTileConfig defaultAttentionTile(const AttentionForwardSpec &spec) {
     // sm_90a: wgmma reads K and V from shared memory once per warpgroup
     // (not once per warp as ldmatrix does), 2 warpgroups of 64 rows.
     if (!spec.paged && !spec.ragged) {
-      // Warp-specialised: one more warpgroup copies into two K/V buffers.
+      // Warp-specialised: one more warpgroup copies into a ring of K/V
+      // buffers (two; three for the 192-row hd 64 tile).
       // H200, 16k tokens, bf16, TFLOP/s at S 2048 / 8192, not causal then
       // causal (bench/results/2026-12-02_ws/tiles): hd 64: 192x128 with
       // three compute warpgroups 425 / 446, 321 / 393; 128x128 with
@@ -57,12 +58,13 @@ AttentionTileConfig defaultAttentionTile(const AttentionForwardSpec &spec) {
       // 592). hd 256: 128x64 with ping-pong 616 / 634, 491 / 597 (without
       // 630 / 635, 486 / 572). The kernel before it: 385 / 387, 411 / 489
       // (hd 64 / 128 / 256 at 8192, not causal).
-      // (three compute warpgroups have 160 registers each: the plain
-      // kernel only, a score modifier or dropout spills there)
-      const bool plain = spec.causal == AttentionCausalMode::None && spec.scoreModifier.empty() &&
-                         spec.dropoutProbability == 0;
+      // (three compute warpgroups have 160 registers each: no score
+      // modifier or dropout, which spill there. Three K/V buffers: H200 at
+      // S 2048 / 8192, 441 / 496 not causal, 343 / 441 causal, against
+      // 435 / 449 and 336 / 400 with two, bench/results/2026-12-02_ws/tiles_s3)
+      const bool plain = spec.scoreModifier.empty() && spec.dropoutProbability == 0;
       if (headDim <= 64 && plain)
-        tile = {192, 128, 12, false, /*minBlocksPerSM=*/1, /*stages=*/2, 1, /*wgmma=*/true};
+        tile = {192, 128, 12, false, /*minBlocksPerSM=*/1, /*stages=*/3, 1, /*wgmma=*/true};
       else
         tile = {128, headDim <= 128 ? 128 : 64, 8, false, /*minBlocksPerSM=*/1, /*stages=*/2, 1,
                 /*wgmma=*/true};
