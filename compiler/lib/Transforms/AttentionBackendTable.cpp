@@ -33,10 +33,11 @@ static const Row &nearestRow(llvm::ArrayRef<Row> rows, Distances distances) {
 }
 
 // Forward: H200, cuDNN 9.19, 2026-12-02, the warp-specialised sm_90a
-// kernels (bench/results/2026-12-02_ws/forward/bench.json).
+// kernels (bench/results/2026-12-02_ws/forward/bench.json; hd 64 at f246d25's
+// 192-row tile, forward_hd64/bench.json).
 static const PrefillMeasurement kForward[] = {
-    {64, false, 2048, 420.9, 459.4},  {64, false, 8192, 448.9, 476.6},
-    {64, true, 2048, 336.2, 383.4},   {64, true, 8192, 427.4, 452.7},
+    {64, false, 2048, 448.3, 453.9},  {64, false, 8192, 517.5, 483.8},
+    {64, true, 2048, 339.0, 355.7},   {64, true, 8192, 447.0, 438.7},
     {128, false, 2048, 591.1, 633.5}, {128, false, 8192, 630.1, 670.7},
     {128, true, 2048, 476.9, 493.9},  {128, true, 8192, 617.3, 600.3},
     {256, false, 2048, 620.3, 675.5}, {256, false, 8192, 679.1, 731.1},
