@@ -332,6 +332,8 @@ def main():
     ap.add_argument("--lib", default="build/lib/libtgc.so")
     ap.add_argument("--out", default=os.environ.get("OUT", "."))
     ap.add_argument("--arch", default="sm_90a")
+    ap.add_argument("--fast-math", action="store_true",
+                    help="compile with --fast-math (approximate tanh/exp/log in score regions)")
     ap.add_argument("--hds", default="64,128,256")
     ap.add_argument("--seqlens", default="512,2048,8192,16384")
     ap.add_argument("--train-cases", default=",".join(TRAIN_CASES))
@@ -345,6 +347,8 @@ def main():
     ap.add_argument("--no-grid", action="store_true")
     ap.add_argument("--no-train", action="store_true")
     args = ap.parse_args()
+    if args.fast_math:  # (the option string is "--arch=ARCH --backend=...")
+        args.arch += " --fast-math"
     t_start = time.time()
     tgc = Tgc(args.lib)
     env = {"torch": torch.__version__, "cudnn": torch.backends.cudnn.version(), "gpu": torch.cuda.get_device_name(),

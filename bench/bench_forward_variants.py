@@ -114,12 +114,16 @@ def main():
     ap.add_argument("--lib", default="build/lib/libtgc.so")
     ap.add_argument("--out", default=os.environ.get("OUT", "."))
     ap.add_argument("--arch", default="sm_90a")
+    ap.add_argument("--fast-math", action="store_true",
+                    help="compile with --fast-math (approximate tanh/exp/log in score regions)")
     ap.add_argument("--cases", default=",".join(CASES))
     ap.add_argument("--hds", default="64,128")
     ap.add_argument("--seqlens", default="4096,8192")
     ap.add_argument("--reps", type=int, default=20)
     ap.add_argument("--warm", type=int, default=3)
     args = ap.parse_args()
+    if args.fast_math:  # (the option string is "--arch=ARCH --backend=...")
+        args.arch += " --fast-math"
     t_start = time.time()
     tgc = Tgc(args.lib)
     env = {"torch": torch.__version__, "cudnn": torch.backends.cudnn.version(), "gpu": torch.cuda.get_device_name(),

@@ -5,7 +5,8 @@
 // CHECK: good: 0
 // CHECK: deterministic: 0
 // CHECK: garbage: 4 {{.*}}error: custom op 'this' is unknown
-// CHECK: bad option: 1 unknown compile option '--fast' (expected --arch=, --entry=, --backend=, --mixed-matmul= or --deterministic)
+// CHECK: fast math: 0
+// CHECK: bad option: 1 unknown compile option '--fast' (expected --arch=, --entry=, --backend=, --mixed-matmul=, --deterministic or --fast-math)
 // CHECK: mixed plan: 0
 // CHECK: bad mixed plan: 4 {{.*}}error: unknown mixed-matmul plan 'split' (expected auto, fused or dequant)
 // CHECK: bad arch: 1 unknown arch 'gfx90a'

@@ -63,6 +63,12 @@ cl::opt<bool> deterministic(
     cl::desc("Reproducible results run to run: the fused attention backward "
              "adds dQ in a fixed order (slower)"),
     cl::cat(category));
+cl::opt<bool> fastMath(
+    "fast-math",
+    cl::desc("Score regions of the fused attention kernels use the GPU's "
+             "approximate exp, log, tanh and sigmoid (tanh: relative error up "
+             "to 2^-11; docs/kernels.md)"),
+    cl::cat(category));
 cl::opt<std::string> mixedMatmul(
     "mixed-matmul",
     cl::desc("auto, fused or dequant: run mixed-input matmuls (16-bit x "
@@ -163,6 +169,7 @@ static int compileMain() {
   settings.explainBackend = explainBackend;
   settings.mixedMatmul = mixedMatmul;
   settings.deterministic = deterministic;
+  settings.fastMath = fastMath;
   auto output = openOutputFile(outputFile, &error);
   if (!output) {
     llvm::errs() << "tg-compile: " << error << "\n";

@@ -7,7 +7,8 @@
 
 namespace {
 /// Parses a tg-compile style option string: --arch=X, --entry=Y,
-/// --backend=Z, --mixed-matmul=P, --deterministic, separated by spaces.
+/// --backend=Z, --mixed-matmul=P, --deterministic, --fast-math, separated by
+/// spaces.
 tgc::Expected<tgc::CompileOptions> parseOptions(const char *text) {
   tgc::CompileOptions options;
   if (!text)
@@ -18,13 +19,14 @@ tgc::Expected<tgc::CompileOptions> parseOptions(const char *text) {
     if (word.rfind("--arch=", 0) == 0)
       options.arch = word.substr(7);
     else if (word.rfind("--entry=", 0) == 0 || word.rfind("--backend=", 0) == 0 ||
-             word.rfind("--mixed-matmul=", 0) == 0 || word == "--deterministic")
+             word.rfind("--mixed-matmul=", 0) == 0 || word == "--deterministic" ||
+             word == "--fast-math")
       options.extra.push_back(word);
     else
       return tgc::Status(tgc::StatusCode::InvalidArgument,
                          "unknown compile option '" + word +
                              "' (expected --arch=, --entry=, --backend=, "
-                             "--mixed-matmul= or --deterministic)");
+                             "--mixed-matmul=, --deterministic or --fast-math)");
   }
   return options;
 }

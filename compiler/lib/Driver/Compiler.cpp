@@ -121,6 +121,7 @@ FailureOr<tgc::Plan> tg::compileModule(
   PlanOptions options;
   options.target = settings.target;
   options.deterministic = settings.deterministic;
+  options.fastMath = settings.fastMath;
   FailureOr<tgc::Plan> plan = lowerToPlan(*fn, options);
   if (failed(plan) || failed(restoreDeclaredLayouts(*fn, *plan, declared)))
     return failure();
@@ -162,13 +163,15 @@ compileBuffer(std::unique_ptr<llvm::MemoryBuffer> buffer,
       settings.backend = text.str();
     else if (text == "--deterministic")
       settings.deterministic = true;
+    else if (text == "--fast-math")
+      settings.fastMath = true;
     else if (text.consume_front("--mixed-matmul="))
       settings.mixedMatmul = text.str();
     else
       return tgc::Status(tgc::StatusCode::InvalidArgument,
                          "unknown compile option '" + opt +
                              "' (expected --entry=NAME, --backend=NAME, "
-                             "--mixed-matmul=PLAN or --deterministic)");
+                             "--mixed-matmul=PLAN, --deterministic or --fast-math)");
   }
   // Empty: the default target (tgc.hpp documents it).
   if (!options.arch.empty()) {

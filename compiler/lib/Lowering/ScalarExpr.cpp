@@ -159,7 +159,8 @@ static StringRef comparison(CmpPredicate predicate) {
 }
 
 FailureOr<std::string> tg::emitScalarOp(Operation *op,
-                                        ArrayRef<std::string> operands) {
+                                        ArrayRef<std::string> operands,
+                                        bool approximate) {
   Type type = resultElementType(op);
   bool fp = isFloat(type);
   auto binary = [&](StringRef floatOp, StringRef intFn) {
@@ -184,9 +185,9 @@ FailureOr<std::string> tg::emitScalarOp(Operation *op,
           .Case([&](MaxOp) { return call2(fp ? "tg_fmax" : "tg_imax"); })
           .Case([&](MinOp) { return call2(fp ? "tg_fmin" : "tg_imin"); })
           .Case([&](PowOp) { return cudaRoundTo(call2("powf"), type); })
-          .Case([&](ExpOp) { return call("expf"); })
-          .Case([&](LogOp) { return call("logf"); })
-          .Case([&](TanhOp) { return call("tanhf"); })
+          .Case([&](ExpOp) { return call(approximate ? "tg_exp_approx" : "expf"); })
+          .Case([&](LogOp) { return call(approximate ? "tg_log_approx" : "logf"); })
+          .Case([&](TanhOp) { return call(approximate ? "tg_tanh_approx" : "tanhf"); })
           .Case([&](SqrtOp) { return call("sqrtf"); })
           .Case([&](RsqrtOp) {
             return cudaRoundTo("1.0f / sqrtf(" + operands[0] + ")", type);
@@ -195,7 +196,8 @@ FailureOr<std::string> tg::emitScalarOp(Operation *op,
             return cudaRoundTo("1.0f / " + operands[0], type);
           })
           .Case([&](SigmoidOp) {
-            return cudaRoundTo("1.0f / (1.0f + expf(-" + operands[0] + "))",
+            return cudaRoundTo((approximate ? "tg_sigmoid_approx(" + operands[0] + ")"
+                                            : "1.0f / (1.0f + expf(-" + operands[0] + "))"),
                                type);
           })
           // Float neg/abs are exact; integers wrap (-(-128) in i8).
@@ -309,7 +311,8 @@ FailureOr<std::string> tg::emitScalarRegion(Region &region,
                                             ArrayRef<std::string> argNames,
                                             StringRef resultVar,
                                             GatherEmitter emitGather,
-                                            ArrayRef<std::optional<IndexRange>> argRanges) {
+                                            ArrayRef<std::optional<IndexRange>> argRanges,
+                                            bool approximate) {
   if (region.empty())
     return ("{ " + resultVar + " = " + argNames[0] + "; }").str();
   Block &block = region.front();
@@ -370,7 +373,7 @@ FailureOr<std::string> tg::emitScalarRegion(Region &region,
       if (failed(expr))
         return failure();
     } else {
-      expr = emitScalarOp(&op, operands);
+      expr = emitScalarOp(&op, operands, approximate);
     }
     if (op.getNumResults() != 1 || failed(expr))
       return op.emitOpError("cannot be translated to CUDA (expected a "

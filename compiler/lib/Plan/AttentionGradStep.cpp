@@ -146,7 +146,7 @@ emitTableGradient(AttentionGradOp op, int64_t index,
 }
 
 FailureOr<SmallVector<KernelStep, 0>> mlir::tg::emitAttentionGradSteps(
-    AttentionGradOp op, const tgc::CompileTarget &target, bool deterministic,
+    AttentionGradOp op, const tgc::CompileTarget &target, bool deterministic, bool fastMath,
     function_ref<SmallVector<int64_t>(Value)> stridesOf) {
   std::string reason;
   std::optional<cg::AttentionBackwardSpec> base =
@@ -170,7 +170,7 @@ FailureOr<SmallVector<KernelStep, 0>> mlir::tg::emitAttentionGradSteps(
   if (!op.hasIdentityScore()) {
     FailureOr<std::string> body =
         emitScalarRegion(op.getScore(), argNames, "s", emitGather,
-                         scoreRegionRanges(argNames.size(), scoreSizes(op)));
+                         scoreRegionRanges(argNames.size(), scoreSizes(op)), fastMath);
     if (failed(body))
       return failure();
     spec.scoreModifier = *body;
@@ -201,8 +201,9 @@ FailureOr<SmallVector<KernelStep, 0>> mlir::tg::emitAttentionGradSteps(
     bool lent = derived != nullptr;
     if (lent)
       region.push_back(derived.release());
-    FailureOr<std::string> body = emitScalarRegion(
-        lent ? region : op.getScoreGrad(), gradArgs, "ds", emitGather);
+    FailureOr<std::string> body =
+        emitScalarRegion(lent ? region : op.getScoreGrad(), gradArgs, "ds", emitGather,
+                         scoreRegionRanges(gradArgs.size(), scoreSizes(op)), fastMath);
     if (failed(body))
       return failure();
     spec.scoreGradient = *body;
@@ -266,7 +267,8 @@ FailureOr<SmallVector<KernelStep, 0>> mlir::tg::emitAttentionGradSteps(
     gradArgs.push_back("dz");
     Region region;
     region.push_back(block->release());
-    FailureOr<std::string> body = emitScalarRegion(region, gradArgs, "dcap");
+    FailureOr<std::string> body = emitScalarRegion(
+        region, gradArgs, "dcap", {}, scoreRegionRanges(gradArgs.size(), scoreSizes(op)), fastMath);
     if (failed(body))
       return failure();
     spec.captureGradients.push_back({spec.captures[index].name, *body});

@@ -11,10 +11,11 @@ namespace mlir::tg {
 /// (elements) of each tensor's buffer.
 /// With `deterministic`, dQ is added in kv-tile order (a semaphore buffer
 /// per query tile) and capture gradients summed across threads (broadcast
-/// captures, tables) are refused.
+/// captures, tables) are refused. `fastMath`: the score region's
+/// approximate math (PlanOptions::fastMath), its gradient's too.
 FailureOr<SmallVector<KernelStep, 0>>
 emitAttentionGradSteps(AttentionGradOp op, const tgc::CompileTarget &target,
-                       bool deterministic,
+                       bool deterministic, bool fastMath,
                        function_ref<SmallVector<int64_t>(Value)> stridesOf);
 } // namespace mlir::tg
 

@@ -18,7 +18,7 @@ using namespace mlir::tg;
 namespace cg = ::tg::codegen;
 
 FailureOr<SmallVector<KernelStep, 0>>
-mlir::tg::emitAttentionStep(AttentionOp op, const tgc::CompileTarget &target,
+mlir::tg::emitAttentionStep(AttentionOp op, const tgc::CompileTarget &target, bool fastMath,
                       function_ref<SmallVector<int64_t>(Value)> stridesOf) {
   auto qType = cast<RankedTensorType>(op.getQ().getType());
   auto kType = cast<RankedTensorType>(op.getK().getType());
@@ -109,7 +109,8 @@ mlir::tg::emitAttentionStep(AttentionOp op, const tgc::CompileTarget &target,
   if (!op.hasIdentityScore()) {
     FailureOr<std::string> body =
         emitScalarRegion(op.getScore(), argNames, "s", emitGather,
-                         scoreRegionRanges(argNames.size(), {batch, spec.numHeadsQ, seqQ, seqKv}));
+                         scoreRegionRanges(argNames.size(), {batch, spec.numHeadsQ, seqQ, seqKv}),
+                         fastMath);
     if (failed(body))
       return failure();
     spec.scoreModifier = *body;

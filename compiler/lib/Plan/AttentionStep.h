@@ -8,9 +8,10 @@ namespace mlir::tg {
 /// The launches of the generated attention kernel for `op`: one, or for a
 /// decode step (few query rows per kv head) the split-KV kernel and its
 /// combine kernel. `stridesOf` gives the physical strides (elements) of
-/// each tensor's buffer.
+/// each tensor's buffer. `fastMath`: the score region's approximate math
+/// (PlanOptions::fastMath).
 FailureOr<SmallVector<KernelStep, 0>>
-emitAttentionStep(AttentionOp op, const tgc::CompileTarget &target,
+emitAttentionStep(AttentionOp op, const tgc::CompileTarget &target, bool fastMath,
                   function_ref<SmallVector<int64_t>(Value)> stridesOf);
 } // namespace mlir::tg
 

@@ -448,12 +448,12 @@ FailureOr<tgc::Plan> PlanBuilder::build() {
 
   auto emitAttention =
       [&](AttentionOp op) -> FailureOr<SmallVector<KernelStep, 0>> {
-    return emitAttentionStep(op, options.target,
+    return emitAttentionStep(op, options.target, options.fastMath,
                              [&](Value v) { return stridesOf(v); });
   };
   auto emitAttentionGrad =
       [&](AttentionGradOp op) -> FailureOr<SmallVector<KernelStep, 0>> {
-    return emitAttentionGradSteps(op, options.target, options.deterministic,
+    return emitAttentionGradSteps(op, options.target, options.deterministic, options.fastMath,
                                   [&](Value v) { return stridesOf(v); });
   };
   FailureOr<SmallVector<KernelStep, 0>> steps =

@@ -21,6 +21,8 @@ report("deterministic", lib.tgc_compile_string(good, len(good), b"--arch=sm_80 -
 lib.tgc_executable_destroy(exe)
 bad = b"this is not a graph"
 report("garbage", lib.tgc_compile_string(bad, len(bad), None, ctypes.byref(exe)))
+report("fast math", lib.tgc_compile_string(good, len(good), b"--fast-math --backend=nvrtc", ctypes.byref(exe)))
+lib.tgc_executable_destroy(exe)
 report("bad option", lib.tgc_compile_string(good, len(good), b"--fast", ctypes.byref(exe)))
 report("mixed plan", lib.tgc_compile_string(good, len(good), b"--mixed-matmul=dequant", ctypes.byref(exe)))
 lib.tgc_executable_destroy(exe)

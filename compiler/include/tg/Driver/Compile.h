@@ -25,6 +25,7 @@ struct CompileSettings {
   /// the fused op drops (docs/fusion.md, "Numerics").
   bool fusionNumerics = false;
   bool deterministic = false; // reproducible kernels (PlanOptions)
+  bool fastMath = false;      // approximate score-region math (PlanOptions)
   /// auto | fused | dequant: how mixed-input matmuls run
   /// (tg-mixed-matmul-plan).
   std::string mixedMatmul = "auto";

@@ -55,8 +55,13 @@ std::string cudaRoundFromDouble(StringRef expr, Type type);
 /// PointwiseTrait except tg.constant) applied to operand expressions given
 /// in compute type; the result is rounded to the op's element type. Fails
 /// (without a diagnostic) for ops it does not know.
+/// With `approximate`, tg.exp, tg.log, tg.tanh and tg.sigmoid use the GPU's
+/// approximate instructions (ex2.approx, lg2.approx, tanh.approx: relative
+/// errors up to 2^-22, 2^-22 and 2^-10.99) instead of the libdevice
+/// functions (tg-compile --fast-math, score regions only).
 FailureOr<std::string> emitScalarOp(Operation *op,
-                                    ArrayRef<std::string> operands);
+                                    ArrayRef<std::string> operands,
+                                    bool approximate = false);
 
 /// The expression of a tg.gather in a region, given its index expressions
 /// (compute type long long); supplied by the code that knows how the table
@@ -86,7 +91,8 @@ FailureOr<std::string> emitScalarRegion(Region &region,
                                         ArrayRef<std::string> argNames,
                                         StringRef resultVar,
                                         GatherEmitter emitGather = {},
-                                        ArrayRef<std::optional<IndexRange>> argRanges = {});
+                                        ArrayRef<std::optional<IndexRange>> argRanges = {},
+                                        bool approximate = false);
 
 /// The ranges of a tg.attention score region's arguments (s, b, h, q_idx,
 /// kv_idx, then the captures) for the score tensor's sizes [B, Hq, Sq, Skv]

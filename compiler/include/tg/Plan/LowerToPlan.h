@@ -23,6 +23,10 @@ struct PlanOptions {
   /// Reproducible results run to run: the fused attention backward adds dQ
   /// in a fixed order (tg-compile --deterministic).
   bool deterministic = false;
+  /// Score regions of the fused attention kernels (forward and backward)
+  /// use the GPU's approximate exp, log, tanh and sigmoid (tg-compile
+  /// --fast-math; ScalarExpr.h gives the errors).
+  bool fastMath = false;
 };
 
 /// Makes the NVRTC and cuDNN backends (tg/Backend/Backend.h) available to

@@ -119,6 +119,26 @@ TG_FN float tg_dround_f8e5m2(double x) {
   return tg_fp8_to_float(__nv_cvt_double_to_fp8(x, __NV_SATFINITE, __NV_E5M2), __NV_E5M2);
 }
 
+// tg-compile --fast-math (score regions): the GPU's approximate
+// instructions. ex2.approx and lg2.approx have relative errors up to 2^-22
+// (plus the rounding of the scaling), tanh.approx up to 2^-10.99.
+TG_FN float tg_exp_approx(float x) {
+  float y;
+  asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x * 1.44269504f));
+  return y;
+}
+TG_FN float tg_log_approx(float x) {
+  float y;
+  asm("lg2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
+  return y * 0.693147181f;
+}
+TG_FN float tg_tanh_approx(float x) {
+  float y;
+  asm("tanh.approx.f32 %0, %1;" : "=f"(y) : "f"(x));
+  return y;
+}
+TG_FN float tg_sigmoid_approx(float x) { return 0.5f * tg_tanh_approx(0.5f * x) + 0.5f; }
+
 // max/min propagate NaN and order -0 below +0, as the reference does
 // (fmaxf/fminf would drop the NaN).
 TG_FN float tg_fmax(float a, float b) {
