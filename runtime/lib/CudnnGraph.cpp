@@ -279,6 +279,8 @@ Expected<std::vector<Graph>> parseGraphs(std::string_view text,
     if (!parsed)
       return fail(parsed.status().message());
     const std::vector<std::string> &w = *parsed;
+    if (w.empty()) // a line of spaces
+      continue;
     const std::string &kw = w[0];
     if (kw == "graph") {
       int64_t version = 0;
