@@ -59,12 +59,19 @@ class Tgc(TgcX):
         device memory growth in bytes)."""
         before = free_bytes()
         t0 = time.time()
-        exe = self.compile(text, "--arch=%s --backend=%s" % (args.arch, backend))
+        exe = self.compile(text, "--arch=%s --backend=%s%s" % (args.arch, backend,
+                                                              " --fast-math" if args.fast_math else ""))
         arr = self.bindings(tensors)
         self.run(exe, arr, stream)
         torch.cuda.synchronize()
         growth = before - free_bytes()
         return exe, arr, self.describe(exe, stream), round(time.time() - t0, 2), growth
+
+
+def environment():
+    """The run's versions, GPU, commit and date (printed, and kept in the results)."""
+    env = environment()
+    return env
 
 
 def torch_backward(backend, q, k, v, do, causal, reps, warm):
@@ -347,8 +354,6 @@ def main():
     ap.add_argument("--no-grid", action="store_true")
     ap.add_argument("--no-train", action="store_true")
     args = ap.parse_args()
-    if args.fast_math:  # (the option string is "--arch=ARCH --backend=...")
-        args.arch += " --fast-math"
     t_start = time.time()
     tgc = Tgc(args.lib)
     env = {"torch": torch.__version__, "cudnn": torch.backends.cudnn.version(), "gpu": torch.cuda.get_device_name(),

@@ -22,7 +22,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "test", "gpu"))
 from bench_attention import bench  # noqa: E402
-from bench_backward import TOL, Tgc, alibi_slopes, flex_case, short  # noqa: E402
+from bench_backward import TOL, Tgc, alibi_slopes, environment, flex_case, short  # noqa: E402
 from bench_cudnn import backend_of, rel_err  # noqa: E402
 import attention_graphs as ag  # noqa: E402
 
@@ -122,13 +122,9 @@ def main():
     ap.add_argument("--reps", type=int, default=20)
     ap.add_argument("--warm", type=int, default=3)
     args = ap.parse_args()
-    if args.fast_math:  # (the option string is "--arch=ARCH --backend=...")
-        args.arch += " --fast-math"
     t_start = time.time()
     tgc = Tgc(args.lib)
-    env = {"torch": torch.__version__, "cudnn": torch.backends.cudnn.version(), "gpu": torch.cuda.get_device_name(),
-           "commit": os.environ.get("TGC_COMMIT", "unknown"), "date": time.strftime("%Y-%m-%d %H:%M:%S")}
-    print(env, flush=True)
+    env = environment()
     stream = torch.cuda.current_stream().cuda_stream
     from torch.nn.attention.flex_attention import flex_attention
     flex = torch.compile(flex_attention)

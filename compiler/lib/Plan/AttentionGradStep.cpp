@@ -156,6 +156,7 @@ FailureOr<SmallVector<KernelStep, 0>> mlir::tg::emitAttentionGradSteps(
            << reason << " (tg-expand-attention expands such ops)";
   cg::AttentionBackwardSpec spec = *base;
   spec.deterministic = deterministic;
+  const SmallVector<int64_t, 4> sizes = scoreSizes(op);
 
   // The score region and its gradient as C++ statements.
   SmallVector<std::string> argNames{"s", "b", "h", "q_idx", "kv_idx"};
@@ -170,7 +171,7 @@ FailureOr<SmallVector<KernelStep, 0>> mlir::tg::emitAttentionGradSteps(
   if (!op.hasIdentityScore()) {
     FailureOr<std::string> body =
         emitScalarRegion(op.getScore(), argNames, "s", emitGather,
-                         scoreRegionRanges(argNames.size(), scoreSizes(op)), fastMath);
+                         scoreRegionRanges(argNames.size(), sizes), fastMath);
     if (failed(body))
       return failure();
     spec.scoreModifier = *body;
@@ -203,7 +204,7 @@ FailureOr<SmallVector<KernelStep, 0>> mlir::tg::emitAttentionGradSteps(
       region.push_back(derived.release());
     FailureOr<std::string> body =
         emitScalarRegion(lent ? region : op.getScoreGrad(), gradArgs, "ds", emitGather,
-                         scoreRegionRanges(gradArgs.size(), scoreSizes(op)), fastMath);
+                         scoreRegionRanges(gradArgs.size(), sizes), fastMath);
     if (failed(body))
       return failure();
     spec.scoreGradient = *body;
@@ -268,7 +269,7 @@ FailureOr<SmallVector<KernelStep, 0>> mlir::tg::emitAttentionGradSteps(
     Region region;
     region.push_back(block->release());
     FailureOr<std::string> body = emitScalarRegion(
-        region, gradArgs, "dcap", {}, scoreRegionRanges(gradArgs.size(), scoreSizes(op)), fastMath);
+        region, gradArgs, "dcap", {}, scoreRegionRanges(gradArgs.size(), sizes), fastMath);
     if (failed(body))
       return failure();
     spec.captureGradients.push_back({spec.captures[index].name, *body});
@@ -314,14 +315,8 @@ FailureOr<SmallVector<KernelStep, 0>> mlir::tg::emitAttentionGradSteps(
   auto qType = cast<RankedTensorType>(op.getQ().getType());
   auto kType = cast<RankedTensorType>(op.getK().getType());
   const bool ragged = op.isRagged();
-  int64_t batch = qType.getDimSize(0), heads = qType.getDimSize(1),
-          kvHeads = kType.getDimSize(1), seqQ = qType.getDimSize(2),
-          seqKv = kType.getDimSize(2);
-  if (ragged) {
-    batch = cast<RankedTensorType>(op.getCuSeqlensQ().getType()).getDimSize(0) - 1;
-    seqQ = static_cast<int64_t>(*op.getMaxSeqlenQ());
-    seqKv = static_cast<int64_t>(*op.getMaxSeqlenKv());
-  }
+  const int64_t batch = sizes[0], heads = sizes[1], seqQ = sizes[2], seqKv = sizes[3];
+  const int64_t kvHeads = kType.getDimSize(1);
   // A score region is C++ over the generic kernels' helpers (rounding,
   // casts), so their prelude comes first.
   bool needsPrelude =

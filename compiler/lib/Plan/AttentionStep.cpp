@@ -91,14 +91,9 @@ mlir::tg::emitAttentionStep(AttentionOp op, const tgc::CompileTarget &target, bo
       return op.emitOpError("the NVRTC attention kernel reads tables of rank "
                             "at most ")
              << cg::kMaxTableRank << ", got " << capture.getType();
-    std::string name = "capture" + std::to_string(i);
-    cg::AttentionCapture described{name, *type, table ? static_cast<int>(captureType.getRank()) : 0};
-    if (!table)
-      for (int d = 0; d < 4; ++d)
-        described.broadcast[d] = captureType.getDimSize(d) == 1;  // stride 0 (the step's arguments)
-    spec.captures.push_back(described);
+    spec.captures.push_back(nvrtcCapture(i, *type, captureType, table));
     tables.push_back(table);
-    argNames.push_back(name);
+    argNames.push_back(spec.captures.back().name);
   }
   // tg.gather reads a table capture through the kernel's clamping reader;
   // fill mode tests the indices first.

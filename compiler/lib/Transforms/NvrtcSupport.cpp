@@ -21,6 +21,16 @@ static std::string typeName(Type type) {
   return s;
 }
 
+cg::AttentionCapture mlir::tg::nvrtcCapture(unsigned index, cg::CaptureType type,
+                                           RankedTensorType captureType, bool table) {
+  cg::AttentionCapture capture{"capture" + std::to_string(index), type,
+                               table ? static_cast<int>(captureType.getRank()) : 0};
+  if (!table)
+    for (int d = 0; d < 4; ++d)
+      capture.broadcast[d] = captureType.getDimSize(d) == 1;
+  return capture;
+}
+
 std::optional<cg::CaptureType> mlir::tg::nvrtcCaptureType(Type type) {
   if (type.isF32())
     return cg::CaptureType::F32;
@@ -109,23 +119,15 @@ mlir::tg::nvrtcAttentionGradSpec(AttentionGradOp op, std::string &reason) {
                typeName(elementTypeOf(capture)) + " tensors";
       return std::nullopt;
     }
-    int tableRank = 0;
-    if (isTableCapture(op, i)) {
-      tableRank = static_cast<int>(
-          cast<RankedTensorType>(capture.getType()).getRank());
-      if (tableRank > cg::kMaxTableRank) {
-        reason = "the fused backward reads tables of rank at most " +
-                 std::to_string(cg::kMaxTableRank) + ", got " +
-                 typeName(capture.getType());
-        return std::nullopt;
-      }
+    auto captureType = cast<RankedTensorType>(capture.getType());
+    bool table = isTableCapture(op, i);
+    if (table && captureType.getRank() > cg::kMaxTableRank) {
+      reason = "the fused backward reads tables of rank at most " +
+               std::to_string(cg::kMaxTableRank) + ", got " +
+               typeName(capture.getType());
+      return std::nullopt;
     }
-    cg::AttentionCapture described{"capture" + std::to_string(i), *type, tableRank};
-    if (tableRank == 0)
-      for (int d = 0; d < 4; ++d) // stride 0 (the step's arguments)
-        described.broadcast[d] =
-            cast<RankedTensorType>(capture.getType()).getDimSize(d) == 1;
-    spec.captures.push_back(described);
+    spec.captures.push_back(nvrtcCapture(i, *type, captureType, table));
   }
   // Stand-ins for the region's C++ so that the capture rules are checked.
   if (!spec.captures.empty())

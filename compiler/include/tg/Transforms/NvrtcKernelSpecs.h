@@ -16,6 +16,13 @@ namespace mlir::tg {
 /// The capture element types the generated kernels read.
 std::optional<::tg::codegen::CaptureType> nvrtcCaptureType(Type elementType);
 
+/// Capture `index` of tg.attention / tg.attention_grad as the kernels name
+/// and read it: `capture<index>`, a table of the capture's rank when `table`
+/// (tg.gather reads it), else an element capture whose size-1 dims are
+/// broadcast (the steps pass stride 0 there).
+::tg::codegen::AttentionCapture nvrtcCapture(unsigned index, ::tg::codegen::CaptureType type,
+                                             RankedTensorType captureType, bool table);
+
 /// The backward kernel spec of `op` for the portable target (the plan
 /// lowering sets the target of each variant), without the score region's
 /// C++ (the plan lowering adds it; captures are named capture0, capture1,
