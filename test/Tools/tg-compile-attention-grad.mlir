@@ -12,6 +12,10 @@
 // PLAN: buffer "[[DELTA:t[0-9]+]]" intermediate f32 shape [2,4,200] strides [800,200,1]
 // PLAN: buffer "[[ACC:t[0-9]+]]" intermediate f32 shape [2,4,200,64] strides [51200,12800,64,1]
 // PLAN: kernel "[[PRE:k[0-9]+]]" entry "tg_attention_bwd_preprocess_bf16_dqk64_dv64" target portable 80
+// On sm_90a (the default target) the wgmma kernel comes first, the portable
+// mma.sync kernel is its fallback.
+// PLAN: kernel "[[WGMMA:k[0-9]+]]" entry "tg_attention_bwd_bf16_dqk64_dv64_{{[0-9a-f]+}}" target sm_90a
+// PLAN: static constexpr bool kWgmma = true;
 // PLAN: kernel "[[MAIN:k[0-9]+]]" entry "tg_attention_bwd_bf16_dqk64_dv64_{{[0-9a-f]+}}" target portable 80
 // PLAN: static constexpr long long kGroup = 2;
 // PLAN: static constexpr bool kUpper = true;
@@ -26,7 +30,8 @@
 // PLAN-NEXT: arg buffer "[[ACC]]"
 // The main kernel over kv tiles of 128 keys, y = kv heads.
 // PLAN: {{^}}launch{{$}}
-// PLAN-NEXT: variant "[[MAIN]]" grid [3,2,2] block [256,1,1] smem 111616
+// PLAN-NEXT: variant "[[WGMMA]]" grid [3,2,2] block [256,1,1] smem 83968
+// PLAN: variant "[[MAIN]]" grid [3,2,2] block [256,1,1] smem 111616
 // PLAN-NEXT: arg buffer "q"
 // PLAN-NEXT: arg buffer "k"
 // PLAN-NEXT: arg buffer "v"
@@ -54,9 +59,12 @@ func.func @gqa_causal(%q: tensor<2x4x200x64xbf16> {tg.name = "q"}, %k: tensor<2x
 
 // A training step with a soft-cap: the forward kernel writes the stats the
 // backward reads; the main kernel gets the score modifier and its gradient
-// (the score_grad region) and, for sm_90, a variant with two Q/dO buffers
-// before the portable one.
+// (the score_grad region); for sm_90a the wgmma kernel, then for sm_90 a
+// variant with two Q/dO buffers, then the portable one.
 // STEP: buffer "[[STATS:t[0-9]+]]" intermediate f32 shape [1,2,100,1]
+// STEP: kernel "[[MAIN90A:k[0-9]+]]" entry "tg_attention_bwd_bf16_dqk128_dv128_{{[0-9a-f]+}}" target sm_90a
+// STEP: static constexpr bool kWgmma = true;
+// STEP: tanhf
 // STEP: kernel "[[MAIN90:k[0-9]+]]" entry "tg_attention_bwd_bf16_dqk128_dv128_{{[0-9a-f]+}}" target portable 90
 // STEP: static constexpr int kQStages = 2;
 // STEP: static constexpr bool kScoreMod = true;
@@ -70,7 +78,9 @@ func.func @gqa_causal(%q: tensor<2x4x200x64xbf16> {tg.name = "q"}, %k: tensor<2x
 // STEP: {{^}}launch{{$}}
 // STEP-NEXT: variant "{{k[0-9]+}}" grid [7,2,1] block [128,1,1] smem 0
 // STEP: {{^}}launch{{$}}
-// STEP-NEXT: variant "[[MAIN90]]" grid [1,2,1] block [256,1,1] smem 177152
+// STEP-NEXT: variant "[[MAIN90A]]" grid [1,2,1] block [256,1,1] smem 149504
+// STEP-NEXT: arg buffer "q"
+// STEP: variant "[[MAIN90]]" grid [1,2,1] block [256,1,1] smem 177152
 // STEP-NEXT: arg buffer "q"
 // STEP: variant "[[MAIN80]]" grid [1,2,1] block [256,1,1] smem 141824
 // STEP-NEXT: arg buffer "q"
@@ -79,6 +89,9 @@ func.func @gqa_causal(%q: tensor<2x4x200x64xbf16> {tg.name = "q"}, %k: tensor<2x
 // STEP-NEXT: arg buffer "do"
 // STEP-NEXT: arg buffer "[[STATS]]"
 // PTX: .visible .entry tg_attention_bwd_preprocess_bf16_dqk128_dv128(
+// PTX: .visible .entry tg_attention_bwd_bf16_dqk128_dv128_
+// PTX: wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16
+// PTX: red.global.add.v2.f32
 // PTX: .visible .entry tg_attention_bwd_bf16_dqk128_dv128_
 // PTX: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
 // PTX: .visible .entry tg_attention_bwd_convert_bf16_dqk128_

@@ -132,6 +132,23 @@ TEST(AttentionBackwardSpec, TileTableFitsEveryTarget) {
   EXPECT_EQ(t.qStages, 1); // sm_80: two Q/dO buffers do not fit
   s.target = tgc::CompileTarget::cubin(90);
   EXPECT_EQ(defaultAttentionBackwardTile(s).qStages, 2);
+  // sm_90a: the wgmma kernel at head dims 64 and 128 (not deterministic at 64).
+  s.target = tgc::CompileTarget::cubin(90, true);
+  EXPECT_TRUE(defaultAttentionBackwardTile(s).wgmma);
+  EXPECT_EQ(attentionBackwardSharedBytes(s, defaultAttentionBackwardTile(s)), 149504u);
+  s.headDimV = 96;
+  EXPECT_FALSE(defaultAttentionBackwardTile(s).wgmma);
+  EXPECT_TRUE(contains(attentionBackwardWgmmaProblem(s), "head dims 64 and 128 (here 96)"));
+  s = baseSpec(64);
+  s.target = tgc::CompileTarget::cubin(90, true);
+  s.deterministic = true;
+  EXPECT_FALSE(defaultAttentionBackwardTile(s).wgmma);
+  s.target = tgc::CompileTarget::cubin(90);
+  EXPECT_TRUE(contains(attentionBackwardWgmmaProblem(s), "needs target sm_90a"));
+  AttentionBackwardTile forced;
+  forced.wgmma = true;
+  s.tileOverride = forced;
+  EXPECT_TRUE(contains(errorOf(s), "needs target sm_90a"));
   s = baseSpec(256);
   EXPECT_EQ(defaultAttentionBackwardTile(s).blockN, 64);
   s.target = tgc::CompileTarget::cubin(86); // 99 KB
@@ -425,6 +442,51 @@ std::vector<Variant> variants() {
     s.dropoutProbability = 0.1;
     s.target = tgc::CompileTarget::cubin(86);
   });
+  // sm_90a: the wgmma kernel (head dims 64 and 128), every option once.
+  const tgc::CompileTarget sm90a = tgc::CompileTarget::cubin(90, true);
+  // (plain at head dim 128: 255 registers and 24 bytes of spills)
+  add("d128_bf16_wgmma_plain_sm90a", 128, 128, T::BF16, [&](auto &s) { s.target = sm90a; });
+  add("d64_f16_wgmma_causal_gqa4_sm90a", 64, 64, T::F16, [&](auto &s) {
+    s.target = sm90a;
+    s.causal = C::BottomRight;
+    s.numHeadsKV = 2;
+  }, true);
+  add("d128_bf16_wgmma_everything_sm90a", 128, 128, T::BF16, [&](auto &s) {
+    s.target = sm90a;
+    s.causal = C::BottomRight;
+    s.windowLeft = 256;
+    s.hasSeqLenQ = s.hasSeqLenKv = true;
+    s.dropoutProbability = 0.2;
+    s.numHeadsKV = 1;
+    s.scoreModifier = "s = 30.0f * tanhf(s / 30.0f);\n"
+                      "s += bias;\n"
+                      "s += slope * static_cast<float>(kv_idx - q_idx);";
+    s.scoreGradient = "const float t = tanhf(s / 30.0f);\nds = dz * (1.0f - t * t);";
+    s.captures = {{"bias", CaptureType::BF16}, {"slope", CaptureType::F32}};
+    s.captureGradients = {{"bias", "dcap = dz;"}};
+  });
+  add("d64_f16_wgmma_ragged_window_dropout_sm90a", 64, 64, T::F16, [&](auto &s) {
+    s.target = sm90a;
+    s.ragged = true;
+    s.windowLeft = 32;
+    s.dropoutProbability = 0.1;
+  });
+  add("d128_bf16_wgmma_deterministic_docmask_sm90a", 128, 128, T::BF16, [&](auto &s) {
+    s.target = sm90a;
+    s.deterministic = true;
+    s.numHeadsKV = 2;
+    s.scoreModifier =
+        "if (doc_at(captures, b, q_idx) != doc_at(captures, b, kv_idx)) s = -__int_as_float(0x7f800000);";
+    s.captures = {{"doc", CaptureType::I32, 2}};
+    s.documentMask = AttentionForwardSpec::DocumentMask{"doc_at(captures, b, q_idx)",
+                                                        "doc_at(captures, b, kv_idx)"};
+  });
+  add("dqk128_dv64_bf16_wgmma_relbias_table_gradient_sm90a", 128, 64, T::BF16, [&](auto &s) {
+    s.target = sm90a;
+    s.scoreModifier = "s += rel_at(captures, h, q_idx - kv_idx + 1023);";
+    s.captures = {{"rel", CaptureType::BF16, 2}};
+    s.captureGradients = {{"rel", "rel_grad_add(dz, h, q_idx - kv_idx + 1023);"}};
+  });
   add("d128_bf16_tile_override_32x32", 128, 128, T::BF16, [](auto &s) {
     AttentionBackwardTile t;
     t.blockM = 32;
@@ -450,6 +512,12 @@ TEST_P(AttentionBackwardNvrtc, CompilesForEveryTarget) {
   auto k = generateAttentionBackward(var.spec, &error);
   ASSERT_TRUE(k) << error;
   std::vector<std::string> archs = {"sm_80", "sm_90a", "compute_80"};
+  // The wgmma kernel exists for sm_90a only; its spec falls back elsewhere.
+  EXPECT_EQ(k->tile.wgmma, var.spec.target.archSpecific);
+  if (k->tile.wgmma) {
+    EXPECT_EQ(k->requiredTarget, "sm_90a");
+    archs = {"sm_90a"};
+  }
   struct Job {
     std::string what, arch;
     std::future<NvrtcCompiled> result;

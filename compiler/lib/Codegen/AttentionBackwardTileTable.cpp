@@ -76,8 +76,30 @@ bool chooseSplits(const AttentionBackwardSpec &spec, AttentionBackwardTile &t) {
 
 } // namespace
 
+std::string attentionBackwardWgmmaProblem(const AttentionBackwardSpec &spec) {
+  if (spec.target.arch != 90 || !spec.target.archSpecific)
+    return "the wgmma backward needs target sm_90a (the arch-specific sm_90 target)";
+  for (int d : {spec.headDimQK, spec.headDimV})
+    if (d != 64 && d != 128)
+      return "the wgmma backward takes head dims 64 and 128 (here " + std::to_string(d) + ")";
+  if (spec.deterministic && spec.headDimQK != 128)
+    return "the deterministic wgmma backward needs head dim 128 (at 64 both warpgroups add "
+           "to each dQ element)";
+  return "";
+}
+
 unsigned attentionBackwardSharedBytes(const AttentionBackwardSpec &spec,
                                       const AttentionBackwardTile &t) {
+  if (t.wgmma) {
+    // BackwardWgmmaLayout: K, V, two Q and dO stages, dS^T, two lse and
+    // delta stages, keep bits, and 1024 bytes to align the base.
+    unsigned n = unsigned(t.blockN), m = unsigned(t.blockM);
+    unsigned qk = unsigned(spec.headDimQK), v = unsigned(spec.headDimV);
+    unsigned bytes = n * (qk + v) * 2 + 2 * m * (qk + v) * 2 + n * m * 2 + 2 * 2 * m * 4;
+    if (spec.dropoutProbability > 0.0)
+      bytes += m * (n / 32) * 4;
+    return bytes + 1024;
+  }
   unsigned qkPitch = unsigned(conflictFreePitch(paddedDim(spec.headDimQK)));
   unsigned vPitch = unsigned(conflictFreePitch(paddedDim(spec.headDimV)));
   unsigned sPitch = unsigned(conflictFreePitch(t.blockM));
@@ -93,6 +115,13 @@ unsigned attentionBackwardSharedBytes(const AttentionBackwardSpec &spec,
 
 std::string validateAttentionBackwardTile(const AttentionBackwardSpec &spec,
                                           const AttentionBackwardTile &tile) {
+  if (tile.wgmma) {
+    if (std::string problem = attentionBackwardWgmmaProblem(spec); !problem.empty())
+      return problem;
+    if (tile.blockM != 64 || tile.blockN != 128 || tile.warps != 8 || tile.qStages != 2)
+      return "the wgmma backward tile is 64x128 with 8 warps and 2 Q/dO stages";
+    return "";
+  }
   std::string problem = tilingProblem(spec, tile);
   if (!problem.empty())
     return "backward tile " + std::to_string(tile.blockM) + "x" + std::to_string(tile.blockN) +
@@ -106,6 +135,15 @@ std::string validateAttentionBackwardTile(const AttentionBackwardSpec &spec,
 }
 
 AttentionBackwardTile defaultAttentionBackwardTile(const AttentionBackwardSpec &spec) {
+  if (attentionBackwardWgmmaProblem(spec).empty()) {
+    AttentionBackwardTile t;
+    t.blockM = 64;
+    t.blockN = 128;
+    t.warps = 8;
+    t.qStages = 2;
+    t.wgmma = true;
+    return t;
+  }
   int dim = std::max(paddedDim(spec.headDimQK), paddedDim(spec.headDimV));
   struct Shape {
     int blockM, blockN, warps, qStages;

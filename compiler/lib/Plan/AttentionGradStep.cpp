@@ -396,11 +396,20 @@ FailureOr<SmallVector<KernelStep, 0>> mlir::tg::emitAttentionGradSteps(
   // newer target is preferred on the devices that can run it.
   KernelStep main = launchStep(portable->main, "attention_grad " + label, anyArch,
                                withPrelude(portable->main.source));
-  // (The backward has no arch-specific kernel yet: sm_90 and sm_90a tune
-  // alike.)
+  // For an arch-specific target (sm_90a), the wgmma kernel comes first
+  // where it applies.
+  if (target.arch > tgc::kMinTargetArch && target.archSpecific) {
+    FailureOr<cg::AttentionBackwardKernels> exact = generate(target);
+    if (failed(exact))
+      return failure();
+    if (!exact->requiredTarget.empty())
+      main.preferred.push_back(launchStep(
+          exact->main, "attention_grad " + label + " " + exact->requiredTarget,
+          tgc::KernelTarget::archSpecific(target.arch), withPrelude(exact->main.source)));
+  }
   if (target.arch > tgc::kMinTargetArch) {
     FailureOr<cg::AttentionBackwardKernels> tuned =
-        generate(tgc::CompileTarget::cubin(target.arch));
+        generate(tgc::CompileTarget::cubin(target.arch, /*archSpecific=*/false));
     if (failed(tuned))
       return failure();
     if (tuned->main.source != portable->main.source)

@@ -70,6 +70,10 @@ struct AttentionBackwardTile {
   int warpsRowsQ = 2;    // dQ: warps over query rows (the others over head dims)
   int qStages = 1;       // Q/dO buffers: 2 = the next tile loads during this one
   int minBlocksPerSM = 1;
+  /// sm_90a: every product on wgmma (device/attention_bwd_wgmma.cuh); then
+  /// blockM 64, blockN 128, 8 warps, 2 stages, head dims 64 or 128, and the
+  /// warp splits are unused.
+  bool wgmma = false;
 };
 
 /// The gradient of one captured tensor (tg.attention_grad's grad_captures):
@@ -135,8 +139,9 @@ struct AttentionBackwardSpec {
   /// plan lowering.
   bool deterministic = false;
 
-  /// The target: its arch selects the tile (shared memory). The backward
-  /// has no arch-specific kernel: sm_90 and sm_90a give the same one.
+  /// The target: its arch selects the tile (shared memory); sm_90a (the
+  /// arch-specific target) selects the wgmma kernel where it applies
+  /// (attentionBackwardWgmmaProblem).
   tgc::CompileTarget target = tgc::CompileTarget::cubin(tgc::kMinTargetArch);
   std::optional<AttentionBackwardTile> tileOverride;
 };
@@ -159,6 +164,9 @@ struct AttentionBackwardLaunch {
 struct AttentionBackwardKernels {
   AttentionBackwardLaunch preprocess, main, convert;
   AttentionBackwardTile tile;
+  /// "sm_90a" when the main kernel uses arch-specific instructions (wgmma):
+  /// it runs only there, with the portable kernels as the fallback.
+  std::string requiredTarget;
 };
 
 /// Empty if the spec is supported, else what is wrong.
@@ -168,6 +176,10 @@ std::string validateAttentionBackwardSpec(const AttentionBackwardSpec &spec);
 /// shared memory fits `target`), else why not.
 std::string validateAttentionBackwardTile(const AttentionBackwardSpec &spec,
                                           const AttentionBackwardTile &tile);
+
+/// Empty if the sm_90a wgmma kernel can run `spec` (target sm_90a, head
+/// dims 64 or 128, not deterministic at head dim 64), else why not.
+std::string attentionBackwardWgmmaProblem(const AttentionBackwardSpec &spec);
 
 /// The tile used without an override: the first of the table's candidates
 /// that fits the target's shared memory.

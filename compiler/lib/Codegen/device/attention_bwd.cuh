@@ -32,39 +32,11 @@
 // are set (the third adds each captured tensor's gradient into its f32
 // accumulator; the last two are a document mask's ids).
 #pragma once
+#include "attention_bwd_common.cuh"
 #include "copy.cuh"
-#include "documents.cuh"
-#include "masks.cuh"
 #include "mma.cuh"
-#include "philox.cuh"
-#include "ragged.cuh"
 
 namespace tg::device {
-
-/// The main kernel's pointers and sizes (the entry point fills it from its
-/// parameters). Strides are in elements; head dims are contiguous.
-struct BackwardParams {
-  const u16 *q, *k, *v, *d_o;
-  const float *lse;    // [B, Hq, Sq] natural-log log-sum-exp of the forward
-  const float *delta;  // [B, Hq, Sq] rowsum(dO * O)
-  float *dq_accum;     // [B, Hq, Sq, Dqk] f32, zeroed
-  int *dq_semaphore;   // [B, Hq, ceil(Sq / kBlockM)] int, zeroed (kDeterministic)
-  u16 *dk, *dv;
-  const int *seq_lens_q, *seq_lens_kv;            // [B] (padding)
-  const long long *dropout_seed, *dropout_offset;  // scalars (dropout)
-  long long batch, num_heads_q, seq_len_q, seq_len_kv;
-  long long q_stride_b, q_stride_h, q_stride_s;
-  long long k_stride_b, k_stride_h, k_stride_s;
-  long long v_stride_b, v_stride_h, v_stride_s;
-  long long do_stride_b, do_stride_h, do_stride_s;
-  long long dk_stride_b, dk_stride_h, dk_stride_s;
-  long long dv_stride_b, dv_stride_h, dv_stride_s;
-  // Ragged (kRagged): seq_lens_q / seq_lens_kv hold the [B + 1] offsets
-  // cu_seqlens and seq_len_q / seq_len_kv the max_seqlen attributes; these
-  // are the packed tensors' token counts. lse is then the preprocess's
-  // [B, Hq, max_seqlen_q] copy of the [Tq, Hq] stats.
-  long long tokens_q, tokens_kv;
-};
 
 /// Shared-memory layout (byte offsets) and warp tiling derived from a
 /// configuration. The generator computes the same layout
@@ -77,7 +49,7 @@ struct BackwardLayout {
   static constexpr int kQKPitch = conflict_free_pitch(kDimQK);  // Q, K (and dK staging) rows
   static constexpr int kVPitch = conflict_free_pitch(kDimV);    // dO, V (and dV staging) rows
   static constexpr int kSPitch = conflict_free_pitch(Cfg::kBlockM);  // P^T, dS^T rows (one per key)
-  static constexpr int kKeyWords = Cfg::kBlockN / 32;  // dropout bitmap words per query row
+  static constexpr int kKeyWords = kKeepWords<Cfg>;  // dropout bitmap words per query row
 
   static constexpr unsigned kK = 0;
   static constexpr unsigned kV = kK + Cfg::kBlockN * kQKPitch * 2;
@@ -139,12 +111,6 @@ struct BackwardLayout {
   static constexpr int kCChunk = largest_chunk(kCNTiles, kCMTiles * 4);      // dQ
 };
 
-/// The tile of one iteration: query head h, rows [m0, m0 + kBlockM).
-struct QueryTile {
-  long long h;
-  int m0;
-};
-
 /// Issues the copies of one query tile's Q, dO, lse and delta into `stage`.
 /// Rows >= `rows` (the tensor's end, or the packed sequence's, which starts
 /// at token q_start) are zero-filled.
@@ -169,96 +135,36 @@ __device__ __forceinline__ void load_query_tile(const BackwardParams &p, unsigne
                                                p.delta + row0, valid_rows, tid);
 }
 
-/// Dropout keep bits of a query tile x this CTA's keys: bit t of word
-/// [r * kKeyWords + j] keeps (query m0 + r, key n0 + 32 j + t), for the
-/// element's linear index in [B, Hq, Sq, Skv] (the forward's mapping).
-template <class Cfg>
-__device__ __forceinline__ void fill_keep_bits(unsigned *bits, const BackwardParams &p, PhiloxKey key,
-                                               unsigned long long offset, long long b, QueryTile t,
-                                               int n0, int tid) {
-  using L = BackwardLayout<Cfg>;
-  const unsigned long long row0 = static_cast<unsigned long long>(
-      ((b * p.num_heads_q + t.h) * p.seq_len_q + t.m0) * p.seq_len_kv + n0);
-  for (int w = tid; w < Cfg::kBlockM * L::kKeyWords; w += L::kThreads) {
-    const int r = w / L::kKeyWords, j = w % L::kKeyWords;
-    bits[w] = dropout_keep_bits32(row0 + static_cast<unsigned long long>(r) * p.seq_len_kv + 32 * j, key,
-                                  offset, Cfg::kDropoutThreshold);
-  }
-}
-
 template <class Cfg, class ScoreMod>
 __device__ __forceinline__ void attention_backward(const BackwardParams &p, const ScoreMod &score_mod) {
   using L = BackwardLayout<Cfg>;
   constexpr Elem E = Cfg::kElem;
-  constexpr float kLog2e = 1.4426950408889634f;
   static_assert(L::kBytes == Cfg::kSharedBytes, "the layout fills exactly the launch's shared memory");
   extern __shared__ __align__(16) unsigned char smem_raw[];
   const unsigned smem = shared_address(smem_raw);
   const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
 
-  // --- Which keys: [n0, n0 + kBlockN) of kv head h_kv in batch b ---
-  const int n0 = static_cast<int>(blockIdx.x) * Cfg::kBlockN;
-  const long long h_kv = blockIdx.y, b = blockIdx.z;
-  const int seq_q = static_cast<int>(p.seq_len_q), seq_kv = static_cast<int>(p.seq_len_kv);
-  int len_q = Cfg::kSeqLenQ ? imax(0, imin(p.seq_lens_q[b], seq_q)) : seq_q;
-  int len_kv = Cfg::kSeqLenKv ? imax(0, imin(p.seq_lens_kv[b], seq_kv)) : seq_kv;
-  // Packed sequences: the tokens from q_start / kv_start; rows past a
-  // sequence belong to the next one (never loaded or written here).
-  long long q_start = 0, kv_start = 0;
-  if constexpr (Cfg::kRagged) {
-    ragged_sequence(p.seq_lens_q, b, p.tokens_q, p.seq_len_q, &q_start, &len_q);
-    ragged_sequence(p.seq_lens_kv, b, p.tokens_kv, p.seq_len_kv, &kv_start, &len_kv);
-    if (n0 >= len_kv) return;
-  }
-  const int q_rows = Cfg::kRagged ? len_q : seq_q, kv_rows = Cfg::kRagged ? len_kv : seq_kv;
-  const MaskRule<Cfg::kUpper, Cfg::kRightLimit, Cfg::kLeft, Cfg::kWindowLeft> mask{
-      len_q, len_kv, Cfg::kBottomRight ? len_kv - len_q : 0};
-
-  // --- Which query tiles: those with a row that sees one of these keys, for
-  // each query head of the group ---
-  int row_begin, row_end;
-  mask.rows_seeing(n0, n0 + Cfg::kBlockN, &row_begin, &row_end);
-  if constexpr (Cfg::kDocumentMask) {
-    // Only rows of these keys' documents see them: the union over the
-    // group's query heads of the rows whose id lies within the keys' ids.
-    // The P^T region is free until phase A.
-    static_assert(L::kP % 8 == 0, "the document scratch is 8-byte aligned");
-    long long *scratch = reinterpret_cast<long long *>(smem_raw + L::kP);
-    int begin = row_end, end = row_begin;
-    for (long long g = 0; g < Cfg::kGroup; ++g) {
-      const long long h = h_kv * Cfg::kGroup + g;
-      int head_begin = row_begin, head_end = row_end;
-      narrow_to_documents<L::kThreads>(
-          n0, imin(n0 + Cfg::kBlockN, len_kv), &head_begin, &head_end, scratch,
-          [&](int kv) { return score_mod.document_of_key(b, h, kv); },
-          [&](int q) { return score_mod.document_of_query(b, h, q); }, tid);
-      if (head_begin < head_end) {
-        begin = imin(begin, head_begin);
-        end = imax(end, head_end);
-      }
-    }
-    row_begin = begin < end ? begin : 0;
-    row_end = begin < end ? end : 0;
-  }
-  const int tile_begin = row_begin / Cfg::kBlockM;
-  const int tiles_per_head = row_end > row_begin ? (row_end + Cfg::kBlockM - 1) / Cfg::kBlockM - tile_begin : 0;
-  const int iterations = tiles_per_head * Cfg::kGroup;
-  auto tile_of = [&](int it) {
-    return QueryTile{h_kv * Cfg::kGroup + it / tiles_per_head, (tile_begin + it % tiles_per_head) * Cfg::kBlockM};
-  };
+  // --- Which keys and which query tiles (the P^T region is free until
+  // phase A: the document search's scratch) ---
+  static_assert(L::kP % 8 == 0, "the document scratch is 8-byte aligned");
+  const BackwardWork<Cfg> work =
+      backward_work<Cfg, L::kThreads>(p, score_mod, reinterpret_cast<long long *>(smem_raw + L::kP), tid);
+  if (work.empty) return;
+  const int n0 = work.n0;
+  const long long h_kv = work.h_kv, b = work.b;
+  const int seq_q = work.seq_q, seq_kv = work.seq_kv, len_q = work.len_q;
+  const long long q_start = work.q_start, kv_start = work.kv_start;
+  const int q_rows = work.q_rows, kv_rows = work.kv_rows;
+  const auto &mask = work.mask;
+  const int iterations = work.iterations;
+  auto tile_of = [&](int it) { return work.tile_of(it); };
 
   u16 *k_tile = reinterpret_cast<u16 *>(smem_raw + L::kK);
   u16 *v_tile = reinterpret_cast<u16 *>(smem_raw + L::kV);
   u16 *p_tile = reinterpret_cast<u16 *>(smem_raw + L::kP);   // Pd^T [key][query]
   u16 *ds_tile = reinterpret_cast<u16 *>(smem_raw + L::kDS);  // dS^T [key][query]
   unsigned *keep_bits = reinterpret_cast<unsigned *>(smem_raw + L::kDrop);
-  PhiloxKey philox_key{0, 0};
-  unsigned long long philox_offset = 0;
-  if constexpr (Cfg::kDropout) {
-    const unsigned long long seed = static_cast<unsigned long long>(*p.dropout_seed);
-    philox_key = PhiloxKey{static_cast<unsigned>(seed), static_cast<unsigned>(seed >> 32)};
-    philox_offset = static_cast<unsigned long long>(*p.dropout_offset);
-  }
+  const DropoutStream dropout = dropout_stream<Cfg>(p);
 
   // --- Prologue: pad columns, K and V, the first query tile ---
   // The mma k-steps read the pad columns [head dim, padded head dim); no copy
@@ -278,7 +184,7 @@ __device__ __forceinline__ void attention_backward(const BackwardParams &p, cons
   if (iterations > 0) {
     load_query_tile<Cfg>(p, smem, b, tile_of(0), 0, tid, q_start, q_rows);
     if constexpr (Cfg::kDropout)
-      fill_keep_bits<Cfg>(keep_bits, p, philox_key, philox_offset, b, tile_of(0), n0, tid);
+      fill_keep_bits<Cfg, L::kThreads>(keep_bits, p, dropout, b, tile_of(0), n0, tid);
   }
   cp_async_commit();
 
@@ -330,10 +236,7 @@ __device__ __forceinline__ void attention_backward(const BackwardParams &p, cons
         for (int j = 0; j < 2; ++j) {
           const int q_local = chunk_q0 + accumulator_col(nt, j, lane);
           const int q_idx = t.m0 + q_local;
-          // A row without any visible key has lse = -inf: P = 0 there, and
-          // exp2(z - (+inf)) is 0 for every z (finite or -inf), never NaN.
-          float lse = lse_tile[q_local];
-          lse = lse == neg_inf() ? pos_inf() : lse;
+          const float lse = lse_for_probabilities(lse_tile[q_local]);
           const float row_delta = delta_tile[q_local];
 #pragma unroll
           for (int mt = 0; mt < L::kAMTiles; ++mt) {
@@ -341,37 +244,9 @@ __device__ __forceinline__ void attention_backward(const BackwardParams &p, cons
             for (int half = 0; half < 2; ++half) {
               const int e = 2 * half + j;
               const int key_local = a_key0 + accumulator_row(mt, e, lane);
-              const int kv_idx = n0 + key_local;
-              const float x = s[mt][nt][e] * Cfg::kScale;  // scale * (q . k), f32
-              float z = x;
-              long long q_clamped = 0, kv_clamped = 0;
-              if constexpr (Cfg::kScoreMod || Cfg::kScoreGrad || Cfg::kCaptureGrads) {
-                // Rows and keys past the tensors read the last ones' captures;
-                // they are masked below.
-                q_clamped = q_idx < seq_q ? q_idx : seq_q - 1;
-                kv_clamped = kv_idx < seq_kv ? kv_idx : seq_kv - 1;
-              }
-              if constexpr (Cfg::kScoreMod) z = score_mod.apply(x, b, t.h, q_clamped, kv_clamped);
-              if (!all_visible && !mask.visible(q_idx, kv_idx)) z = neg_inf();
-              // (z - lse) before the base change: a finite z near -3.4e38
-              // (finfo.min masks) never overflows to -inf - -inf = NaN.
-              const float prob = fast_exp2((z - lse) * kLog2e);
-              float keep = 1.0f;  // Z: 0 or 1 / (1 - p) with dropout
-              if constexpr (Cfg::kDropout) {
-                const unsigned word = keep_bits[q_local * L::kKeyWords + key_local / 32];
-                keep = (word >> (key_local % 32)) & 1u ? Cfg::kDropoutRescale : 0.0f;
-              }
-              const float dz = prob * (dp[mt][nt][e] * keep - row_delta);
-              float ds = dz;
-              if constexpr (Cfg::kScoreGrad) ds = score_mod.gradient(x, b, t.h, q_clamped, kv_clamped, dz);
-              // Captured tensors' gradients (dbias): P != 0 only where the
-              // element is visible, so rows and keys are in range.
-              if constexpr (Cfg::kCaptureGrads)
-                if (prob != 0.0f) score_mod.add_capture_gradients(x, b, t.h, q_clamped, kv_clamped, dz);
-              // Where P = 0 (masked, fully masked rows) no gradient flows, even
-              // where the region's derivative is not finite.
-              s[mt][nt][e] = prob * keep;
-              dp[mt][nt][e] = prob == 0.0f ? 0.0f : ds;
+              score_gradient_element<Cfg>(s[mt][nt][e], dp[mt][nt][e], score_mod, mask, all_visible, b, t.h,
+                                          q_idx, n0 + key_local, seq_q, seq_kv, lse, row_delta, keep_bits,
+                                          q_local, key_local);
             }
           }
         }
@@ -395,26 +270,14 @@ __device__ __forceinline__ void attention_backward(const BackwardParams &p, cons
     if constexpr (Cfg::kDropout) {
       // The keep bits are read in phase A only (done by every warp: barrier above).
       if (it + 1 < iterations)
-        fill_keep_bits<Cfg>(keep_bits, p, philox_key, philox_offset, b, tile_of(it + 1), n0, tid);
+        fill_keep_bits<Cfg, L::kThreads>(keep_bits, p, dropout, b, tile_of(it + 1), n0, tid);
     }
 
     // --- Phase C: dQ += dS K for this warp's query rows x head dims, in passes
     // of kCChunk n8 tiles of head dims ---
     float *dq_rows = p.dq_accum + ((b * p.num_heads_q + t.h) * p.seq_len_q + t.m0) * Cfg::kHeadDimQK;
     int *semaphore = nullptr;
-    if constexpr (Cfg::kDeterministic) {
-      // The kv tiles that see this query tile are consecutive: wait until
-      // those before this one have added their dQ.
-      int key_begin, key_end;
-      mask.keys_seen(t.m0, t.m0 + Cfg::kBlockM, &key_begin, &key_end);
-      const int before = static_cast<int>(blockIdx.x) - key_begin / Cfg::kBlockN;
-      const long long q_tiles = (p.seq_len_q + Cfg::kBlockM - 1) / Cfg::kBlockM;
-      semaphore = p.dq_semaphore + (b * p.num_heads_q + t.h) * q_tiles + t.m0 / Cfg::kBlockM;
-      if (tid == 0)
-        while (ld_acquire_gpu(semaphore) != before) {
-        }
-      __syncthreads();
-    }
+    if constexpr (Cfg::kDeterministic) semaphore = dq_turn_wait<Cfg>(p, mask, b, t, tid);
 #pragma unroll 1
     for (int chunk = 0; chunk < L::kCNTiles; chunk += L::kCChunk) {
       const int chunk_d0 = c_d0 + 8 * chunk;
@@ -434,12 +297,7 @@ __device__ __forceinline__ void attention_backward(const BackwardParams &p, cons
               atomicAdd(dq_rows + row * Cfg::kHeadDimQK + col, dq[mt][nt][e]);
           }
     }
-    if constexpr (Cfg::kDeterministic) {
-      // Every thread's adds are visible before the next kv tile's begin.
-      __threadfence();
-      __syncthreads();
-      if (tid == 0) red_release_gpu_add(semaphore, 1);
-    }
+    if constexpr (Cfg::kDeterministic) dq_turn_done(semaphore, tid);
   }
 
   // --- Epilogue: dK * scale and dV, staged through the K and V tiles ---

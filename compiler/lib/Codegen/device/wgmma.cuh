@@ -48,7 +48,8 @@ __device__ __forceinline__ unsigned long long mn_major_descriptor(unsigned addre
 
 /// One m64nNk16 step for 16-bit elements E:
 ///   ss: d (+)= A B, A and B from shared memory (accumulate = false
-///       overwrites d), both K-major;
+///       overwrites d), K-major unless kTransA / kTransB (then MN-major:
+///       A stored [k][m], B stored [k][n]);
 ///   rs: d += A B, A from registers (a, the mma.sync A fragment of this
 ///       warp's 16 rows), B MN-major.
 template <int N>
@@ -91,26 +92,28 @@ struct WgmmaM64;
 
 // N, then the accumulators' operand list and register numbers, then the
 // numbers of the operands after them (k = N / 2 accumulator registers): ss
-// uses %k, %k+1 (descriptors), %k+2 (accumulate); rs uses %k..%k+3 (A),
+// uses %k, %k+1 (descriptors), %k+2 (accumulate), %k+3, %k+4 (transposes); rs uses %k..%k+3 (A),
 // %k+4 (B descriptor), %k+5 (scale-d, always 1).
 #define TG_WGMMA_M64(N, ACC, REGS, K0, K1, K2, K3, K4, K5)                                         \
   template <>                                                                                      \
   struct WgmmaM64<N> {                                                                             \
-    template <Elem E>                                                                              \
+    template <Elem E, int kTransA = 0, int kTransB = 0>                                            \
     static __device__ __forceinline__ void ss(float (&d)[N / 8][4], unsigned long long desc_a,     \
                                               unsigned long long desc_b, bool accumulate) {        \
       if constexpr (E == Elem::BF16)                                                               \
         asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %" #K2 ", 0;\n"                             \
                      "wgmma.mma_async.sync.aligned.m64n" #N "k16.f32.bf16.bf16 {" REGS "}, %" #K0    \
-                     ", %" #K1 ", p, 1, 1, 0, 0;\n}\n"                                              \
+                     ", %" #K1 ", p, 1, 1, %" #K3 ", %" #K4 ";\n}\n"                                \
                      : ACC(d)                                                                      \
-                     : "l"(desc_a), "l"(desc_b), "r"(static_cast<int>(accumulate)));               \
+                     : "l"(desc_a), "l"(desc_b), "r"(static_cast<int>(accumulate)), "n"(kTransA),  \
+                       "n"(kTransB));                                                              \
       else                                                                                         \
         asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %" #K2 ", 0;\n"                             \
                      "wgmma.mma_async.sync.aligned.m64n" #N "k16.f32.f16.f16 {" REGS "}, %" #K0      \
-                     ", %" #K1 ", p, 1, 1, 0, 0;\n}\n"                                              \
+                     ", %" #K1 ", p, 1, 1, %" #K3 ", %" #K4 ";\n}\n"                                \
                      : ACC(d)                                                                      \
-                     : "l"(desc_a), "l"(desc_b), "r"(static_cast<int>(accumulate)));               \
+                     : "l"(desc_a), "l"(desc_b), "r"(static_cast<int>(accumulate)), "n"(kTransA),  \
+                       "n"(kTransB));                                                              \
     }                                                                                              \
     template <Elem E>                                                                              \
     static __device__ __forceinline__ void rs(float (&d)[N / 8][4], const unsigned (&a)[4],        \
