@@ -30,7 +30,7 @@
 // PLAN-NEXT: arg buffer "[[ACC]]"
 // The main kernel over kv tiles of 128 keys, y = kv heads.
 // PLAN: {{^}}launch{{$}}
-// PLAN-NEXT: variant "[[WGMMA]]" grid [3,2,2] block [256,1,1] smem 83968
+// PLAN-NEXT: variant "[[WGMMA]]" grid [3,2,2] block [256,1,1] smem 171008
 // PLAN: variant "[[MAIN]]" grid [3,2,2] block [256,1,1] smem 111616
 // PLAN-NEXT: arg buffer "q"
 // PLAN-NEXT: arg buffer "k"
@@ -78,7 +78,7 @@ func.func @gqa_causal(%q: tensor<2x4x200x64xbf16> {tg.name = "q"}, %k: tensor<2x
 // STEP: {{^}}launch{{$}}
 // STEP-NEXT: variant "{{k[0-9]+}}" grid [7,2,1] block [128,1,1] smem 0
 // STEP: {{^}}launch{{$}}
-// STEP-NEXT: variant "[[MAIN90A]]" grid [1,2,1] block [256,1,1] smem 149504
+// STEP-NEXT: variant "[[MAIN90A]]" grid [1,2,1] block [256,1,1] smem 184320
 // STEP-NEXT: arg buffer "q"
 // STEP: variant "[[MAIN90]]" grid [1,2,1] block [256,1,1] smem 177152
 // STEP-NEXT: arg buffer "q"
@@ -91,7 +91,7 @@ func.func @gqa_causal(%q: tensor<2x4x200x64xbf16> {tg.name = "q"}, %k: tensor<2x
 // PTX: .visible .entry tg_attention_bwd_preprocess_bf16_dqk128_dv128(
 // PTX: .visible .entry tg_attention_bwd_bf16_dqk128_dv128_
 // PTX: wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16
-// PTX: red.global.add.v2.f32
+// PTX: cp.reduce.async.bulk.global.shared::cta.bulk_group.add.f32
 // PTX: .visible .entry tg_attention_bwd_bf16_dqk128_dv128_
 // PTX: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
 // PTX: .visible .entry tg_attention_bwd_convert_bf16_dqk128_

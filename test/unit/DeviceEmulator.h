@@ -40,6 +40,10 @@ struct uint4 {
 struct float4 {
   float x, y, z, w;
 };
+struct float2 {
+  float x, y;
+};
+inline float2 make_float2(float x, float y) { return {x, y}; }
 
 namespace emu {
 
@@ -76,6 +80,9 @@ struct Cta {
   size_t smemBytes = 0;
   unsigned arrived = 0, generation = 0;
   std::vector<Warp> warps;
+  struct NamedBarrier {
+    unsigned arrived = 0, generation = 0;
+  } named[16]; // bar.sync ids (0 is __syncthreads')
   std::function<void()> body;
   unsigned long long events = 0; // barrier releases and finished fibers
 };
@@ -123,6 +130,22 @@ inline void warpBarrier() {
     return;
   }
   while (w.generation == generation)
+    yield();
+}
+
+/// bar.sync id, count: the first `count` threads to arrive release each other.
+inline void namedBarrier(unsigned id, unsigned count) {
+  if (id == 0 || id >= 16 || count % 32 || count == 0)
+    fail("bar.sync with a bad id or count");
+  Cta::NamedBarrier &b = cta()->named[id];
+  unsigned generation = b.generation;
+  if (++b.arrived == count) {
+    b.arrived = 0;
+    ++b.generation;
+    ++cta()->events;
+    return;
+  }
+  while (b.generation == generation)
     yield();
 }
 
@@ -438,6 +461,115 @@ inline int ld_acquire_gpu(const int *address) {
 inline void red_release_gpu_add(int *address, int value) { *address += value; }
 template <class T>
 inline void opaque(T &) {}
+
+// --- sm_90a: wgmma is computed when issued (its reads of shared memory
+// happen at once, so the fences and waits order nothing here); the
+// descriptors are decoded as the PTX ISA defines them for the 128-byte
+// swizzle (the only mode the device library uses).
+inline void wgmma_fence() {}
+inline void wgmma_commit() {}
+template <int kPending>
+inline void wgmma_wait() {}
+inline void fence_proxy_async() {}
+inline void fence_operand(float (&)[4]) {}
+inline void fence_operand(unsigned (&)[4]) {}
+inline void named_barrier_sync(unsigned id, unsigned count) { emu::namedBarrier(id, count); }
+
+struct EmuDescriptor {
+  unsigned start, leading, stride;
+};
+inline EmuDescriptor decode_descriptor(unsigned long long d) {
+  if ((d >> 62) != 1)
+    emu::fail("wgmma descriptor without the 128-byte swizzle");
+  return {unsigned(d & 0x3FFF) << 4, unsigned((d >> 16) & 0x3FFF) << 4, unsigned((d >> 32) & 0x3FFF) << 4};
+}
+/// The element (i, k) of a K-major operand (i: its M or N index, rows 128
+/// bytes apart, 8-row groups `stride` apart) or (k, i) of an MN-major one
+/// (64-element blocks of i `leading` apart, 8-row groups of k `stride`
+/// apart), through the swizzle: 16-byte chunk c of an address's 128-byte
+/// row r (r = address bits 7-9) lies at chunk c ^ r.
+inline float operand_element(const EmuDescriptor &d, bool mn_major, int i, int k, bool bf16) {
+  unsigned address;
+  if (!mn_major) {
+    if ((d.start % 128) + 2 * k >= 128)
+      emu::fail("K-major wgmma operand past its 128-byte row");
+    address = d.start + (i / 8) * d.stride + (i % 8) * 128 + 2 * k;
+  } else {
+    address = d.start + (i / 64) * d.leading + (k / 8) * d.stride + (k % 8) * 128 + 2 * (i % 64);
+  }
+  address ^= ((address >> 7) & 7) << 4;
+  unsigned short bits = emu::smemHalf(address);
+  return bf16 ? emu::bf16ToFloat(bits) : emu::f16ToFloat(bits);
+}
+/// This thread's accumulator elements of m64nNk16 (warp w of the
+/// warpgroup holds rows 16 w .. +15 in the mma.sync layout) from A(row, k)
+/// and the B operand.
+template <class A>
+inline void wgmma_accumulate(float *d, int n, bool bf16, const A &a, const EmuDescriptor &b, bool trans_b,
+                             bool accumulate) {
+  const int w = (emu::threadLinear() / 32) % 4, l = emu::lane();
+  for (int t = 0; t < n / 8; ++t)
+    for (int e = 0; e < 4; ++e) {
+      const int row = 16 * w + l / 4 + 8 * (e / 2), col = 8 * t + 2 * (l % 4) + e % 2;
+      float acc = accumulate ? d[4 * t + e] : 0.0f;
+      for (int k = 0; k < 16; ++k)
+        acc += a(row, k) * operand_element(b, trans_b, col, k, bf16);
+      d[4 * t + e] = acc;
+    }
+}
+inline void emulate_wgmma_ss(float *d, int n, bool bf16, unsigned long long desc_a, unsigned long long desc_b,
+                             bool accumulate, bool trans_a, bool trans_b) {
+  const EmuDescriptor a = decode_descriptor(desc_a), b = decode_descriptor(desc_b);
+  wgmma_accumulate(
+      d, n, bf16, [&](int row, int k) { return operand_element(a, trans_a, row, k, bf16); }, b, trans_b,
+      accumulate);
+}
+/// A from registers: each row's 16 elements lie with the 4 lanes of the
+/// quad that holds it (the mma.sync A fragment).
+inline void emulate_wgmma_rs(float *d, int n, bool bf16, const unsigned (&frag)[4], unsigned long long desc_b) {
+  uint32_t(&slot)[12] = emu::mySlot();
+  for (int i = 0; i < 4; ++i)
+    slot[i] = frag[i];
+  emu::warpBarrier();
+  const int l = emu::lane(), w = (emu::threadLinear() / 32) % 4;
+  float rows[2][16];
+  for (int c = 0; c < 4; ++c) {
+    const uint32_t(&s)[12] = emu::slotOf(4 * (l / 4) + c);
+    auto value = [&](unsigned pair, int half) {
+      unsigned short bits = static_cast<unsigned short>(half ? pair >> 16 : pair & 0xffffu);
+      return bf16 ? emu::bf16ToFloat(bits) : emu::f16ToFloat(bits);
+    };
+    for (int h = 0; h < 2; ++h) {
+      rows[0][2 * c + h] = value(s[0], h);
+      rows[1][2 * c + h] = value(s[1], h);
+      rows[0][2 * c + 8 + h] = value(s[2], h);
+      rows[1][2 * c + 8 + h] = value(s[3], h);
+    }
+  }
+  emu::warpBarrier();
+  const int row0 = 16 * w + l / 4;
+  wgmma_accumulate(
+      d, n, bf16, [&](int row, int k) { return rows[row == row0 ? 0 : 1][k]; }, decode_descriptor(desc_b), true,
+      true);
+}
+
+/// Bulk reductions add at once.
+inline void bulk_reduce_add_f32(float *gmem, unsigned smem, unsigned bytes) {
+  if (smem % 16 || bytes % 16 || reinterpret_cast<uintptr_t>(gmem) % 16)
+    emu::fail("misaligned bulk reduction");
+  if (smem + bytes > emu::cta()->smemBytes)
+    emu::fail("bulk reduction past the end of shared memory");
+  for (unsigned i = 0; i < bytes / 4; ++i) {
+    float v;
+    std::memcpy(&v, emu::cta()->smem + smem + 4 * i, 4);
+    gmem[i] += v;
+  }
+}
+inline void bulk_commit() {}
+template <int kPending>
+inline void bulk_wait_read() {}
+template <int kPending>
+inline void bulk_wait() {}
 
 } // namespace tg::device
 

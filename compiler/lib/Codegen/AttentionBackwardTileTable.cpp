@@ -82,11 +82,16 @@ std::string attentionBackwardWgmmaProblem(const AttentionBackwardSpec &spec) {
   for (int d : {spec.headDimQK, spec.headDimV})
     if (d != 64 && d != 128)
       return "the wgmma backward takes head dims 64 and 128 (here " + std::to_string(d) + ")";
-  if (spec.deterministic && spec.headDimQK != 128)
-    return "the deterministic wgmma backward needs head dim 128 (at 64 both warpgroups add "
-           "to each dQ element)";
   return "";
 }
+
+namespace {
+/// The wgmma kernel's query tile: 128 rows where dK, dV and the 128-row
+/// S^T and dP^T fit in registers (head dims 64), else 64.
+int wgmmaBlockM(const AttentionBackwardSpec &spec) {
+  return spec.headDimQK == 64 && spec.headDimV == 64 ? 128 : 64;
+}
+} // namespace
 
 unsigned attentionBackwardSharedBytes(const AttentionBackwardSpec &spec,
                                       const AttentionBackwardTile &t) {
@@ -98,6 +103,8 @@ unsigned attentionBackwardSharedBytes(const AttentionBackwardSpec &spec,
     unsigned bytes = n * (qk + v) * 2 + 2 * m * (qk + v) * 2 + n * m * 2 + 2 * 2 * m * 4;
     if (spec.dropoutProbability > 0.0)
       bytes += m * (n / 32) * 4;
+    // dQ's stage for the bulk reductions: padded rows of 64 columns per warpgroup.
+    bytes += qk == 128 ? 64 * (128 + 8) * 4 : 128 * (64 + 8) * 4;
     return bytes + 1024;
   }
   unsigned qkPitch = unsigned(conflictFreePitch(paddedDim(spec.headDimQK)));
@@ -118,8 +125,14 @@ std::string validateAttentionBackwardTile(const AttentionBackwardSpec &spec,
   if (tile.wgmma) {
     if (std::string problem = attentionBackwardWgmmaProblem(spec); !problem.empty())
       return problem;
-    if (tile.blockM != 64 || tile.blockN != 128 || tile.warps != 8 || tile.qStages != 2)
-      return "the wgmma backward tile is 64x128 with 8 warps and 2 Q/dO stages";
+    if ((tile.blockM != 64 && tile.blockM != 128) || tile.blockN != 128 || tile.warps != 8 ||
+        tile.qStages != 2)
+      return "the wgmma backward tile is 64x128 or 128x128 with 8 warps and 2 Q/dO stages";
+    if (tile.blockM == 128 && spec.headDimQK + spec.headDimV != 128)
+      return "the wgmma backward's 128-row query tiles need head dims 64";
+    if (spec.deterministic && tile.blockM == 64 && spec.headDimQK == 64)
+      return "the deterministic wgmma backward at head dim 64 needs 128-row query tiles (with "
+             "64 both warpgroups add to each dQ element)";
     return "";
   }
   std::string problem = tilingProblem(spec, tile);
@@ -137,7 +150,7 @@ std::string validateAttentionBackwardTile(const AttentionBackwardSpec &spec,
 AttentionBackwardTile defaultAttentionBackwardTile(const AttentionBackwardSpec &spec) {
   if (attentionBackwardWgmmaProblem(spec).empty()) {
     AttentionBackwardTile t;
-    t.blockM = 64;
+    t.blockM = wgmmaBlockM(spec);
     t.blockN = 128;
     t.warps = 8;
     t.qStages = 2;

@@ -22,7 +22,7 @@
 
 namespace tg::device {
 // The dynamic shared memory every emulated CTA uses (one CTA at a time).
-alignas(16) unsigned char smem_raw[232448];
+alignas(1024) unsigned char smem_raw[232448];
 } // namespace tg::device
 
 namespace {

@@ -196,6 +196,64 @@ inline std::vector<Case> cases() {
     c.seqKv = 100;
     v.push_back(c);
   }
+  // sm_90a: the wgmma kernel (wgmma, bulk reductions and named barriers
+  // emulated): each dQ split and element path once.
+  const tgc::CompileTarget sm90a = tgc::CompileTarget::cubin(90, true);
+  {
+    // Head dims 64: 128-row query tiles, dQ split by rows; GQA 2.
+    Case c{"wgmma_causal_br_gqa2_d64", spec(64, 64, 4, 2)};
+    c.spec.target = sm90a;
+    c.spec.causal = C::BottomRight;
+    c.seqQ = 200;
+    c.seqKv = 150;
+    v.push_back(c);
+  }
+  {
+    // 64-row tiles at head dim 64: dQ split by keys (two adds per element),
+    // dV issued before dP^T is waited for; f16.
+    Case c{"wgmma_rows64_f16_d64", spec(64, 64, 2, 2)};
+    c.spec.target = sm90a;
+    c.spec.elementType = AttentionElementType::F16;
+    AttentionBackwardTile t;
+    t.blockM = 64;
+    t.blockN = 128;
+    t.warps = 8;
+    t.qStages = 2;
+    t.wgmma = true;
+    c.spec.tileOverride = t;
+    c.seqQ = 100;
+    c.seqKv = 130;
+    v.push_back(c);
+  }
+  {
+    // Head dim 128: dQ split by columns; the region's gradient and dbias
+    // (one element step), dropout, padding with an empty sequence.
+    Case c{"wgmma_softcap_bias_dropout_padding_d128", spec(128, 128, 2, 2)};
+    c.spec.target = sm90a;
+    c.softcapBias = true;
+    c.spec.scoreModifier = "s = 20.0f * tanhf(s / 20.0f);\ns += capture0;";
+    c.spec.scoreGradient = "const float t = tanhf(s / 20.0f);\nds = dz * (1.0f - t * t);";
+    c.spec.captures = {{"capture0", CaptureType::F32}};
+    c.spec.captureGradients = {{"capture0", "dcap = dz;"}};
+    c.spec.dropoutProbability = 0.2;
+    c.spec.hasSeqLenQ = c.spec.hasSeqLenKv = true;
+    c.batch = 2;
+    c.seqQ = 80;
+    c.seqKv = 96;
+    c.lenQ = {80, 0};
+    c.lenKv = {70, 96};
+    v.push_back(c);
+  }
+  {
+    Case c{"wgmma_deterministic_window_gqa2_d128", spec(128, 128, 4, 2)};
+    c.spec.target = sm90a;
+    c.spec.deterministic = true;
+    c.spec.causal = C::TopLeft;
+    c.spec.windowLeft = 100;
+    c.seqQ = 200;
+    c.seqKv = 260;
+    v.push_back(c);
+  }
   return v;
 }
 

@@ -16,7 +16,8 @@
 // attention_bwd*.cuh); the generator writes only a configuration struct, the
 // score modifier and its gradient, and the entry points. Level L0
 // (mma.sync.m16n8k16, ldmatrix, cp.async): any target from sm_80 on, cubin or
-// compute_80 PTX.
+// compute_80 PTX; for sm_90a a main kernel on wgmma where it applies
+// (AttentionBackwardTile::wgmma, requiredTarget "sm_90a").
 //
 // ## Parameters (in this order; every integer is a 64-bit `long long`)
 //
@@ -71,8 +72,8 @@ struct AttentionBackwardTile {
   int qStages = 1;       // Q/dO buffers: 2 = the next tile loads during this one
   int minBlocksPerSM = 1;
   /// sm_90a: every product on wgmma (device/attention_bwd_wgmma.cuh); then
-  /// blockM 64, blockN 128, 8 warps, 2 stages, head dims 64 or 128, and the
-  /// warp splits are unused.
+  /// blockM 64 (or 128 at head dims 64), blockN 128, 8 warps, 2 stages, head
+  /// dims 64 or 128, and the warp splits are unused.
   bool wgmma = false;
 };
 
@@ -178,7 +179,7 @@ std::string validateAttentionBackwardTile(const AttentionBackwardSpec &spec,
                                           const AttentionBackwardTile &tile);
 
 /// Empty if the sm_90a wgmma kernel can run `spec` (target sm_90a, head
-/// dims 64 or 128, not deterministic at head dim 64), else why not.
+/// dims 64 or 128), else why not.
 std::string attentionBackwardWgmmaProblem(const AttentionBackwardSpec &spec);
 
 /// The tile used without an override: the first of the table's candidates

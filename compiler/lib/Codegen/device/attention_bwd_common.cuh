@@ -167,6 +167,42 @@ __device__ __forceinline__ void fill_keep_bits(unsigned *bits, const BackwardPar
 /// is 0 for every z (finite or -inf), never NaN.
 __device__ __forceinline__ float lse_for_probabilities(float lse) { return lse == neg_inf() ? pos_inf() : lse; }
 
+/// The first half of the element step where the score region has no
+/// gradient of its own (ds = dz) and no captured tensor gets one: P at
+/// (q_idx, kv_idx) from s = q . k, as score_gradient_element computes it.
+template <class Cfg, class ScoreMod, class Mask>
+__device__ __forceinline__ float probability_element(float s, const ScoreMod &score_mod, const Mask &mask,
+                                                     bool all_visible, long long b, long long h, int q_idx,
+                                                     int kv_idx, int seq_q, int seq_kv, float lse) {
+  static_assert(!Cfg::kScoreGrad && !Cfg::kCaptureGrads, "the region's gradient needs the score: one step");
+  constexpr float kLog2e = 1.4426950408889634f;
+  float z = s * Cfg::kScale;
+  if constexpr (Cfg::kScoreMod) {
+    const long long q_clamped = q_idx < seq_q ? q_idx : seq_q - 1;
+    const long long kv_clamped = kv_idx < seq_kv ? kv_idx : seq_kv - 1;
+    z = score_mod.apply(z, b, h, q_clamped, kv_clamped);
+  }
+  if (!all_visible && !mask.visible(q_idx, kv_idx)) z = neg_inf();
+  return fast_exp2((z - lse) * kLog2e);
+}
+
+/// The dropout factor Z of (q_local, key_local): 0 or 1 / (1 - p), 1
+/// without dropout.
+template <class Cfg>
+__device__ __forceinline__ float keep_factor(const unsigned *keep_bits, int q_local, int key_local) {
+  if constexpr (Cfg::kDropout) {
+    const unsigned word = keep_bits[q_local * kKeepWords<Cfg> + key_local / 32];
+    return (word >> (key_local % 32)) & 1u ? Cfg::kDropoutRescale : 0.0f;
+  } else {
+    return 1.0f;
+  }
+}
+
+/// The second half: dS = dZ = P (dP Z - delta), 0 where P = 0.
+__device__ __forceinline__ float identity_score_gradient(float prob, float dp, float keep, float row_delta) {
+  return prob == 0.0f ? 0.0f : prob * (dp * keep - row_delta);
+}
+
 /// One element of the tile: from s = q . k and dp = (dO V^T) at (q_idx,
 /// kv_idx) to P * Z (returned in s) and dS (in dp), where
 ///   P = exp2((z - lse) log2 e), z = score_mod(scale * s) masked,
@@ -194,11 +230,7 @@ __device__ __forceinline__ void score_gradient_element(float &s, float &dp, cons
   // (z - lse) before the base change: a finite z near -3.4e38 (finfo.min
   // masks) never overflows to -inf - -inf = NaN.
   const float prob = fast_exp2((z - lse) * kLog2e);
-  float keep = 1.0f;
-  if constexpr (Cfg::kDropout) {
-    const unsigned word = keep_bits[q_local * kKeepWords<Cfg> + key_local / 32];
-    keep = (word >> (key_local % 32)) & 1u ? Cfg::kDropoutRescale : 0.0f;
-  }
+  const float keep = keep_factor<Cfg>(keep_bits, q_local, key_local);
   const float dz = prob * (dp * keep - row_delta);
   float ds = dz;
   if constexpr (Cfg::kScoreGrad) ds = score_mod.gradient(x, b, h, q_clamped, kv_clamped, dz);

@@ -4,21 +4,24 @@
 //
 // One CTA of two warpgroups owns 128 keys of one (batch, kv head); warpgroup
 // g owns keys [64 g, 64 g + 64), its dK and dV stay in registers. Per query
-// tile of 64 rows (Q and dO double-buffered, copied with cp.async by every
-// thread while the previous tile computes):
+// tile of kBlockM rows (64, or 128 at head dim 64; Q, dO, lse and delta
+// double-buffered, copied with cp.async by every thread while the previous
+// tile computes):
 //
-//   A  S^T = K Q^T, dP^T = V dO^T         ss wgmma, K-major both (64 keys x 64 queries)
-//      P, dS element by element (attention_bwd_common.cuh)
-//   B  dV += P^T dO, dK += dS^T Q          rs wgmma: P^T and dS^T stay in registers as
-//                                          the A operand, dO and Q MN-major
+//   A  S^T = K Q^T, dP^T = V dO^T   ss wgmma, both K-major (64 keys x kBlockM queries per
+//                                    warpgroup), two groups: P from S^T while dP^T runs
+//                                    (unless the region has a gradient of its own)
+//      P, dS element by element (attention_bwd_common.cuh); where registers allow, and
+//      without dropout or region gradients, dV's products are issued before dP^T is waited for
+//   B  dV += P^T dO, dK += dS^T Q    rs wgmma: P^T and dS^T stay in registers as the A
+//                                    operand, dO and Q MN-major
 //      dS^T to shared memory ([key][query], 128-byte swizzle)
-//   C  dQ = dS K                            ss wgmma, both MN-major (dS^T read
-//                                          transposed); f32 vector reductions into
-//                                          the accumulator
-// At head dim 128 warpgroup g computes dQ's columns [64 g, 64 g + 64) over
-// all 128 keys; at head dim 64 it computes all columns over its own keys
-// (two adds per element). The epilogue writes dK * scale and dV from
-// registers. The preprocess and convert kernels are the mma.sync kernel's.
+//   C  dQ = dS K                     ss wgmma, both MN-major (dS^T read transposed), a 64 x 64
+//                                    block per warpgroup (BackwardWgmmaLayout::kDQSplit), staged
+//                                    in shared memory and added into the f32 accumulator by
+//                                    bulk reductions (one per row)
+// The epilogue writes dK * scale and dV from registers. The preprocess and
+// convert kernels are the mma.sync kernel's.
 #pragma once
 #include "attention_bwd_common.cuh"
 #include "copy.cuh"
@@ -34,11 +37,13 @@ template <class Cfg>
 struct BackwardWgmmaLayout {
   static constexpr int kThreads = 256;
   static constexpr int kGroupKeys = 64;  // keys per warpgroup
-  static_assert(Cfg::kWarps == 8 && Cfg::kBlockN == 128 && Cfg::kBlockM == 64 && Cfg::kQStages == 2,
-                "two warpgroups of 64 keys, query tiles of 64 rows, two Q/dO buffers");
+  static_assert(Cfg::kWarps == 8 && Cfg::kBlockN == 128 && (Cfg::kBlockM == 64 || Cfg::kBlockM == 128) &&
+                    Cfg::kQStages == 2,
+                "two warpgroups of 64 keys, query tiles of 64 or 128 rows, two Q/dO buffers");
   static_assert((Cfg::kHeadDimQK == 64 || Cfg::kHeadDimQK == 128) &&
-                    (Cfg::kHeadDimV == 64 || Cfg::kHeadDimV == 128),
-                "head dims 64 or 128");
+                    (Cfg::kHeadDimV == 64 || Cfg::kHeadDimV == 128) &&
+                    (Cfg::kBlockM == 64 || Cfg::kHeadDimQK + Cfg::kHeadDimV == 128),
+                "head dims 64 or 128; query tiles of 128 rows at head dim 64");
   static constexpr unsigned kQStageBytes = Cfg::kBlockM * Cfg::kHeadDimQK * 2;
   static constexpr unsigned kDOStageBytes = Cfg::kBlockM * Cfg::kHeadDimV * 2;
   static constexpr unsigned kK = 0;
@@ -49,23 +54,29 @@ struct BackwardWgmmaLayout {
   static constexpr unsigned kLse = kDS + Cfg::kBlockN * Cfg::kBlockM * 2;
   static constexpr unsigned kDelta = kLse + 2 * Cfg::kBlockM * 4;
   static constexpr unsigned kDrop = kDelta + 2 * Cfg::kBlockM * 4;
-  static constexpr unsigned kBytes = kDrop + (Cfg::kDropout ? Cfg::kBlockM * kKeepWords<Cfg> * 4 : 0);
+  // dQ: each warpgroup computes a 64 x 64 block: at head dim 128 the
+  // columns [64 g, 64 g + 64) of all rows over all keys; with 128-row tiles
+  // the rows [64 g, 64 g + 64) over all keys; else every column of the 64
+  // rows over its own keys (two adds per element).
+  enum class DQSplit { Columns, Rows, Keys };
+  static constexpr DQSplit kDQSplit = Cfg::kHeadDimQK == 128 ? DQSplit::Columns
+                                      : Cfg::kBlockM == 128  ? DQSplit::Rows
+                                                             : DQSplit::Keys;
+  static constexpr int kDQKeySteps = (kDQSplit == DQSplit::Keys ? kGroupKeys : Cfg::kBlockN) / 16;
+  // Its stage for the bulk reductions: rows of 64 f32 columns per
+  // warpgroup, padded by 8 floats (two-way bank conflicts at most); at head
+  // dim 128 the warpgroups share 64 rows of 128 columns, else each has 64
+  // rows of its own.
+  static constexpr unsigned kDQ = kDrop + (Cfg::kDropout ? Cfg::kBlockM * kKeepWords<Cfg> * 4 : 0);
+  static constexpr int kDQPitch = (kDQSplit == DQSplit::Columns ? 128 : 64) + 8;  // floats
+  static constexpr unsigned kDQGroupOffset = kDQSplit == DQSplit::Columns ? 64 * 4 : 64 * kDQPitch * 4;
+  static constexpr unsigned kBytes = kDQ + (kDQSplit == DQSplit::Columns ? 64 : 128) * kDQPitch * 4;
   // The launch adds 1024 bytes: the base is aligned up to 1024 in the kernel.
   static constexpr unsigned kLaunchBytes = kBytes + 1024;
-  // dQ: two 64-column halves at head dim 128, else each warpgroup's keys.
-  static constexpr bool kDQSplitsColumns = Cfg::kHeadDimQK == 128;
-  static constexpr int kDQKeySteps = (kDQSplitsColumns ? Cfg::kBlockN : kGroupKeys) / 16;
+  // Registers: dV's products are issued before dP^T is waited for where P's
+  // fragments fit next to dK, dV, S^T and dP^T (see the kernel).
+  static constexpr bool kRoomForEarlyDV = (Cfg::kHeadDimQK + Cfg::kHeadDimV) / 2 + Cfg::kBlockM * 5 / 4 <= 160;
 };
-
-/// Adds two consecutive floats into global memory (one vector reduction).
-__device__ __forceinline__ void reduce_add_pair(float *address, float a, float b) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  asm volatile("red.global.add.v2.f32 [%0], {%1, %2};\n" ::"l"(address), "f"(a), "f"(b) : "memory");
-#else
-  atomicAdd(address, a);
-  atomicAdd(address + 1, b);
-#endif
-}
 
 /// Packs accumulator tiles 2 kk, 2 kk + 1 (64 rows x 16 columns) as the
 /// register A operand of a k16 step (the mma.sync A fragment).
@@ -77,6 +88,26 @@ __device__ __forceinline__ void pack_a_operand(unsigned (&frag)[kTiles / 2][4], 
     frag[kk][1] = pack2<E>(acc[2 * kk][2], acc[2 * kk][3]);
     frag[kk][2] = pack2<E>(acc[2 * kk + 1][0], acc[2 * kk + 1][1]);
     frag[kk][3] = pack2<E>(acc[2 * kk + 1][2], acc[2 * kk + 1][3]);
+  }
+}
+
+/// f(nt, e, q_local, key_local, lse, row_delta) for each element of a
+/// warp's 16 keys x kQTiles * 8 queries accumulator tile (keys from key0),
+/// with its query row's statistics (lse as lse_for_probabilities gives it).
+template <int kQTiles, class F>
+__device__ __forceinline__ void for_each_score(int lane, int key0, const float *lse_tile, const float *delta_tile,
+                                               F &&f) {
+#pragma unroll
+  for (int nt = 0; nt < kQTiles; ++nt) {
+#pragma unroll
+    for (int j = 0; j < 2; ++j) {
+      const int q_local = accumulator_col(nt, j, lane);
+      const float lse = lse_for_probabilities(lse_tile[q_local]);
+      const float row_delta = delta_tile[q_local];
+#pragma unroll
+      for (int half = 0; half < 2; ++half)
+        f(nt, 2 * half + j, q_local, key0 + accumulator_row(0, 2 * half + j, lane), lse, row_delta);
+    }
   }
 }
 
@@ -166,7 +197,8 @@ __device__ __forceinline__ void attention_backward_wgmma(const BackwardParams &p
     if (it + 1 < work.iterations) load_query_tile(work.tile_of(it + 1), 1 - stage);
     cp_async_commit();
 
-    // --- Phase A: S^T and dP^T for this warpgroup's 64 keys x 64 queries ---
+    // --- Phase A: S^T and dP^T for this warpgroup's 64 keys x 64 queries
+    // (two groups: S^T's elements are computed while dP^T runs) ---
     float s[kQTiles][4], dp[kQTiles][4];
     {
       unsigned k_rows = smem + L::kK + group * L::kGroupKeys * 128;
@@ -183,42 +215,66 @@ __device__ __forceinline__ void attention_backward_wgmma(const BackwardParams &p
         WgmmaM64<kM>::template ss<E>(
             s, k_major_descriptor(k_rows + (ks / 4) * (kN * 128) + (ks % 4) * 32),
             k_major_descriptor(q_tile + (ks / 4) * (kM * 128) + (ks % 4) * 32), ks > 0);
+      wgmma_commit();
 #pragma unroll
       for (int ks = 0; ks < Cfg::kHeadDimV / 16; ++ks)
         WgmmaM64<kM>::template ss<E>(
             dp, k_major_descriptor(v_rows + (ks / 4) * (kN * 128) + (ks % 4) * 32),
             k_major_descriptor(do_tile + (ks / 4) * (kM * 128) + (ks % 4) * 32), ks > 0);
       wgmma_commit();
-      wgmma_wait<0>();
-      fence_accumulators(s);
-      fence_accumulators(dp);
     }
 
     // --- Probabilities and score gradients, element by element ---
     const int group_n0 = n0 + group * L::kGroupKeys;
     const bool all_visible = mask.all_visible(t.m0, t.m0 + kM, group_n0, group_n0 + L::kGroupKeys);
+    unsigned p_frag[kM / 16][4], ds_frag[kM / 16][4];
+    // Without a gradient of the region's own, P needs S^T only; without
+    // dropout P Z = P, and dV += P^T dO is issued before dP^T is waited for.
+    constexpr bool kSplit = !Cfg::kScoreGrad && !Cfg::kCaptureGrads;
+    constexpr bool kEarlyDV = kSplit && !Cfg::kDropout && L::kRoomForEarlyDV;
+    auto issue_dv = [&] {
 #pragma unroll
-    for (int nt = 0; nt < kQTiles; ++nt) {
-#pragma unroll
-      for (int j = 0; j < 2; ++j) {
-        const int q_local = accumulator_col(nt, j, lane);
-        const float lse = lse_for_probabilities(lse_tile[q_local]);
-        const float row_delta = delta_tile[q_local];
-#pragma unroll
-        for (int half = 0; half < 2; ++half) {
-          const int e = 2 * half + j;
-          const int key_local = warp_key0 + accumulator_row(0, e, lane);
-          score_gradient_element<Cfg>(s[nt][e], dp[nt][e], score_mod, mask, all_visible, b, t.h, t.m0 + q_local,
-                                      n0 + key_local, work.seq_q, work.seq_kv, lse, row_delta, keep_bits, q_local,
-                                      key_local);
-        }
+      for (int kk = 0; kk < kM / 16; ++kk)
+        WgmmaM64<Cfg::kHeadDimV>::template rs<E>(dv_acc, p_frag[kk],
+                                                 mn_major_descriptor<kM>(do_tile + kk * 16 * 128));
+    };
+    if constexpr (kSplit) {
+      wgmma_wait<1>();
+      fence_accumulators(s);
+      for_each_score<kQTiles>(lane, warp_key0, lse_tile, delta_tile, [&](int nt, int e, int q_local, int key_local, float lse, float) {
+        s[nt][e] = probability_element<Cfg>(s[nt][e], score_mod, mask, all_visible, b, t.h, t.m0 + q_local,
+                                            n0 + key_local, work.seq_q, work.seq_kv, lse);
+      });
+      if constexpr (kEarlyDV) {
+        pack_a_operand<E>(p_frag, s);
+        fence_accumulators(dv_acc);
+        wgmma_fence();
+        issue_dv();
+        wgmma_commit();
+        wgmma_wait<1>();  // dP^T (dV may still run)
+      } else {
+        wgmma_wait<0>();
       }
+      fence_accumulators(dp);
+      for_each_score<kQTiles>(lane, warp_key0, lse_tile, delta_tile, [&](int nt, int e, int q_local, int key_local, float, float row_delta) {
+        const float keep = keep_factor<Cfg>(keep_bits, q_local, key_local);
+        dp[nt][e] = identity_score_gradient(s[nt][e], dp[nt][e], keep, row_delta);
+        if constexpr (!kEarlyDV) s[nt][e] *= keep;
+      });
+    } else {
+      wgmma_wait<0>();
+      fence_accumulators(s);
+      fence_accumulators(dp);
+      for_each_score<kQTiles>(lane, warp_key0, lse_tile, delta_tile, [&](int nt, int e, int q_local, int key_local, float lse, float row_delta) {
+        score_gradient_element<Cfg>(s[nt][e], dp[nt][e], score_mod, mask, all_visible, b, t.h, t.m0 + q_local,
+                                    n0 + key_local, work.seq_q, work.seq_kv, lse, row_delta, keep_bits, q_local,
+                                    key_local);
+      });
     }
 
     // --- Phase B: dV += P^T dO, dK += dS^T Q (registers as the A operand);
     // dS^T to shared memory for phase C ---
-    unsigned p_frag[kM / 16][4], ds_frag[kM / 16][4];
-    pack_a_operand<E>(p_frag, s);
+    if constexpr (!kEarlyDV) pack_a_operand<E>(p_frag, s);
     pack_a_operand<E>(ds_frag, dp);
 #pragma unroll
     for (int kk = 0; kk < kM / 16; ++kk)
@@ -228,12 +284,10 @@ __device__ __forceinline__ void attention_backward_wgmma(const BackwardParams &p
         const int query = 16 * kk + 2 * (lane % 4) + 8 * (r / 2);
         *reinterpret_cast<unsigned *>(base + L::kDS + tile_offset<kN, 0>(key, query)) = ds_frag[kk][r];
       }
-    fence_accumulators(dv_acc);
+    if constexpr (!kEarlyDV) fence_accumulators(dv_acc);
     fence_accumulators(dk_acc);
     wgmma_fence();
-#pragma unroll
-    for (int kk = 0; kk < kM / 16; ++kk)
-      WgmmaM64<Cfg::kHeadDimV>::template rs<E>(dv_acc, p_frag[kk], mn_major_descriptor<kM>(do_tile + kk * 16 * 128));
+    if constexpr (!kEarlyDV) issue_dv();
 #pragma unroll
     for (int kk = 0; kk < kM / 16; ++kk)
       WgmmaM64<Cfg::kHeadDimQK>::template rs<E>(dk_acc, ds_frag[kk], mn_major_descriptor<kM>(q_tile + kk * 16 * 128));
@@ -249,8 +303,10 @@ __device__ __forceinline__ void attention_backward_wgmma(const BackwardParams &p
     {
       constexpr int kStepBytes = 16 * 128;  // 16 keys
       unsigned ds_rows = smem + L::kDS, k_rows = smem + L::kK;
-      if constexpr (L::kDQSplitsColumns) {
+      if constexpr (L::kDQSplit == L::DQSplit::Columns) {
         k_rows += group * (kN * 128);  // this warpgroup's 64-column block of K
+      } else if constexpr (L::kDQSplit == L::DQSplit::Rows) {
+        ds_rows += group * (kN * 128);  // this warpgroup's 64-query block of dS^T
       } else {
         ds_rows += group * L::kGroupKeys * 128;  // this warpgroup's keys
         k_rows += group * L::kGroupKeys * 128;
@@ -271,23 +327,42 @@ __device__ __forceinline__ void attention_backward_wgmma(const BackwardParams &p
     }
     int *semaphore = nullptr;
     if constexpr (Cfg::kDeterministic) {
-      static_assert(!Cfg::kDeterministic || L::kDQSplitsColumns,
-                    "deterministic dQ: one add per element and CTA (head dim 128)");
+      static_assert(!Cfg::kDeterministic || L::kDQSplit != L::DQSplit::Keys,
+                    "deterministic dQ: one add per element and CTA");
       semaphore = dq_turn_wait<Cfg>(p, mask, b, t, tid);
     }
-    float *dq_rows = p.dq_accum + ((b * p.num_heads_q + t.h) * p.seq_len_q + t.m0) * Cfg::kHeadDimQK;
-    const int col0 = L::kDQSplitsColumns ? group * 64 : 0;
+    // dQ through shared memory, then one bulk reduction per row of the
+    // warpgroup's block by its first 64 threads.
+    {
+      const int gtid = tid % 128;
+      const unsigned stage_bytes = L::kDQ + group * L::kDQGroupOffset;
+      float *stage = reinterpret_cast<float *>(base + stage_bytes);
+      if (gtid < 64) bulk_wait_read<0>();  // the previous tile's reductions have read it
+      named_barrier_sync(1 + group, 128);
 #pragma unroll
-    for (int nt = 0; nt < 8; ++nt)
+      for (int nt = 0; nt < 8; ++nt)
 #pragma unroll
-      for (int half = 0; half < 2; ++half) {
-        const int row = (warp % 4) * 16 + lane / 4 + 8 * half;
-        const int col = col0 + accumulator_col(nt, 0, lane);
-        if (t.m0 + row < work.len_q)
-          reduce_add_pair(dq_rows + row * Cfg::kHeadDimQK + col, dq[nt][2 * half], dq[nt][2 * half + 1]);
+        for (int half = 0; half < 2; ++half) {
+          const int row = (warp % 4) * 16 + lane / 4 + 8 * half;
+          *reinterpret_cast<float2 *>(stage + row * L::kDQPitch + accumulator_col(nt, 0, lane)) =
+              make_float2(dq[nt][2 * half], dq[nt][2 * half + 1]);
+        }
+      fence_proxy_async();  // the stores before the bulk copy unit reads them
+      named_barrier_sync(1 + group, 128);
+      if (gtid < 64) {
+        const int row = (L::kDQSplit == L::DQSplit::Rows ? 64 * group : 0) + gtid;  // in the tile
+        if (t.m0 + row < work.len_q) {
+          float *dq_row = p.dq_accum + ((b * p.num_heads_q + t.h) * p.seq_len_q + t.m0 + row) * Cfg::kHeadDimQK +
+                          (L::kDQSplit == L::DQSplit::Columns ? group * 64 : 0);
+          bulk_reduce_add_f32(dq_row, smem + stage_bytes + gtid * L::kDQPitch * 4, 64 * 4);
+        }
+        bulk_commit();
+        if constexpr (Cfg::kDeterministic) bulk_wait<0>();  // added before the turn passes on
       }
+    }
     if constexpr (Cfg::kDeterministic) dq_turn_done(semaphore, tid);
   }
+  if (tid % 128 < 64) bulk_wait_read<0>();  // shared memory outlives the reads
   cp_async_wait<0>();
 
   // --- Epilogue: dK * scale and dV, from registers ---

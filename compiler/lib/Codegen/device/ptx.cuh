@@ -121,6 +121,24 @@ __device__ __forceinline__ void wgmma_wait() {
 __device__ __forceinline__ void fence_proxy_async() {
   asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
 }
+// --- sm_90: bulk reductions from shared into global memory (the bulk copy
+// unit adds `bytes` of f32, 16-byte aligned at both ends, asynchronously).
+__device__ __forceinline__ void bulk_reduce_add_f32(float *gmem, unsigned smem, unsigned bytes) {
+  asm volatile("cp.reduce.async.bulk.global.shared::cta.bulk_group.add.f32 [%0], [%1], %2;\n" ::"l"(gmem),
+               "r"(smem), "r"(bytes)
+               : "memory");
+}
+__device__ __forceinline__ void bulk_commit() { asm volatile("cp.async.bulk.commit_group;\n" ::: "memory"); }
+/// Waits until this thread's bulk groups but kPending have read their source.
+template <int kPending>
+__device__ __forceinline__ void bulk_wait_read() {
+  asm volatile("cp.async.bulk.wait_group.read %0;\n" ::"n"(kPending) : "memory");
+}
+/// Waits until they have completed (their writes are done).
+template <int kPending>
+__device__ __forceinline__ void bulk_wait() {
+  asm volatile("cp.async.bulk.wait_group %0;\n" ::"n"(kPending) : "memory");
+}
 // --- sm_90: mbarriers (the warp-specialised kernels' pipelines). A barrier
 // completes a phase when `count` arrivals have come; waits name the phase by
 // its parity. cp.async arrivals come when this thread's earlier copies land.
@@ -215,6 +233,12 @@ void wgmma_commit();
 template <int kPending>
 void wgmma_wait();
 void fence_proxy_async();
+void bulk_reduce_add_f32(float *gmem, unsigned smem, unsigned bytes);
+void bulk_commit();
+template <int kPending>
+void bulk_wait_read();
+template <int kPending>
+void bulk_wait();
 void fence_operand(float (&r)[4]);
 void mbarrier_init(unsigned bar, unsigned count);
 void fence_mbarrier_init();

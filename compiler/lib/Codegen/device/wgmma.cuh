@@ -55,6 +55,25 @@ __device__ __forceinline__ unsigned long long mn_major_descriptor(unsigned addre
 template <int N>
 struct WgmmaM64;
 
+#ifdef TG_DEVICE_HOST_EMULATION
+// The host emulation (test/unit/DeviceEmulator.h) computes the products
+// from the descriptors and the warpgroup's registers.
+void emulate_wgmma_ss(float *d, int n, bool bf16, unsigned long long desc_a, unsigned long long desc_b,
+                      bool accumulate, bool trans_a, bool trans_b);
+void emulate_wgmma_rs(float *d, int n, bool bf16, const unsigned (&a)[4], unsigned long long desc_b);
+template <int N>
+struct WgmmaM64 {
+  template <Elem E, int kTransA = 0, int kTransB = 0>
+  static void ss(float (&d)[N / 8][4], unsigned long long desc_a, unsigned long long desc_b, bool accumulate) {
+    emulate_wgmma_ss(&d[0][0], N, E == Elem::BF16, desc_a, desc_b, accumulate, kTransA, kTransB);
+  }
+  template <Elem E>
+  static void rs(float (&d)[N / 8][4], const unsigned (&a)[4], unsigned long long desc_b) {
+    emulate_wgmma_rs(&d[0][0], N, E == Elem::BF16, a, desc_b);
+  }
+};
+#else
+
 // Operand lists: accumulator tiles "+f"(d[i][e]) and their register numbers.
 #define TG_WGMMA_ACC(d, i) "+f"(d[i][0]), "+f"(d[i][1]), "+f"(d[i][2]), "+f"(d[i][3])
 #define TG_WGMMA_ACC_2(d) TG_WGMMA_ACC(d, 0), TG_WGMMA_ACC(d, 1)
@@ -184,5 +203,6 @@ TG_WGMMA_M64(256, TG_WGMMA_ACC_32, TG_WGMMA_REGS_128, 128, 129, 130, 131, 132, 1
 #undef TG_WGMMA_REGS_120
 #undef TG_WGMMA_REGS_128
 #undef TG_WGMMA_ACC
+#endif // TG_DEVICE_HOST_EMULATION
 
 } // namespace tg::device
