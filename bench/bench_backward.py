@@ -70,7 +70,10 @@ class Tgc(TgcX):
 
 def environment():
     """The run's versions, GPU, commit and date (printed, and kept in the results)."""
-    env = environment()
+    env = {"torch": torch.__version__, "cudnn": torch.backends.cudnn.version(),
+           "gpu": torch.cuda.get_device_name() if torch.cuda.is_available() else "none",
+           "commit": os.environ.get("TGC_COMMIT", "unknown"), "date": time.strftime("%Y-%m-%d %H:%M:%S")}
+    print(env, flush=True)
     return env
 
 
@@ -356,9 +359,7 @@ def main():
     args = ap.parse_args()
     t_start = time.time()
     tgc = Tgc(args.lib)
-    env = {"torch": torch.__version__, "cudnn": torch.backends.cudnn.version(), "gpu": torch.cuda.get_device_name(),
-           "commit": os.environ.get("TGC_COMMIT", "unknown"), "date": time.strftime("%Y-%m-%d %H:%M:%S")}
-    print(env, flush=True)
+    env = environment()
     stream = torch.cuda.current_stream().cuda_stream
     rows, skipped = [], []
     if not args.no_grid:
