@@ -361,7 +361,8 @@ std::vector<Variant> variants() {
     s.windowRight = 16;
     s.dropoutProbability = 0.1;
   });
-  add("d128_bf16_everything", 128, 128, T::BF16, [](auto &s) {
+  // Every mask, dropout, MQA and a soft-capped score with a bias and ALiBi.
+  auto everything = [](AttentionBackwardSpec &s) {
     s.causal = C::BottomRight;
     s.windowLeft = 256;
     s.hasSeqLenQ = s.hasSeqLenKv = true;
@@ -372,7 +373,8 @@ std::vector<Variant> variants() {
                       "s += slope * static_cast<float>(kv_idx - q_idx);";
     s.scoreGradient = "const float t = tanhf(s / 30.0f);\nds = dz * (1.0f - t * t);";
     s.captures = {{"bias", CaptureType::BF16}, {"slope", CaptureType::F32}};
-  });
+  };
+  add("d128_bf16_everything", 128, 128, T::BF16, everything);
   add("d192_f16_padding_kv_mask_capture", 192, 192, T::F16, [](auto &s) {
     s.hasSeqLenKv = true;
     s.scoreModifier = "if (!keep) s = -__int_as_float(0x7f800000);\ns += static_cast<float>(offset);";
@@ -459,17 +461,8 @@ std::vector<Variant> variants() {
     s.numHeadsKV = 2;
   });
   add("d128_bf16_wgmma_everything_sm90a", 128, 128, T::BF16, [&](auto &s) {
+    everything(s);
     s.target = sm90a;
-    s.causal = C::BottomRight;
-    s.windowLeft = 256;
-    s.hasSeqLenQ = s.hasSeqLenKv = true;
-    s.dropoutProbability = 0.2;
-    s.numHeadsKV = 1;
-    s.scoreModifier = "s = 30.0f * tanhf(s / 30.0f);\n"
-                      "s += bias;\n"
-                      "s += slope * static_cast<float>(kv_idx - q_idx);";
-    s.scoreGradient = "const float t = tanhf(s / 30.0f);\nds = dz * (1.0f - t * t);";
-    s.captures = {{"bias", CaptureType::BF16}, {"slope", CaptureType::F32}};
     s.captureGradients = {{"bias", "dcap = dz;"}};
   });
   add("d64_f16_wgmma_ragged_window_dropout_sm90a", 64, 64, T::F16, [&](auto &s) {

@@ -107,30 +107,27 @@ inline void fail(const char *what) {
   std::abort();
 }
 
-inline void blockBarrier() {
-  Cta &c = *cta();
-  unsigned generation = c.generation;
-  if (++c.arrived == c.fibers.size()) {
-    c.arrived = 0;
-    ++c.generation;
-    ++c.events;
+/// One barrier's arrival: the `count`-th arrival releases the others.
+inline void arriveAndWait(unsigned &arrived, unsigned &generation, unsigned count) {
+  unsigned mine = generation;
+  if (++arrived == count) {
+    arrived = 0;
+    ++generation;
+    ++cta()->events;
     return;
   }
-  while (c.generation == generation)
+  while (generation == mine)
     yield();
+}
+
+inline void blockBarrier() {
+  Cta &c = *cta();
+  arriveAndWait(c.arrived, c.generation, unsigned(c.fibers.size()));
 }
 
 inline void warpBarrier() {
   Warp &w = cta()->warps[threadLinear() / 32];
-  unsigned generation = w.generation;
-  if (++w.arrived == 32) {
-    w.arrived = 0;
-    ++w.generation;
-    ++cta()->events;
-    return;
-  }
-  while (w.generation == generation)
-    yield();
+  arriveAndWait(w.arrived, w.generation, 32);
 }
 
 /// bar.sync id, count: the first `count` threads to arrive release each other.
@@ -138,15 +135,7 @@ inline void namedBarrier(unsigned id, unsigned count) {
   if (id == 0 || id >= 16 || count % 32 || count == 0)
     fail("bar.sync with a bad id or count");
   Cta::NamedBarrier &b = cta()->named[id];
-  unsigned generation = b.generation;
-  if (++b.arrived == count) {
-    b.arrived = 0;
-    ++b.generation;
-    ++cta()->events;
-    return;
-  }
-  while (b.generation == generation)
-    yield();
+  arriveAndWait(b.arrived, b.generation, count);
 }
 
 inline int lane() { return threadLinear() % 32; }

@@ -39,6 +39,16 @@ inline AttentionBackwardSpec spec(int dqk, int dv, int hq, int hkv) {
   return s;
 }
 
+/// The score 20 tanh(s / 20) + bias[h, q, kv] (Case::softcapBias), its
+/// gradient and the bias's.
+inline void softcapBias(Case &c) {
+  c.softcapBias = true;
+  c.spec.scoreModifier = "s = 20.0f * tanhf(s / 20.0f);\ns += capture0;";
+  c.spec.scoreGradient = "const float t = tanhf(s / 20.0f);\nds = dz * (1.0f - t * t);";
+  c.spec.captures = {{"capture0", CaptureType::F32}};
+  c.spec.captureGradients = {{"capture0", "dcap = dz;"}};
+}
+
 inline std::vector<Case> cases() {
   std::vector<Case> v;
   using C = AttentionCausalMode;
@@ -84,11 +94,7 @@ inline std::vector<Case> cases() {
   }
   {
     Case c{"softcap_bias_d64", spec(64, 64, 2, 2)};
-    c.softcapBias = true;
-    c.spec.scoreModifier = "s = 20.0f * tanhf(s / 20.0f);\ns += capture0;";
-    c.spec.scoreGradient = "const float t = tanhf(s / 20.0f);\nds = dz * (1.0f - t * t);";
-    c.spec.captures = {{"capture0", CaptureType::F32}};
-    c.spec.captureGradients = {{"capture0", "dcap = dz;"}}; // dbias, summed over the batch
+    softcapBias(c); // dbias summed over the batch
     c.spec.causal = C::TopLeft;
     c.batch = 2;
     c.seqQ = 96;
@@ -230,11 +236,7 @@ inline std::vector<Case> cases() {
     // (one element step), dropout, padding with an empty sequence.
     Case c{"wgmma_softcap_bias_dropout_padding_d128", spec(128, 128, 2, 2)};
     c.spec.target = sm90a;
-    c.softcapBias = true;
-    c.spec.scoreModifier = "s = 20.0f * tanhf(s / 20.0f);\ns += capture0;";
-    c.spec.scoreGradient = "const float t = tanhf(s / 20.0f);\nds = dz * (1.0f - t * t);";
-    c.spec.captures = {{"capture0", CaptureType::F32}};
-    c.spec.captureGradients = {{"capture0", "dcap = dz;"}};
+    softcapBias(c);
     c.spec.dropoutProbability = 0.2;
     c.spec.hasSeqLenQ = c.spec.hasSeqLenKv = true;
     c.batch = 2;

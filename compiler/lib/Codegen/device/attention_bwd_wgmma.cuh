@@ -210,17 +210,9 @@ __device__ __forceinline__ void attention_backward_wgmma(const BackwardParams &p
       fence_accumulators(s);
       fence_accumulators(dp);
       wgmma_fence();
-#pragma unroll
-      for (int ks = 0; ks < Cfg::kHeadDimQK / 16; ++ks)
-        WgmmaM64<kM>::template ss<E>(
-            s, k_major_descriptor(k_rows + (ks / 4) * (kN * 128) + (ks % 4) * 32),
-            k_major_descriptor(q_tile + (ks / 4) * (kM * 128) + (ks % 4) * 32), ks > 0);
+      wgmma_k_major_product<kM, E, Cfg::kHeadDimQK / 16, kN, kM>(s, k_rows, q_tile);
       wgmma_commit();
-#pragma unroll
-      for (int ks = 0; ks < Cfg::kHeadDimV / 16; ++ks)
-        WgmmaM64<kM>::template ss<E>(
-            dp, k_major_descriptor(v_rows + (ks / 4) * (kN * 128) + (ks % 4) * 32),
-            k_major_descriptor(do_tile + (ks / 4) * (kM * 128) + (ks % 4) * 32), ks > 0);
+      wgmma_k_major_product<kM, E, Cfg::kHeadDimV / 16, kN, kM>(dp, v_rows, do_tile);
       wgmma_commit();
     }
 

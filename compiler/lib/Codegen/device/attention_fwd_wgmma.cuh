@@ -23,13 +23,7 @@ __device__ __forceinline__ void issue_scores_wgmma(float (&s)[K::kMTiles][K::kNT
 #pragma unroll
   for (int n = 0; n < K::kNTiles; ++n) fence_operand(s[0][n]);
   wgmma_fence();
-#pragma unroll
-  for (int ks = 0; ks < K::kQKSteps; ++ks) {
-    // k16 step: 64-column block ks / 4, 32 bytes per step inside the swizzled row.
-    const unsigned a = q_rows + (ks / 4) * (K::kBlockM * 128) + (ks % 4) * 32;
-    const unsigned b = smem_k_stage + (ks / 4) * (K::kBlockN * 128) + (ks % 4) * 32;
-    WgmmaM64<K::kBlockN>::template ss<K::kElem>(s[0], k_major_descriptor(a), k_major_descriptor(b), ks > 0);
-  }
+  wgmma_k_major_product<K::kBlockN, K::kElem, K::kQKSteps, K::kBlockM, K::kBlockN>(s[0], q_rows, smem_k_stage);
   wgmma_commit();
 }
 

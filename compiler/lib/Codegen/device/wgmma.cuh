@@ -205,4 +205,16 @@ TG_WGMMA_M64(256, TG_WGMMA_ACC_32, TG_WGMMA_REGS_128, 128, 129, 130, 131, 132, 1
 #undef TG_WGMMA_ACC
 #endif // TG_DEVICE_HOST_EMULATION
 
+/// d = A B^T over kSteps k16 steps, A and B K-major tiles in the swizzled
+/// layout (64-column blocks of kRowsA / kRowsB rows, 128 bytes each) from
+/// a and b: step ks reads block ks / 4, 32 bytes per step inside the
+/// swizzled row. Issues only (no fence, commit or wait).
+template <int N, Elem E, int kSteps, int kRowsA, int kRowsB>
+__device__ __forceinline__ void wgmma_k_major_product(float (&d)[N / 8][4], unsigned a, unsigned b) {
+#pragma unroll
+  for (int ks = 0; ks < kSteps; ++ks)
+    WgmmaM64<N>::template ss<E>(d, k_major_descriptor(a + (ks / 4) * (kRowsA * 128) + (ks % 4) * 32),
+                                k_major_descriptor(b + (ks / 4) * (kRowsB * 128) + (ks % 4) * 32), ks > 0);
+}
+
 } // namespace tg::device
