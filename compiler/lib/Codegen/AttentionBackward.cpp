@@ -246,7 +246,11 @@ std::string BackwardEmitter::scoreMod() const {
        << "  __device__ __forceinline__ long long document_of_key(long long b, long long h,\n"
        << "                                                   long long kv_idx) const {\n"
        << "    return " << spec.documentMask->keyId << ";\n  }\n";
-  os << "  __device__ __forceinline__ float apply(float s, long long b, long long h, long long q_idx,\n"
+  // kSameDocument: the element lies in one document with its row (a tile
+  // in the CTA's one document, device/documents.cuh), so the document test
+  // of the region is known true.
+  os << "  template <bool kSameDocument = false>\n"
+     << "  __device__ __forceinline__ float apply(float s, long long b, long long h, long long q_idx,\n"
      << "                                        long long kv_idx) const {\n"
      << loads << "    {  // --- score modifier ---\n"
      << indent(spec.scoreModifier, "      ") << "    }\n    return s;\n  }\n";

@@ -473,7 +473,9 @@ struct ScoreMod {
   // are not stored, keys are masked) and captures are never read out of bounds.
   // (Decode, K::kDecode: h is the GQA group's first query head and tile row
   // r is query r % Sq of head h + r / Sq, rows past the group clamped.)
-  template <class K>
+  // kSameDocument: the tile lies in the CTA's one document (device/documents.cuh),
+  // so the region's document test is known true.
+  template <class K, bool kSameDocument = false>
   __device__ __forceinline__ void apply(float (&scores)[K::kMTiles][K::kNTiles][4], long long b,
                                         long long h_tile, int warp_row0, int n0, int lane,
                                         long long seq_len_q, long long seq_len_kv) const {

@@ -312,7 +312,8 @@ FailureOr<std::string> tg::emitScalarRegion(Region &region,
                                             StringRef resultVar,
                                             GatherEmitter emitGather,
                                             ArrayRef<std::optional<IndexRange>> argRanges,
-                                            bool approximate) {
+                                            bool approximate,
+                                            ArrayRef<KnownTrueWhere> knownTrue) {
   if (region.empty())
     return ("{ " + resultVar + " = " + argNames[0] + "; }").str();
   Block &block = region.front();
@@ -400,6 +401,9 @@ FailureOr<std::string> tg::emitScalarRegion(Region &region,
                resultElementType(&op).isF32() && isa<IntegerType>(operandElementType(&op, 0))) {
       expr = "(float)((int)(" + operands[0] + "))";  // int32 -> f32 rounds as int64 -> f32 does
     }
+    for (const KnownTrueWhere &known : knownTrue)
+      if (known.op == &op)
+        expr = known.flag + " || (" + *expr + ")";
     std::string name = (resultVar + "_" + Twine(counter++)).str();
     os << "  const " << type << " " << name << " = " << *expr << "; // " << op.getName() << "\n";
     names[op.getResult(0)] = name;

@@ -169,20 +169,25 @@ FailureOr<SmallVector<KernelStep, 0>> mlir::tg::emitAttentionGradSteps(
     return emitTableGather(gather, argNames, indices);
   };
   if (!op.hasIdentityScore()) {
+    // A document mask lets each CTA skip the query tiles of other
+    // documents, and its tiles in one document skip the test
+    // (ScoreMod::apply's kSameDocument).
+    std::optional<DocumentIds> ids = findDocumentMask(
+        op, argNames, emitGather, [](const std::string &name, bool atQuery) {
+          return name + (atQuery ? "_at(b, h, q_idx, 0)" : "_at(b, h, 0, kv_idx)");
+        });
+    SmallVector<KnownTrueWhere> knownTrue;
+    if (ids) {
+      spec.documentMask =
+          cg::AttentionForwardSpec::DocumentMask{ids->query, ids->key};
+      knownTrue.push_back({ids->equality, "kSameDocument"});
+    }
     FailureOr<std::string> body =
         emitScalarRegion(op.getScore(), argNames, "s", emitGather,
-                         scoreRegionRanges(argNames.size(), sizes), fastMath);
+                         scoreRegionRanges(argNames.size(), sizes), fastMath, knownTrue);
     if (failed(body))
       return failure();
     spec.scoreModifier = *body;
-    // A document mask lets each CTA skip the query tiles of other documents.
-    if (std::optional<DocumentIds> ids = findDocumentMask(
-            op, argNames, emitGather,
-            [](const std::string &name, bool atQuery) {
-              return name + (atQuery ? "_at(b, h, q_idx, 0)" : "_at(b, h, 0, kv_idx)");
-            }))
-      spec.documentMask =
-          cg::AttentionForwardSpec::DocumentMask{ids->query, ids->key};
   }
   // The score_grad region, or the chain rule derived through `score`; a
   // gradient that is dz itself (bias, ALiBi, masks) needs no code.

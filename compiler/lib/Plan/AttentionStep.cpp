@@ -102,23 +102,29 @@ mlir::tg::emitAttentionStep(AttentionOp op, const tgc::CompileTarget &target, bo
     return emitTableGather(gather, argNames, indices);
   };
   if (!op.hasIdentityScore()) {
+    // A document mask lets each CTA skip the key tiles of other documents,
+    // and its tiles in one document skip the test (ScoreMod::apply's
+    // kSameDocument).
+    std::optional<DocumentIds> ids =
+        findDocumentMask(op, argNames, emitGather,
+                         [](const std::string &name, bool atQuery) {
+                           return "load_capture_" + name +
+                                  (atQuery ? "(captures, b, h, q_idx, 0)"
+                                           : "(captures, b, h, 0, kv_idx)");
+                         });
+    SmallVector<KnownTrueWhere> knownTrue;
+    if (ids) {
+      spec.documentMask =
+          cg::AttentionForwardSpec::DocumentMask{ids->query, ids->key};
+      knownTrue.push_back({ids->equality, "kSameDocument"});
+    }
     FailureOr<std::string> body =
         emitScalarRegion(op.getScore(), argNames, "s", emitGather,
                          scoreRegionRanges(argNames.size(), {batch, spec.numHeadsQ, seqQ, seqKv}),
-                         fastMath);
+                         fastMath, knownTrue);
     if (failed(body))
       return failure();
     spec.scoreModifier = *body;
-    // A document mask lets each CTA skip the key tiles of other documents.
-    if (std::optional<DocumentIds> ids =
-            findDocumentMask(op, argNames, emitGather,
-                             [](const std::string &name, bool atQuery) {
-                               return "load_capture_" + name +
-                                      (atQuery ? "(captures, b, h, q_idx, 0)"
-                                               : "(captures, b, h, 0, kv_idx)");
-                             }))
-      spec.documentMask =
-          cg::AttentionForwardSpec::DocumentMask{ids->query, ids->key};
   }
 
   // The layout strides (b, h, s) of q, k, v and o; the head dim must be

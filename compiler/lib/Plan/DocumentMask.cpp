@@ -73,7 +73,7 @@ private:
       std::optional<std::string> query = idAt(a, Side::Query);
       std::optional<std::string> key = idAt(b, Side::Key);
       if (query && key)
-        return DocumentIds{*query, *key};
+        return DocumentIds{*query, *key, cmp};
     }
     return std::nullopt;
   }

@@ -21,6 +21,9 @@ namespace mlir::tg {
 /// `op` is a tg.attention or a tg.attention_grad (the same score region).
 struct DocumentIds {
   std::string query, key;
+  /// The test `id(q_idx) == id(kv_idx)` itself (true in a tile that lies in
+  /// one document: KnownTrueWhere).
+  Operation *equality;
 };
 /// The reader of element capture `name` at the query (`atQuery`) or the key.
 using ElementReader =

@@ -173,12 +173,14 @@ void runCase(const Case &c) {
       p.rel.push_back(emu::bf16ToFloat(bits));
     }
     // Documents of random lengths (about 4 per sequence), ids not in order.
-    std::uniform_int_distribution<int> cut(0, 36);
+    std::uniform_int_distribution<int> cut(0, c.docLength - 1);
     for (int64_t b = 0; b < B; ++b) {
-      long long id = 7 * b + 3;
+      const long long first = 7 * b + 3;
+      long long id = first;
+      int documents = 1;
       for (int64_t j = 0; j < Skv; ++j) {
         if (j > 0 && cut(rng) == 0)
-          id = (id * 5 + 11) % 101;
+          id = c.docIdsReturn && b % 2 == 1 && ++documents % 2 == 1 ? first : (id * 5 + 11) % 101;
         p.doc.push_back(id);
       }
     }

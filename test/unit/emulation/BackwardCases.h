@@ -27,6 +27,8 @@ struct Case {
   // doc[b, q] != doc[b, kv] (i64 document ids); rel's gradient scatter-added.
   bool relBiasDocMask = false;
   int relShortBy = 0; // rel has Sq + Skv - 1 - relShortBy columns
+  int docLength = 37;  // documents' mean length
+  bool docIdsReturn = false; // in odd batches every other document reuses the first id
 };
 
 inline AttentionBackwardSpec spec(int dqk, int dv, int hq, int hkv) {
@@ -51,6 +53,7 @@ inline void softcapBias(Case &c) {
 
 inline std::vector<Case> cases() {
   std::vector<Case> v;
+  size_t docmaskSameDocument = 0;
   using C = AttentionCausalMode;
   {
     Case c{"plain_d64", spec(64, 64, 2, 2)};
@@ -194,6 +197,27 @@ inline std::vector<Case> cases() {
     v.push_back(c);
   }
   {
+    // Documents longer than a tile: the tiles inside one document skip the
+    // test (ScoreMod::apply<true>, written here as the generator writes it);
+    // in batch 1 the ids return, so no range is one document there.
+    Case c{"docmask_same_document_gqa2_d64", spec(64, 64, 4, 2)};
+    c.relBiasDocMask = true;
+    c.spec.scoreModifier = "s += rel_at(captures, h, q_idx - kv_idx + 319);\n"
+                           "if (!kSameDocument && doc_at(captures, b, q_idx) != doc_at(captures, b, kv_idx))\n"
+                           "  s = -__int_as_float(0x7f800000);";
+    c.spec.captures = {{"rel", CaptureType::BF16, 2}, {"doc", CaptureType::I64, 2}};
+    c.spec.captureGradients = {{"rel", "rel_grad_add(dz, h, q_idx - kv_idx + 319);"}};
+    c.spec.documentMask =
+        AttentionForwardSpec::DocumentMask{"doc_at(captures, b, q_idx)", "doc_at(captures, b, kv_idx)"};
+    c.batch = 2;
+    c.seqQ = 320;
+    c.seqKv = 320;
+    c.docLength = 130;
+    c.docIdsReturn = true;
+    docmaskSameDocument = v.size();
+    v.push_back(c);
+  }
+  {
     Case c{"one_stage_gqa2_d96", spec(96, 96, 4, 2)};
     AttentionBackwardTile t; // the sm_80 tile of head dim 128: one Q/dO buffer
     t.qStages = 1;
@@ -244,6 +268,19 @@ inline std::vector<Case> cases() {
     c.seqKv = 96;
     c.lenQ = {80, 0};
     c.lenKv = {70, 96};
+    v.push_back(c);
+  }
+  {
+    // The same-document tiles of the wgmma kernel (128-row query tiles).
+    Case c = v[docmaskSameDocument];
+    c.name = "wgmma_docmask_same_document_d64";
+    c.spec.target = sm90a;
+    c.seqQ = c.seqKv = 400;
+    c.spec.scoreModifier = "s += rel_at(captures, h, q_idx - kv_idx + 399);\n"
+                           "if (!kSameDocument && doc_at(captures, b, q_idx) != doc_at(captures, b, kv_idx))\n"
+                           "  s = -__int_as_float(0x7f800000);";
+    c.spec.captureGradients = {{"rel", "rel_grad_add(dz, h, q_idx - kv_idx + 399);"}};
+    c.docLength = 200;
     v.push_back(c);
   }
   {

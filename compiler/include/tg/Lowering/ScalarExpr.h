@@ -87,12 +87,22 @@ struct IndexRange {
 /// result are proven within int32 then compute in 32 bits (the same values:
 /// no wrap can occur; a 64-bit integer op and its conversion cost several
 /// 32-bit ones on the GPU).
+///
+/// `knownTrue` lists i1 ops of the region whose value the caller knows to be
+/// true where a C++ condition holds: each is emitted as `flag || (expr)`, so
+/// that where `flag` is a compile-time true the work feeding only that test
+/// (its gathers) is dead code (the document test of a tile in one document).
+struct KnownTrueWhere {
+  Operation *op;
+  std::string flag;
+};
 FailureOr<std::string> emitScalarRegion(Region &region,
                                         ArrayRef<std::string> argNames,
                                         StringRef resultVar,
                                         GatherEmitter emitGather = {},
                                         ArrayRef<std::optional<IndexRange>> argRanges = {},
-                                        bool approximate = false);
+                                        bool approximate = false,
+                                        ArrayRef<KnownTrueWhere> knownTrue = {});
 
 /// The ranges of a tg.attention score region's arguments (s, b, h, q_idx,
 /// kv_idx, then the captures) for the score tensor's sizes [B, Hq, Sq, Skv]

@@ -218,6 +218,7 @@ __device__ __forceinline__ void attention_backward(const BackwardParams &p, cons
     // --- Phase A: S^T = K Q^T and dP^T = V dO^T for this warp's keys x queries,
     // in passes of kAChunk n8 tiles of queries ---
     const bool all_visible = mask.all_visible(t.m0, t.m0 + Cfg::kBlockM, n0, n0 + Cfg::kBlockN);
+    const bool same_document = work.documents.same_document(t.m0, Cfg::kBlockM);
 #pragma unroll 1
     for (int chunk = 0; chunk < L::kANTiles; chunk += L::kAChunk) {
       const int chunk_q0 = a_q0 + 8 * chunk;  // first query (in the tile) of this pass
@@ -244,9 +245,9 @@ __device__ __forceinline__ void attention_backward(const BackwardParams &p, cons
             for (int half = 0; half < 2; ++half) {
               const int e = 2 * half + j;
               const int key_local = a_key0 + accumulator_row(mt, e, lane);
-              score_gradient_element<Cfg>(s[mt][nt][e], dp[mt][nt][e], score_mod, mask, all_visible, b, t.h,
-                                          q_idx, n0 + key_local, seq_q, seq_kv, lse, row_delta, keep_bits,
-                                          q_local, key_local);
+              score_gradient_element<Cfg>(s[mt][nt][e], dp[mt][nt][e], score_mod, mask, all_visible,
+                                          same_document, b, t.h, q_idx, n0 + key_local, seq_q, seq_kv, lse,
+                                          row_delta, keep_bits, q_local, key_local);
             }
           }
         }

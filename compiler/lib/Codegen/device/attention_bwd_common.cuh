@@ -62,6 +62,9 @@ struct BackwardWork {
   Mask mask;
   int tile_begin, tiles_per_head, iterations;
   bool empty;  // a packed sequence shorter than n0: nothing to do
+  // (kDocumentMask) the query rows that lie in these keys' one document
+  // for every query head of the group: their tiles skip the document test
+  DocumentSpan documents;
 
   __device__ __forceinline__ QueryTile tile_of(int it) const {
     return QueryTile{h_kv * Cfg::kGroup + it / tiles_per_head, (tile_begin + it % tiles_per_head) * Cfg::kBlockM};
@@ -94,6 +97,7 @@ __device__ __forceinline__ BackwardWork<Cfg> backward_work(const BackwardParams 
     w.empty = w.n0 >= w.len_kv;
   }
   w.tile_begin = w.tiles_per_head = w.iterations = 0;
+  w.documents = DocumentSpan{0, 0, 0, 0};
   w.q_rows = Cfg::kRagged ? w.len_q : w.seq_q;
   w.kv_rows = Cfg::kRagged ? w.len_kv : w.seq_kv;
   w.mask = typename BackwardWork<Cfg>::Mask{w.len_q, w.len_kv, Cfg::kBottomRight ? w.len_kv - w.len_q : 0};
@@ -104,21 +108,25 @@ __device__ __forceinline__ BackwardWork<Cfg> backward_work(const BackwardParams 
   if constexpr (Cfg::kDocumentMask) {
     // Only rows of these keys' documents see them: the union over the
     // group's query heads of the rows whose id lies within the keys' ids.
+    // The same-document rows: those of every head.
     int begin = row_end, end = row_begin;
+    int same_begin = row_begin, same_end = row_end;
     for (long long g = 0; g < Cfg::kGroup; ++g) {
       const long long h = w.h_kv * Cfg::kGroup + g;
-      int head_begin = row_begin, head_end = row_end;
-      narrow_to_documents<kThreads>(
-          w.n0, imin(w.n0 + Cfg::kBlockN, w.len_kv), &head_begin, &head_end, scratch,
+      const DocumentSpan head = narrow_to_documents<kThreads>(
+          w.n0, imin(w.n0 + Cfg::kBlockN, w.len_kv), row_begin, row_end, scratch,
           [&](int kv) { return score_mod.document_of_key(b, h, kv); },
           [&](int q) { return score_mod.document_of_query(b, h, q); }, tid);
-      if (head_begin < head_end) {
-        begin = imin(begin, head_begin);
-        end = imax(end, head_end);
+      if (head.begin < head.end) {
+        begin = imin(begin, head.begin);
+        end = imax(end, head.end);
       }
+      same_begin = imax(same_begin, head.same_begin);
+      same_end = imin(same_end, head.same_end);
     }
     row_begin = begin < end ? begin : 0;
     row_end = begin < end ? end : 0;
+    if (same_begin < same_end) w.documents = DocumentSpan{row_begin, row_end, same_begin, same_end};
   }
   w.tile_begin = row_begin / Cfg::kBlockM;
   w.tiles_per_head = row_end > row_begin ? (row_end + Cfg::kBlockM - 1) / Cfg::kBlockM - w.tile_begin : 0;
@@ -172,7 +180,8 @@ __device__ __forceinline__ float lse_for_probabilities(float lse) { return lse =
 /// (q_idx, kv_idx) from s = q . k, as score_gradient_element computes it.
 template <class Cfg, class ScoreMod, class Mask>
 __device__ __forceinline__ float probability_element(float s, const ScoreMod &score_mod, const Mask &mask,
-                                                     bool all_visible, long long b, long long h, int q_idx,
+                                                     bool all_visible, bool same_document, long long b,
+                                                     long long h, int q_idx,
                                                      int kv_idx, int seq_q, int seq_kv, float lse) {
   static_assert(!Cfg::kScoreGrad && !Cfg::kCaptureGrads, "the region's gradient needs the score: one step");
   constexpr float kLog2e = 1.4426950408889634f;
@@ -180,7 +189,8 @@ __device__ __forceinline__ float probability_element(float s, const ScoreMod &sc
   if constexpr (Cfg::kScoreMod) {
     const long long q_clamped = q_idx < seq_q ? q_idx : seq_q - 1;
     const long long kv_clamped = kv_idx < seq_kv ? kv_idx : seq_kv - 1;
-    z = score_mod.apply(z, b, h, q_clamped, kv_clamped);
+    z = Cfg::kDocumentMask && same_document ? score_mod.template apply<Cfg::kDocumentMask>(z, b, h, q_clamped, kv_clamped)
+                                            : score_mod.apply(z, b, h, q_clamped, kv_clamped);
   }
   if (!all_visible && !mask.visible(q_idx, kv_idx)) z = neg_inf();
   return fast_exp2((z - lse) * kLog2e);
@@ -209,9 +219,12 @@ __device__ __forceinline__ float identity_score_gradient(float prob, float dp, f
 ///   dZ = P (dP Z - delta), dS = score_grad(dZ)
 /// and Z is the dropout keep bit times 1 / (1 - p). q_local and key_local
 /// index the tile's keep bits. Captured tensors' gradients are added here.
+/// same_document: the tile lies in the keys' one document (the modifier's
+/// document test is known true: ScoreMod::apply<true>).
 template <class Cfg, class ScoreMod, class Mask>
 __device__ __forceinline__ void score_gradient_element(float &s, float &dp, const ScoreMod &score_mod,
-                                                       const Mask &mask, bool all_visible, long long b,
+                                                       const Mask &mask, bool all_visible, bool same_document,
+                                                       long long b,
                                                        long long h, int q_idx, int kv_idx, int seq_q,
                                                        int seq_kv, float lse, float row_delta,
                                                        const unsigned *keep_bits, int q_local, int key_local) {
@@ -225,7 +238,9 @@ __device__ __forceinline__ void score_gradient_element(float &s, float &dp, cons
     q_clamped = q_idx < seq_q ? q_idx : seq_q - 1;
     kv_clamped = kv_idx < seq_kv ? kv_idx : seq_kv - 1;
   }
-  if constexpr (Cfg::kScoreMod) z = score_mod.apply(x, b, h, q_clamped, kv_clamped);
+  if constexpr (Cfg::kScoreMod)
+    z = Cfg::kDocumentMask && same_document ? score_mod.template apply<Cfg::kDocumentMask>(x, b, h, q_clamped, kv_clamped)
+                                            : score_mod.apply(x, b, h, q_clamped, kv_clamped);
   if (!all_visible && !mask.visible(q_idx, kv_idx)) z = neg_inf();
   // (z - lse) before the base change: a finite z near -3.4e38 (finfo.min
   // masks) never overflows to -inf - -inf = NaN.

@@ -219,6 +219,7 @@ __device__ __forceinline__ void attention_backward_wgmma(const BackwardParams &p
     // --- Probabilities and score gradients, element by element ---
     const int group_n0 = n0 + group * L::kGroupKeys;
     const bool all_visible = mask.all_visible(t.m0, t.m0 + kM, group_n0, group_n0 + L::kGroupKeys);
+    const bool same_document = work.documents.same_document(t.m0, kM);
     unsigned p_frag[kM / 16][4], ds_frag[kM / 16][4];
     // Without a gradient of the region's own, P needs S^T only; without
     // dropout P Z = P, and dV += P^T dO is issued before dP^T is waited for.
@@ -234,8 +235,8 @@ __device__ __forceinline__ void attention_backward_wgmma(const BackwardParams &p
       wgmma_wait<1>();
       fence_accumulators(s);
       for_each_score<kQTiles>(lane, warp_key0, lse_tile, delta_tile, [&](int nt, int e, int q_local, int key_local, float lse, float) {
-        s[nt][e] = probability_element<Cfg>(s[nt][e], score_mod, mask, all_visible, b, t.h, t.m0 + q_local,
-                                            n0 + key_local, work.seq_q, work.seq_kv, lse);
+        s[nt][e] = probability_element<Cfg>(s[nt][e], score_mod, mask, all_visible, same_document, b, t.h,
+                                            t.m0 + q_local, n0 + key_local, work.seq_q, work.seq_kv, lse);
       });
       if constexpr (kEarlyDV) {
         pack_a_operand<E>(p_frag, s);
@@ -258,9 +259,9 @@ __device__ __forceinline__ void attention_backward_wgmma(const BackwardParams &p
       fence_accumulators(s);
       fence_accumulators(dp);
       for_each_score<kQTiles>(lane, warp_key0, lse_tile, delta_tile, [&](int nt, int e, int q_local, int key_local, float lse, float row_delta) {
-        score_gradient_element<Cfg>(s[nt][e], dp[nt][e], score_mod, mask, all_visible, b, t.h, t.m0 + q_local,
-                                    n0 + key_local, work.seq_q, work.seq_kv, lse, row_delta, keep_bits, q_local,
-                                    key_local);
+        score_gradient_element<Cfg>(s[nt][e], dp[nt][e], score_mod, mask, all_visible, same_document, b, t.h,
+                                    t.m0 + q_local, n0 + key_local, work.seq_q, work.seq_kv, lse, row_delta,
+                                    keep_bits, q_local, key_local);
       });
     }
 

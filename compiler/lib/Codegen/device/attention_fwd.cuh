@@ -172,11 +172,15 @@ __device__ __forceinline__ void attention_forward(const ForwardParams &p, const 
   int kv_begin, kv_end;
   // (decode: the rows are every query of the sequence)
   mask.keys_seen(K::kDecode ? 0 : m0, K::kDecode ? len_q : m0 + K::kBlockM, &kv_begin, &kv_end);
-  if constexpr (K::kDocumentMask)  // the Q region is free until the Q tile is loaded
-    narrow_to_documents<K::kThreads>(
-        m0, imin(m0 + K::kBlockM, len_q), &kv_begin, &kv_end, reinterpret_cast<long long *>(smem),
+  DocumentSpan documents{kv_begin, kv_end, 0, 0};
+  if constexpr (K::kDocumentMask) {  // the Q region is free until the Q tile is loaded
+    documents = narrow_to_documents<K::kThreads>(
+        m0, imin(m0 + K::kBlockM, len_q), kv_begin, kv_end, reinterpret_cast<long long *>(smem),
         [&](int q) { return score_mod.document_of_query(b, h, q); },
         [&](int kv) { return score_mod.document_of_key(b, h, kv); }, tid);
+    kv_begin = documents.begin;
+    kv_end = documents.end;
+  }
   int tile_begin = kv_begin / K::kBlockN;
   int tile_end = kv_end > kv_begin ? (kv_end + K::kBlockN - 1) / K::kBlockN : tile_begin;
   if constexpr (K::kDecode) {
@@ -254,7 +258,7 @@ __device__ __forceinline__ void attention_forward(const ForwardParams &p, const 
       fence_mbarrier_init();
     }
     __syncthreads();
-    const ForwardTileRange range{b, h, m0, len_q, len_kv, tile_begin, tile_end, q_tile, k_head, v_head};
+    const ForwardTileRange range{b, h, m0, len_q, len_kv, tile_begin, tile_end, documents, q_tile, k_head, v_head};
     if (warp >= K::kWarps) {
       warpgroup_release_registers<K::kProducerRegisters>();
       if (tile_begin < tile_end)
@@ -353,8 +357,13 @@ __device__ __forceinline__ void attention_forward(const ForwardParams &p, const 
         compute_scores<K>(s, q_frag, warp_k_tile, lane);
       else
         compute_scores<K>(s, smem_q, row_warp * K::kWarpRows, warp_k_tile, lane);
-      if constexpr (K::kScoreMod)
-        score_mod.template apply<K>(s, b, h, warp_row0, warp_n0, lane, p.seq_len_q, p.seq_len_kv);
+      if constexpr (K::kScoreMod) {
+        // (a tile in the rows' one document skips the region's document test)
+        if (K::kDocumentMask && documents.same_document(n0, K::kBlockN))
+          score_mod.template apply<K, K::kDocumentMask>(s, b, h, warp_row0, warp_n0, lane, p.seq_len_q, p.seq_len_kv);
+        else
+          score_mod.template apply<K>(s, b, h, warp_row0, warp_n0, lane, p.seq_len_q, p.seq_len_kv);
+      }
       // Mask-free tiles (the common case) skip the per-element tests.
       if (!mask.all_visible(K::kDecode ? 0 : m0, K::kDecode ? len_q : imin(m0 + K::kBlockM, len_q), n0,
                             n0 + K::kBlockN))

@@ -18,6 +18,7 @@
 #include "attention_fwd_common.cuh"
 #include "attention_fwd_wgmma.cuh"
 #include "copy.cuh"
+#include "documents.cuh"
 #include "masks.cuh"
 #include "softmax.cuh"
 
@@ -27,6 +28,7 @@ namespace tg::device {
 struct ForwardTileRange {
   long long b, h;
   int m0, len_q, len_kv, tile_begin, tile_end;
+  DocumentSpan documents;  // (kDocumentMask) tiles in the rows' one document
   const u16 *q_tile, *k_head, *v_head;
 };
 
@@ -95,8 +97,13 @@ __device__ __forceinline__ void consume_tiles(const ForwardParams &p, const Forw
   // keys from n0; *rescale and correction say how O must be scaled.
   float correction[K::kMTiles][2];
   auto probabilities = [&](float (&s)[K::kMTiles][K::kNTiles][4], int n0) {
-    if constexpr (K::kScoreMod)
-      score_mod.template apply<K>(s, t.b, t.h, warp_row0, n0, lane, p.seq_len_q, p.seq_len_kv);
+    if constexpr (K::kScoreMod) {
+      // (a tile in the rows' one document skips the region's document test)
+      if (K::kDocumentMask && t.documents.same_document(n0, K::kBlockN))
+        score_mod.template apply<K, K::kDocumentMask>(s, t.b, t.h, warp_row0, n0, lane, p.seq_len_q, p.seq_len_kv);
+      else
+        score_mod.template apply<K>(s, t.b, t.h, warp_row0, n0, lane, p.seq_len_q, p.seq_len_kv);
+    }
     if (!mask.all_visible(t.m0, imin(t.m0 + K::kBlockM, t.len_q), n0, n0 + K::kBlockN))
       apply_masks<K>(s, mask, warp_row0, n0, lane);
     const bool rescale = online_softmax_deferred<K::kMTiles, K::kNTiles, K::kSubtractMaxFirst>(
