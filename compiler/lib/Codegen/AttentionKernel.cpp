@@ -279,6 +279,13 @@ public:
     // a score pass computes s = scale * x (and runs the modifier, if any).
     foldScale = spec.scoreModifier.empty() && spec.scale > 0.0;
     modifier = !foldScale;
+    // The distance table: two buffers per compute warpgroup of one tile's
+    // distances (4 warps of rows + the tile's keys), static shared memory
+    // beside the launch's (and the barriers' kilobyte).
+    const unsigned tableBytes =
+        unsigned(tile.warps / 4) * 2 * unsigned(4 * tile.blockM / tile.warps + tile.blockN) * 4;
+    distanceTable = modifier && !spec.distanceTerm.empty() && tile.warpSpecialized && !spec.decode &&
+                    layout.totalBytes + tableBytes + 1024 <= maxSharedBytesPerBlock(spec.target.arch);
   }
 
   AttentionKernel emit();
@@ -293,7 +300,7 @@ private:
   const AttentionForwardSpec &spec;
   AttentionTileConfig tile;
   AttentionSmemLayout layout;
-  bool upper, left, dropout, modifier, foldScale;
+  bool upper, left, dropout, modifier, foldScale, distanceTable;
 };
 
 std::string AttentionEmitter::headerComment() const {
@@ -370,7 +377,8 @@ std::string AttentionEmitter::configuration() const {
       .set("PAGE_SIZE", spec.paged ? spec.pageSize : 1)
       .set("PAGE_CACHE", spec.paged && spec.decode ? kDecodePageCacheEntries : 0)
       .set("DECODE", boolName(spec.decode))
-      .set("DOCUMENT_MASK", boolName(spec.documentMask.has_value()));
+      .set("DOCUMENT_MASK", boolName(spec.documentMask.has_value()))
+      .set("DISTANCE_TABLE", boolName(distanceTable));
   return t.expand(R"cuda(
 // ---------------------------------------------------------------------------
 // Configuration (device/attention_fwd.cuh: ForwardTraits, attention_forward)
@@ -406,6 +414,9 @@ $(MASKS_AND_DROPOUT)
   // Document mask: each CTA's keys narrowed to its rows' documents
   // (ScoreMod::document_of_query, document_of_key).
   static constexpr bool kDocumentMask = $(DOCUMENT_MASK);
+  // Distance table: the modifier's term of q_idx - kv_idx tabulated per tile
+  // and warpgroup (ScoreMod::distance_term, read as distance.at).
+  static constexpr bool kDistanceTable = $(DISTANCE_TABLE);
   // Packed sequences: seq_lens_* are the cu_seqlens offsets (ForwardParams).
   static constexpr bool kRagged = $(RAGGED);
   // Paged K/V cache: keys read through the page table (ForwardParams).
@@ -475,10 +486,14 @@ struct ScoreMod {
   // r is query r % Sq of head h + r / Sq, rows past the group clamped.)
   // kSameDocument: the tile lies in the CTA's one document (device/documents.cuh),
   // so the region's document test is known true.
+  // (kDistanceTable: `distance` holds the region's term of q_idx - kv_idx for
+  // the tile, ScoreMod::distance_term.)
   template <class K, bool kSameDocument = false>
   __device__ __forceinline__ void apply(float (&scores)[K::kMTiles][K::kNTiles][4], long long b,
                                         long long h_tile, int warp_row0, int n0, int lane,
-                                        long long seq_len_q, long long seq_len_kv) const {
+                                        long long seq_len_q, long long seq_len_kv)cuda"
+     << (distanceTable ? ",\n                                        const tg::device::DistanceTable &distance" : "")
+     << R"cuda() const {
     using namespace tg::device;
 #pragma unroll
     for (int m = 0; m < K::kMTiles; ++m) {
@@ -507,7 +522,8 @@ struct ScoreMod {
       os << "            const " << captureAccess(c.type).valueType << " " << c.name
          << " = load_capture_" << c.name << "(captures, b, h, q_idx, kv_idx);\n";
   os << "            {  // --- score modifier ---\n"
-     << indent(spec.scoreModifier, "              ") << "            }  // --- end of score modifier ---\n"
+     << indent(distanceTable ? spec.scoreModifierTabulated : spec.scoreModifier, "              ")
+     << "            }  // --- end of score modifier ---\n"
      << R"cuda(            scores[m][n][2 * half + j] = s;
           }
         }
@@ -515,6 +531,12 @@ struct ScoreMod {
     }
   }
 )cuda";
+  if (distanceTable)
+    os << "  // The modifier's term of d = q_idx - kv_idx (b, h and the tables), which the\n"
+       << "  // kernel tabulates per tile (device/attention_fwd_ws.cuh).\n"
+       << "  __device__ __forceinline__ float distance_term(long long b, long long h, long long d) const {\n"
+       << "    using namespace tg::device;\n    float value = 0.0f;\n"
+       << indent(spec.distanceTerm, "    ") << "    return value;\n  }\n";
   if (spec.documentMask)
     os << "  // The document ids of the document mask (the modifier masks keys of another\n"
        << "  // document; these reads are the same as its own).\n"

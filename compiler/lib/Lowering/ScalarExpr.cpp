@@ -313,7 +313,7 @@ FailureOr<std::string> tg::emitScalarRegion(Region &region,
                                             GatherEmitter emitGather,
                                             ArrayRef<std::optional<IndexRange>> argRanges,
                                             bool approximate,
-                                            ArrayRef<KnownTrueWhere> knownTrue) {
+                                            ArrayRef<ExprRewrite> rewrites) {
   if (region.empty())
     return ("{ " + resultVar + " = " + argNames[0] + "; }").str();
   Block &block = region.front();
@@ -335,11 +335,32 @@ FailureOr<std::string> tg::emitScalarRegion(Region &region,
       return std::nullopt;
     return it->second;
   };
+  // Ops whose values nothing reads once the rewrites replaced some
+  // expressions are not written.
+  llvm::DenseSet<Operation *> dead;
+  if (llvm::any_of(rewrites, [](const ExprRewrite &r) { return r.replacesOperands; })) {
+    llvm::DenseSet<Value> live;
+    for (Operation &op : llvm::reverse(block)) {
+      bool needed = isa<YieldOp>(op) ||
+                    llvm::any_of(op.getResults(), [&](Value v) { return live.contains(v); });
+      if (!needed) {
+        dead.insert(&op);
+        continue;
+      }
+      bool replaced = llvm::any_of(
+          rewrites, [&](const ExprRewrite &r) { return r.op == &op && r.replacesOperands; });
+      if (!replaced)
+        for (Value operand : op.getOperands())
+          live.insert(operand);
+    }
+  }
   std::string text;
   llvm::raw_string_ostream os(text);
   os << "{\n";
   unsigned counter = 0;
   for (Operation &op : block) {
+    if (dead.contains(&op))
+      continue;
     if (auto yield = dyn_cast<YieldOp>(op)) {
       if (yield.getValues().size() != 1)
         return yield.emitOpError("must yield one value to be translated");
@@ -401,9 +422,9 @@ FailureOr<std::string> tg::emitScalarRegion(Region &region,
                resultElementType(&op).isF32() && isa<IntegerType>(operandElementType(&op, 0))) {
       expr = "(float)((int)(" + operands[0] + "))";  // int32 -> f32 rounds as int64 -> f32 does
     }
-    for (const KnownTrueWhere &known : knownTrue)
-      if (known.op == &op)
-        expr = known.flag + " || (" + *expr + ")";
+    for (const ExprRewrite &r : rewrites)
+      if (r.op == &op)
+        expr = r.rewrite(*expr);
     std::string name = (resultVar + "_" + Twine(counter++)).str();
     os << "  const " << type << " " << name << " = " << *expr << "; // " << op.getName() << "\n";
     names[op.getResult(0)] = name;

@@ -176,15 +176,17 @@ FailureOr<SmallVector<KernelStep, 0>> mlir::tg::emitAttentionGradSteps(
         op, argNames, emitGather, [](const std::string &name, bool atQuery) {
           return name + (atQuery ? "_at(b, h, q_idx, 0)" : "_at(b, h, 0, kv_idx)");
         });
-    SmallVector<KnownTrueWhere> knownTrue;
+    SmallVector<ExprRewrite> rewrites;
     if (ids) {
       spec.documentMask =
           cg::AttentionForwardSpec::DocumentMask{ids->query, ids->key};
-      knownTrue.push_back({ids->equality, "kSameDocument"});
+      rewrites.push_back({ids->equality, [](const std::string &expr) {
+                            return "kSameDocument || (" + expr + ")";
+                          }});
     }
     FailureOr<std::string> body =
         emitScalarRegion(op.getScore(), argNames, "s", emitGather,
-                         scoreRegionRanges(argNames.size(), sizes), fastMath, knownTrue);
+                         scoreRegionRanges(argNames.size(), sizes), fastMath, rewrites);
     if (failed(body))
       return failure();
     spec.scoreModifier = *body;

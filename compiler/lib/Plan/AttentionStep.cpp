@@ -1,6 +1,7 @@
 // tg.attention -> one launch of the generated FlashAttention-style kernel
 // (compiler/include/tg/Codegen/AttentionKernel.h documents its parameters).
 #include "AttentionStep.h"
+#include "DistanceTerm.h"
 #include "DocumentMask.h"
 #include "TableGather.h"
 
@@ -112,19 +113,36 @@ mlir::tg::emitAttentionStep(AttentionOp op, const tgc::CompileTarget &target, bo
                                   (atQuery ? "(captures, b, h, q_idx, 0)"
                                            : "(captures, b, h, 0, kv_idx)");
                          });
-    SmallVector<KnownTrueWhere> knownTrue;
+    SmallVector<ExprRewrite> rewrites;
     if (ids) {
       spec.documentMask =
           cg::AttentionForwardSpec::DocumentMask{ids->query, ids->key};
-      knownTrue.push_back({ids->equality, "kSameDocument"});
+      rewrites.push_back({ids->equality, [](const std::string &expr) {
+                            return "kSameDocument || (" + expr + ")";
+                          }});
     }
+    SmallVector<std::optional<IndexRange>> ranges =
+        scoreRegionRanges(argNames.size(), {batch, spec.numHeadsQ, seqQ, seqKv});
     FailureOr<std::string> body =
-        emitScalarRegion(op.getScore(), argNames, "s", emitGather,
-                         scoreRegionRanges(argNames.size(), {batch, spec.numHeadsQ, seqQ, seqKv}),
-                         fastMath, knownTrue);
+        emitScalarRegion(op.getScore(), argNames, "s", emitGather, ranges, fastMath, rewrites);
     if (failed(body))
       return failure();
     spec.scoreModifier = *body;
+    // A costly term of q_idx - kv_idx only: the sm_90a kernel tabulates it.
+    if (std::optional<DistanceTerm> term =
+            findDistanceTerm(op, argNames, emitGather, ranges, seqQ, seqKv, fastMath)) {
+      rewrites.push_back({term->term,
+                          [](const std::string &) {
+                            return std::string("distance.at(q_idx, kv_idx)");
+                          },
+                          /*replacesOperands=*/true});
+      FailureOr<std::string> tabulated =
+          emitScalarRegion(op.getScore(), argNames, "s", emitGather, ranges, fastMath, rewrites);
+      if (failed(tabulated))
+        return failure();
+      spec.distanceTerm = term->statements;
+      spec.scoreModifierTabulated = *tabulated;
+    }
   }
 
   // The layout strides (b, h, s) of q, k, v and o; the head dim must be

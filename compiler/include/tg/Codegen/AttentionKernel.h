@@ -196,6 +196,15 @@ struct AttentionForwardSpec {
   std::string scoreModifier;
   std::vector<AttentionCapture> captures;
 
+  /// A term of the modifier that depends on the indices only through d =
+  /// q_idx - kv_idx (and on b, h and the tables): `distanceTerm` assigns
+  /// `float value` from `long long b, h, d`, and `scoreModifierTabulated`
+  /// is the modifier reading the term as `distance.at(q_idx, kv_idx)`. The
+  /// warp-specialised kernel tabulates it per tile and warpgroup in shared
+  /// memory (ForwardConfig::kDistanceTable); other kernels run
+  /// scoreModifier. Both empty: no such term.
+  std::string distanceTerm, scoreModifierTabulated;
+
   /// A document mask in the score modifier: it masks (q_idx, kv_idx) whenever
   /// `queryId != keyId`, expressions of `captures, b, h` and `q_idx` /
   /// `kv_idx` (C++, long long). Each CTA then narrows its K/V range to the

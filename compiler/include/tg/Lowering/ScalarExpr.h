@@ -17,6 +17,7 @@
 #include "mlir/IR/Types.h"
 #include "mlir/Support/LLVM.h"
 
+#include <functional>
 #include <optional>
 #include <string>
 
@@ -88,13 +89,19 @@ struct IndexRange {
 /// no wrap can occur; a 64-bit integer op and its conversion cost several
 /// 32-bit ones on the GPU).
 ///
-/// `knownTrue` lists i1 ops of the region whose value the caller knows to be
-/// true where a C++ condition holds: each is emitted as `flag || (expr)`, so
-/// that where `flag` is a compile-time true the work feeding only that test
-/// (its gathers) is dead code (the document test of a tile in one document).
-struct KnownTrueWhere {
+///
+/// `rewrites` replace the expression of listed ops by `rewrite(expr)`: a
+/// test the caller knows to be true where a C++ condition holds becomes
+/// `flag || (expr)` (the document test of a tile in one document), a term
+/// the kernel tabulated becomes a table read. With `replacesOperands` the
+/// new expression no longer reads the op's operands: the ops that only fed
+/// it are not written at all (a tabulated term's gathers and
+/// transcendentals). Otherwise the CUDA compiler drops what a compile-time
+/// flag makes dead.
+struct ExprRewrite {
   Operation *op;
-  std::string flag;
+  std::function<std::string(const std::string &expr)> rewrite;
+  bool replacesOperands = false;
 };
 FailureOr<std::string> emitScalarRegion(Region &region,
                                         ArrayRef<std::string> argNames,
@@ -102,7 +109,7 @@ FailureOr<std::string> emitScalarRegion(Region &region,
                                         GatherEmitter emitGather = {},
                                         ArrayRef<std::optional<IndexRange>> argRanges = {},
                                         bool approximate = false,
-                                        ArrayRef<KnownTrueWhere> knownTrue = {});
+                                        ArrayRef<ExprRewrite> rewrites = {});
 
 /// The ranges of a tg.attention score region's arguments (s, b, h, q_idx,
 /// kv_idx, then the captures) for the score tensor's sizes [B, Hq, Sq, Skv]

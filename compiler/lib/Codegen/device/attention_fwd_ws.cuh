@@ -33,7 +33,8 @@ struct ForwardTileRange {
 };
 
 /// Named barriers (0 is __syncthreads'): one per consumer warpgroup's turn,
-/// then the consumers' barrier before the epilogue.
+/// then the consumers' barrier before the epilogue, then one per consumer
+/// warpgroup for its distance tables (kDistanceTable).
 constexpr unsigned kTurnBarrier = 1;
 
 /// The producer warpgroup: Q, then every visible K and V tile.
@@ -93,16 +94,50 @@ __device__ __forceinline__ void consume_tiles(const ForwardParams &p, const Forw
   auto free_buffer = [&](unsigned barrier) {
     if (lane == 0) mbarrier_arrive(barrier);
   };
+  // The distance table of tile i (kDistanceTable) for this warpgroup's
+  // rows, computed while S(i) runs: one entry per distance of the rows and
+  // keys (clamped to the tensors, as the modifier clamps them), in the
+  // buffer of i's parity. Its barrier also tells every thread that the
+  // group is done with tile i - 2's table in that buffer.
+  constexpr int kGroupRows = 4 * K::kWarpRows;
+  constexpr int kDistances = K::kDistanceTable ? kGroupRows + K::kBlockN : 1;
+  __shared__ float distance_values[K::kConsumerGroups][2][kDistances];
+  auto tabulate_distances = [&](int i) {
+    DistanceTable table{nullptr, 0};
+    if constexpr (K::kDistanceTable) {
+      const int n0 = (t.tile_begin + i) * K::kBlockN, row0 = t.m0 + group * kGroupRows;
+      const int last_q = static_cast<int>(p.seq_len_q) - 1, last_kv = static_cast<int>(p.seq_len_kv) - 1;
+      const int rows_lo = imin(row0, last_q), rows_hi = imin(row0 + kGroupRows - 1, last_q);
+      const int keys_lo = imin(n0, last_kv), keys_hi = imin(n0 + K::kBlockN - 1, last_kv);
+      float *values = distance_values[group][i % 2];
+      table.values = values;
+      table.first = rows_lo - keys_hi;
+      for (int e = threadIdx.x % 128; e <= rows_hi - keys_lo - table.first; e += 128)
+        values[e] = score_mod.distance_term(t.b, t.h, table.first + e);
+      named_barrier_sync(kTurnBarrier + K::kConsumerGroups + 1 + group, 128);
+    }
+    return table;
+  };
   // The score modifier, the masks, the softmax and dropout of the tile of
   // keys from n0; *rescale and correction say how O must be scaled.
   float correction[K::kMTiles][2];
-  auto probabilities = [&](float (&s)[K::kMTiles][K::kNTiles][4], int n0) {
+  auto probabilities = [&](float (&s)[K::kMTiles][K::kNTiles][4], int n0, const DistanceTable &distance) {
     if constexpr (K::kScoreMod) {
       // (a tile in the rows' one document skips the region's document test)
-      if (K::kDocumentMask && t.documents.same_document(n0, K::kBlockN))
-        score_mod.template apply<K, K::kDocumentMask>(s, t.b, t.h, warp_row0, n0, lane, p.seq_len_q, p.seq_len_kv);
-      else
-        score_mod.template apply<K>(s, t.b, t.h, warp_row0, n0, lane, p.seq_len_q, p.seq_len_kv);
+      const bool same_document = K::kDocumentMask && t.documents.same_document(n0, K::kBlockN);
+      if constexpr (K::kDistanceTable) {
+        if (same_document)
+          score_mod.template apply<K, K::kDocumentMask>(s, t.b, t.h, warp_row0, n0, lane, p.seq_len_q,
+                                                        p.seq_len_kv, distance);
+        else
+          score_mod.template apply<K>(s, t.b, t.h, warp_row0, n0, lane, p.seq_len_q, p.seq_len_kv, distance);
+      } else {
+        if (same_document)
+          score_mod.template apply<K, K::kDocumentMask>(s, t.b, t.h, warp_row0, n0, lane, p.seq_len_q,
+                                                        p.seq_len_kv);
+        else
+          score_mod.template apply<K>(s, t.b, t.h, warp_row0, n0, lane, p.seq_len_q, p.seq_len_kv);
+      }
     }
     if (!mask.all_visible(t.m0, imin(t.m0 + K::kBlockM, t.len_q), n0, n0 + K::kBlockN))
       apply_masks<K>(s, mask, warp_row0, n0, lane);
@@ -124,11 +159,12 @@ __device__ __forceinline__ void consume_tiles(const ForwardParams &p, const Forw
   turn_begin();
   issue_scores_wgmma<K>(s, smem_q, warp, smem_k);
   turn_end(tiles == 1);
+  DistanceTable distance = tabulate_distances(0);
   wgmma_wait<0>();
 #pragma unroll
   for (int n = 0; n < K::kNTiles; ++n) fence_operand(s[0][n]);
   free_buffer(K::k_empty(barriers, 0));
-  bool rescale = probabilities(s, t.tile_begin * K::kBlockN);
+  bool rescale = probabilities(s, t.tile_begin * K::kBlockN, distance);
   pack_probabilities<K>(p_frag, s);
 
   for (int i = 1; i < tiles; ++i) {
@@ -141,11 +177,12 @@ __device__ __forceinline__ void consume_tiles(const ForwardParams &p, const Forw
     wait_for_tile(K::v_full(barriers, previous), previous_phase);
     issue_pv_wgmma<K>(o_acc, p_frag, smem_v + previous * K::kVStageBytes);
     turn_end(i == tiles - 1);
+    distance = tabulate_distances(i);
     wgmma_wait<1>();  // S(i) is ready; P V still runs
 #pragma unroll
     for (int n = 0; n < K::kNTiles; ++n) fence_operand(s[0][n]);
     free_buffer(K::k_empty(barriers, stage));
-    rescale = probabilities(s, (t.tile_begin + i) * K::kBlockN);
+    rescale = probabilities(s, (t.tile_begin + i) * K::kBlockN, distance);
     wgmma_wait<0>();
 #pragma unroll
     for (int d = 0; d < K::kOTiles; ++d) fence_operand(o_acc[0][d]);
