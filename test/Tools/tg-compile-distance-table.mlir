@@ -29,7 +29,7 @@
 // PTX: .visible .entry tg_attention_fwd_bf16_d64
 
 // NONE: static constexpr bool kDistanceTable = false;
-// NONE-NOT: distance.at(q_idx
+// NONE-NOT: = distance.at(q_idx
 
 func.func @relative_bias(%q: tensor<1x2x256x64xbf16> {tg.name = "q"}, %k: tensor<1x2x256x64xbf16> {tg.name = "k"},
                          %v: tensor<1x2x256x64xbf16> {tg.name = "v"},

@@ -67,7 +67,7 @@ std::string indent(const std::string &statements, const std::string &prefix) {
 class BackwardEmitter {
 public:
   BackwardEmitter(const AttentionBackwardSpec &spec, AttentionBackwardTile tile)
-      : spec(spec), tile(tile) {}
+      : spec(spec), tile(tile), distanceTable(backwardTabulatesDistances(spec, tile)) {}
 
   AttentionBackwardKernels emit() const;
 
@@ -81,6 +81,7 @@ private:
 
   const AttentionBackwardSpec &spec;
   AttentionBackwardTile tile;
+  bool distanceTable = false;
 };
 
 std::string BackwardEmitter::summary() const {
@@ -135,6 +136,7 @@ std::string BackwardEmitter::configuration() const {
       .set("CAPTURE_GRADS", spec.captureGradients.empty() ? "false" : "true")
       .set("DETERMINISTIC", spec.deterministic ? "true" : "false")
       .set("DOCUMENT_MASK", spec.documentMask ? "true" : "false")
+      .set("DISTANCE_TABLE", distanceTable ? "true" : "false")
       .set("RAGGED", spec.ragged ? "true" : "false")
       .set("SCALE", floatLiteral(spec.scale))
       .set("SMEM", attentionBackwardSharedBytes(spec, tile));
@@ -161,6 +163,7 @@ $(MASKS_AND_DROPOUT)
   static constexpr bool kCaptureGrads = $(CAPTURE_GRADS); // ScoreMod::add_capture_gradients
   static constexpr bool kDeterministic = $(DETERMINISTIC); // dQ added in kv-tile order (semaphores)
   static constexpr bool kDocumentMask = $(DOCUMENT_MASK); // ScoreMod::document_of_query/_key
+  static constexpr bool kDistanceTable = $(DISTANCE_TABLE); // ScoreMod::distance_term, tabulated per tile
   static constexpr bool kRagged = $(RAGGED);  // packed sequences: seq_lens_* are cu_seqlens
   static constexpr float kScale = $(SCALE);         // s = kScale * (q . k)
   static constexpr unsigned kSharedBytes = $(SMEM);
@@ -249,11 +252,20 @@ std::string BackwardEmitter::scoreMod() const {
   // kSameDocument: the element lies in one document with its row (a tile
   // in the CTA's one document, device/documents.cuh), so the document test
   // of the region is known true.
+  // `distance`: the tile's distance terms where kDistanceTable (else unread).
   os << "  template <bool kSameDocument = false>\n"
      << "  __device__ __forceinline__ float apply(float s, long long b, long long h, long long q_idx,\n"
-     << "                                        long long kv_idx) const {\n"
+     << "                                        long long kv_idx,\n"
+     << "                                        const tg::device::DistanceTable &distance) const {\n"
      << loads << "    {  // --- score modifier ---\n"
-     << indent(spec.scoreModifier, "      ") << "    }\n    return s;\n  }\n";
+     << indent(distanceTable ? spec.scoreModifierTabulated : spec.scoreModifier, "      ")
+     << "    }\n    return s;\n  }\n";
+  if (distanceTable)
+    os << "  // The modifier's term of d = q_idx - kv_idx (b, h and the tables), which the\n"
+       << "  // kernel tabulates per query tile (device/attention_bwd_wgmma.cuh).\n"
+       << "  __device__ __forceinline__ float distance_term(long long b, long long h, long long d) const {\n"
+       << "    float value = 0.0f;\n"
+       << indent(spec.distanceTerm, "    ") << "    return value;\n  }\n";
   os << "  __device__ __forceinline__ float gradient(float s, long long b, long long h, long long q_idx,\n"
      << "                                           long long kv_idx, float dz) const {\n"
      << loads << "    float ds = dz;\n    {  // --- gradient of the score modifier ---\n"

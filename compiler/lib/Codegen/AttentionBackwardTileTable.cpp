@@ -93,6 +93,10 @@ int wgmmaBlockM(const AttentionBackwardSpec &spec) {
 }
 } // namespace
 
+bool backwardTabulatesDistances(const AttentionBackwardSpec &spec, const AttentionBackwardTile &tile) {
+  return tile.wgmma && !spec.scoreModifier.empty() && !spec.distanceTerm.empty();
+}
+
 unsigned attentionBackwardSharedBytes(const AttentionBackwardSpec &spec,
                                       const AttentionBackwardTile &t) {
   if (t.wgmma) {
@@ -105,6 +109,8 @@ unsigned attentionBackwardSharedBytes(const AttentionBackwardSpec &spec,
       bytes += m * (n / 32) * 4;
     // dQ's stage for the bulk reductions: padded rows of 64 columns per warpgroup.
     bytes += qk == 128 ? 64 * (128 + 8) * 4 : 128 * (64 + 8) * 4;
+    if (backwardTabulatesDistances(spec, t))
+      bytes += 2 * (m + 64) * 4;  // the warpgroups' distance tables
     return bytes + 1024;
   }
   unsigned qkPitch = unsigned(conflictFreePitch(paddedDim(spec.headDimQK)));

@@ -2,6 +2,7 @@
 // (compiler/include/tg/Codegen/AttentionBackward.h documents their
 // parameters).
 #include "AttentionGradStep.h"
+#include "DistanceTerm.h"
 #include "DocumentMask.h"
 #include "TableGather.h"
 
@@ -184,12 +185,27 @@ FailureOr<SmallVector<KernelStep, 0>> mlir::tg::emitAttentionGradSteps(
                             return "kSameDocument || (" + expr + ")";
                           }});
     }
+    SmallVector<std::optional<IndexRange>> ranges = scoreRegionRanges(argNames.size(), sizes);
     FailureOr<std::string> body =
-        emitScalarRegion(op.getScore(), argNames, "s", emitGather,
-                         scoreRegionRanges(argNames.size(), sizes), fastMath, rewrites);
+        emitScalarRegion(op.getScore(), argNames, "s", emitGather, ranges, fastMath, rewrites);
     if (failed(body))
       return failure();
     spec.scoreModifier = *body;
+    // A costly term of q_idx - kv_idx only: the sm_90a kernel tabulates it.
+    if (std::optional<DistanceTerm> term = findDistanceTerm(op, argNames, emitGather, ranges,
+                                                            sizes[2], sizes[3], fastMath)) {
+      rewrites.push_back({term->term,
+                          [](const std::string &) {
+                            return std::string("distance.at(q_idx, kv_idx)");
+                          },
+                          /*replacesOperands=*/true});
+      FailureOr<std::string> tabulated =
+          emitScalarRegion(op.getScore(), argNames, "s", emitGather, ranges, fastMath, rewrites);
+      if (failed(tabulated))
+        return failure();
+      spec.distanceTerm = term->statements;
+      spec.scoreModifierTabulated = *tabulated;
+    }
   }
   // The score_grad region, or the chain rule derived through `score`; a
   // gradient that is dz itself (bias, ALiBi, masks) needs no code.

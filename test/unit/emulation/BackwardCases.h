@@ -282,6 +282,19 @@ inline std::vector<Case> cases() {
     c.spec.captureGradients = {{"rel", "rel_grad_add(dz, h, q_idx - kv_idx + 399);"}};
     c.docLength = 200;
     v.push_back(c);
+    // The relative bias tabulated per query tile and warpgroup (the plan's
+    // distance term, ScoreMod::distance_term), on a short table whose reads
+    // clamp.
+    c.name = "wgmma_distance_table_d64";
+    c.relShortBy = 60;
+    c.spec.scoreModifier = "s += rel_at(captures, h, q_idx - kv_idx + 399);\n"
+                           "if (!kSameDocument && doc_at(captures, b, q_idx) != doc_at(captures, b, kv_idx))\n"
+                           "  s = -__int_as_float(0x7f800000);";
+    c.spec.distanceTerm = "value = rel_at(captures, h, d + 399);";
+    c.spec.scoreModifierTabulated = "s += distance.at(q_idx, kv_idx);\n"
+                                    "if (!kSameDocument && doc_at(captures, b, q_idx) != doc_at(captures, b, kv_idx))\n"
+                                    "  s = -__int_as_float(0x7f800000);";
+    v.push_back(c);
   }
   {
     Case c{"wgmma_deterministic_window_gqa2_d128", spec(128, 128, 4, 2)};

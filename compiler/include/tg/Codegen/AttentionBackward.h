@@ -125,6 +125,9 @@ struct AttentionBackwardSpec {
   /// from `s` (the scaled score before the modifier), `dz` (the gradient of
   /// the modified score), the indices and the captures. Empty: ds = dz.
   std::string scoreGradient;
+  /// The modifier's term of d = q_idx - kv_idx, as AttentionForwardSpec's:
+  /// the sm_90a kernel tabulates it per query tile and warpgroup.
+  std::string distanceTerm, scoreModifierTabulated;
   std::vector<AttentionCapture> captures;
   std::vector<AttentionCaptureGradient> captureGradients;
   /// A document mask in the score modifier (AttentionForwardSpec's; here the
@@ -185,6 +188,11 @@ std::string attentionBackwardWgmmaProblem(const AttentionBackwardSpec &spec);
 /// The tile used without an override: the first of the table's candidates
 /// that fits the target's shared memory.
 AttentionBackwardTile defaultAttentionBackwardTile(const AttentionBackwardSpec &spec);
+
+/// Whether the kernel of `tile` tabulates the score region's distance term
+/// (the wgmma kernel with AttentionBackwardSpec::distanceTerm): two tables
+/// of blockM + 64 floats in its shared memory.
+bool backwardTabulatesDistances(const AttentionBackwardSpec &spec, const AttentionBackwardTile &tile);
 
 /// Dynamic shared memory of the main kernel.
 unsigned attentionBackwardSharedBytes(const AttentionBackwardSpec &spec,

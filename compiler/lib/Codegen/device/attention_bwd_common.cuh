@@ -10,6 +10,7 @@
 // kDropoutThreshold, kDropoutRescale, kScoreMod, kScoreGrad, kCaptureGrads
 // and kDocumentMask; attention_bwd.cuh lists the score modifier's members.
 #pragma once
+#include "distances.cuh"
 #include "documents.cuh"
 #include "masks.cuh"
 #include "philox.cuh"
@@ -180,7 +181,8 @@ __device__ __forceinline__ float lse_for_probabilities(float lse) { return lse =
 /// (q_idx, kv_idx) from s = q . k, as score_gradient_element computes it.
 template <class Cfg, class ScoreMod, class Mask>
 __device__ __forceinline__ float probability_element(float s, const ScoreMod &score_mod, const Mask &mask,
-                                                     bool all_visible, bool same_document, long long b,
+                                                     bool all_visible, bool same_document,
+                                                     const DistanceTable &distance, long long b,
                                                      long long h, int q_idx,
                                                      int kv_idx, int seq_q, int seq_kv, float lse) {
   static_assert(!Cfg::kScoreGrad && !Cfg::kCaptureGrads, "the region's gradient needs the score: one step");
@@ -189,8 +191,9 @@ __device__ __forceinline__ float probability_element(float s, const ScoreMod &sc
   if constexpr (Cfg::kScoreMod) {
     const long long q_clamped = q_idx < seq_q ? q_idx : seq_q - 1;
     const long long kv_clamped = kv_idx < seq_kv ? kv_idx : seq_kv - 1;
-    z = Cfg::kDocumentMask && same_document ? score_mod.template apply<Cfg::kDocumentMask>(z, b, h, q_clamped, kv_clamped)
-                                            : score_mod.apply(z, b, h, q_clamped, kv_clamped);
+    z = Cfg::kDocumentMask && same_document
+            ? score_mod.template apply<Cfg::kDocumentMask>(z, b, h, q_clamped, kv_clamped, distance)
+            : score_mod.apply(z, b, h, q_clamped, kv_clamped, distance);
   }
   if (!all_visible && !mask.visible(q_idx, kv_idx)) z = neg_inf();
   return fast_exp2((z - lse) * kLog2e);
@@ -220,11 +223,12 @@ __device__ __forceinline__ float identity_score_gradient(float prob, float dp, f
 /// and Z is the dropout keep bit times 1 / (1 - p). q_local and key_local
 /// index the tile's keep bits. Captured tensors' gradients are added here.
 /// same_document: the tile lies in the keys' one document (the modifier's
-/// document test is known true: ScoreMod::apply<true>).
+/// document test is known true: ScoreMod::apply<true>); `distance`: the
+/// tile's distance terms (Config::kDistanceTable).
 template <class Cfg, class ScoreMod, class Mask>
 __device__ __forceinline__ void score_gradient_element(float &s, float &dp, const ScoreMod &score_mod,
                                                        const Mask &mask, bool all_visible, bool same_document,
-                                                       long long b,
+                                                       const DistanceTable &distance, long long b,
                                                        long long h, int q_idx, int kv_idx, int seq_q,
                                                        int seq_kv, float lse, float row_delta,
                                                        const unsigned *keep_bits, int q_local, int key_local) {
@@ -239,8 +243,9 @@ __device__ __forceinline__ void score_gradient_element(float &s, float &dp, cons
     kv_clamped = kv_idx < seq_kv ? kv_idx : seq_kv - 1;
   }
   if constexpr (Cfg::kScoreMod)
-    z = Cfg::kDocumentMask && same_document ? score_mod.template apply<Cfg::kDocumentMask>(x, b, h, q_clamped, kv_clamped)
-                                            : score_mod.apply(x, b, h, q_clamped, kv_clamped);
+    z = Cfg::kDocumentMask && same_document
+            ? score_mod.template apply<Cfg::kDocumentMask>(x, b, h, q_clamped, kv_clamped, distance)
+            : score_mod.apply(x, b, h, q_clamped, kv_clamped, distance);
   if (!all_visible && !mask.visible(q_idx, kv_idx)) z = neg_inf();
   // (z - lse) before the base change: a finite z near -3.4e38 (finfo.min
   // masks) never overflows to -inf - -inf = NaN.

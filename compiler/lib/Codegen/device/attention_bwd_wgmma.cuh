@@ -70,7 +70,11 @@ struct BackwardWgmmaLayout {
   static constexpr unsigned kDQ = kDrop + (Cfg::kDropout ? Cfg::kBlockM * kKeepWords<Cfg> * 4 : 0);
   static constexpr int kDQPitch = (kDQSplit == DQSplit::Columns ? 128 : 64) + 8;  // floats
   static constexpr unsigned kDQGroupOffset = kDQSplit == DQSplit::Columns ? 64 * 4 : 64 * kDQPitch * 4;
-  static constexpr unsigned kBytes = kDQ + (kDQSplit == DQSplit::Columns ? 64 : 128) * kDQPitch * 4;
+  // The warpgroups' distance tables (kDistanceTable): a query tile's rows
+  // and the group's keys.
+  static constexpr unsigned kDistances = kDQ + (kDQSplit == DQSplit::Columns ? 64 : 128) * kDQPitch * 4;
+  static constexpr int kDistanceEntries = Cfg::kBlockM + kGroupKeys;
+  static constexpr unsigned kBytes = kDistances + (Cfg::kDistanceTable ? 2 * kDistanceEntries * 4 : 0);
   // The launch adds 1024 bytes: the base is aligned up to 1024 in the kernel.
   static constexpr unsigned kLaunchBytes = kBytes + 1024;
   // Registers: dV's products are issued before dP^T is waited for where P's
@@ -220,6 +224,15 @@ __device__ __forceinline__ void attention_backward_wgmma(const BackwardParams &p
     const int group_n0 = n0 + group * L::kGroupKeys;
     const bool all_visible = mask.all_visible(t.m0, t.m0 + kM, group_n0, group_n0 + L::kGroupKeys);
     const bool same_document = work.documents.same_document(t.m0, kM);
+    // This warpgroup's distance terms (kDistanceTable), computed while S^T
+    // and dP^T run; the next iteration's __syncthreads frees the buffer.
+    DistanceTable distance{nullptr, 0};
+    if constexpr (Cfg::kDistanceTable) {
+      float *values = reinterpret_cast<float *>(base + L::kDistances) + group * L::kDistanceEntries;
+      distance = tabulate_distances<128>(score_mod, values, b, t.h, t.m0, kM, group_n0,
+                                         L::kGroupKeys, work.seq_q - 1, work.seq_kv - 1, tid % 128);
+      named_barrier_sync(3 + group, 128);
+    }
     unsigned p_frag[kM / 16][4], ds_frag[kM / 16][4];
     // Without a gradient of the region's own, P needs S^T only; without
     // dropout P Z = P, and dV += P^T dO is issued before dP^T is waited for.
@@ -235,8 +248,8 @@ __device__ __forceinline__ void attention_backward_wgmma(const BackwardParams &p
       wgmma_wait<1>();
       fence_accumulators(s);
       for_each_score<kQTiles>(lane, warp_key0, lse_tile, delta_tile, [&](int nt, int e, int q_local, int key_local, float lse, float) {
-        s[nt][e] = probability_element<Cfg>(s[nt][e], score_mod, mask, all_visible, same_document, b, t.h,
-                                            t.m0 + q_local, n0 + key_local, work.seq_q, work.seq_kv, lse);
+        s[nt][e] = probability_element<Cfg>(s[nt][e], score_mod, mask, all_visible, same_document, distance, b,
+                                            t.h, t.m0 + q_local, n0 + key_local, work.seq_q, work.seq_kv, lse);
       });
       if constexpr (kEarlyDV) {
         pack_a_operand<E>(p_frag, s);
@@ -259,9 +272,9 @@ __device__ __forceinline__ void attention_backward_wgmma(const BackwardParams &p
       fence_accumulators(s);
       fence_accumulators(dp);
       for_each_score<kQTiles>(lane, warp_key0, lse_tile, delta_tile, [&](int nt, int e, int q_local, int key_local, float lse, float row_delta) {
-        score_gradient_element<Cfg>(s[nt][e], dp[nt][e], score_mod, mask, all_visible, same_document, b, t.h,
-                                    t.m0 + q_local, n0 + key_local, work.seq_q, work.seq_kv, lse, row_delta,
-                                    keep_bits, q_local, key_local);
+        score_gradient_element<Cfg>(s[nt][e], dp[nt][e], score_mod, mask, all_visible, same_document, distance,
+                                    b, t.h, t.m0 + q_local, n0 + key_local, work.seq_q, work.seq_kv, lse,
+                                    row_delta, keep_bits, q_local, key_local);
       });
     }
 

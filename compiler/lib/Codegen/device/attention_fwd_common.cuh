@@ -41,18 +41,6 @@ struct ForwardParams {
 /// The score modifier of a kernel without one (Config::kScoreMod false).
 struct NoScoreMod {};
 
-/// One tile's distance term (ScoreMod::distance_term, Config::kDistanceTable)
-/// at every d = q_idx - kv_idx of a warpgroup's rows and the tile's keys, in
-/// shared memory: values[d - first].
-struct DistanceTable {
-  const float *values;
-  int first;
-
-  __device__ __forceinline__ float at(long long q_idx, long long kv_idx) const {
-    return values[static_cast<int>(q_idx - kv_idx) - first];
-  }
-};
-
 /// The configuration with the warp tiling and the shared-memory layout
 /// derived from it. The generator computes the same layout
 /// (AttentionLayout.h); Config::kSharedBytes is checked against it.

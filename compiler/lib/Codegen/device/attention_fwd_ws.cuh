@@ -18,6 +18,7 @@
 #include "attention_fwd_common.cuh"
 #include "attention_fwd_wgmma.cuh"
 #include "copy.cuh"
+#include "distances.cuh"
 #include "documents.cuh"
 #include "masks.cuh"
 #include "softmax.cuh"
@@ -102,18 +103,13 @@ __device__ __forceinline__ void consume_tiles(const ForwardParams &p, const Forw
   constexpr int kGroupRows = 4 * K::kWarpRows;
   constexpr int kDistances = K::kDistanceTable ? kGroupRows + K::kBlockN : 1;
   __shared__ float distance_values[K::kConsumerGroups][2][kDistances];
-  auto tabulate_distances = [&](int i) {
+  auto tabulate_distances_of = [&](int i) {
     DistanceTable table{nullptr, 0};
     if constexpr (K::kDistanceTable) {
-      const int n0 = (t.tile_begin + i) * K::kBlockN, row0 = t.m0 + group * kGroupRows;
-      const int last_q = static_cast<int>(p.seq_len_q) - 1, last_kv = static_cast<int>(p.seq_len_kv) - 1;
-      const int rows_lo = imin(row0, last_q), rows_hi = imin(row0 + kGroupRows - 1, last_q);
-      const int keys_lo = imin(n0, last_kv), keys_hi = imin(n0 + K::kBlockN - 1, last_kv);
-      float *values = distance_values[group][i % 2];
-      table.values = values;
-      table.first = rows_lo - keys_hi;
-      for (int e = threadIdx.x % 128; e <= rows_hi - keys_lo - table.first; e += 128)
-        values[e] = score_mod.distance_term(t.b, t.h, table.first + e);
+      table = tabulate_distances<128>(score_mod, distance_values[group][i % 2], t.b, t.h,
+                                      t.m0 + group * kGroupRows, kGroupRows, (t.tile_begin + i) * K::kBlockN,
+                                      K::kBlockN, static_cast<int>(p.seq_len_q) - 1,
+                                      static_cast<int>(p.seq_len_kv) - 1, threadIdx.x % 128);
       named_barrier_sync(kTurnBarrier + K::kConsumerGroups + 1 + group, 128);
     }
     return table;
@@ -159,7 +155,7 @@ __device__ __forceinline__ void consume_tiles(const ForwardParams &p, const Forw
   turn_begin();
   issue_scores_wgmma<K>(s, smem_q, warp, smem_k);
   turn_end(tiles == 1);
-  DistanceTable distance = tabulate_distances(0);
+  DistanceTable distance = tabulate_distances_of(0);
   wgmma_wait<0>();
 #pragma unroll
   for (int n = 0; n < K::kNTiles; ++n) fence_operand(s[0][n]);
@@ -177,7 +173,7 @@ __device__ __forceinline__ void consume_tiles(const ForwardParams &p, const Forw
     wait_for_tile(K::v_full(barriers, previous), previous_phase);
     issue_pv_wgmma<K>(o_acc, p_frag, smem_v + previous * K::kVStageBytes);
     turn_end(i == tiles - 1);
-    distance = tabulate_distances(i);
+    distance = tabulate_distances_of(i);
     wgmma_wait<1>();  // S(i) is ready; P V still runs
 #pragma unroll
     for (int n = 0; n < K::kNTiles; ++n) fence_operand(s[0][n]);
