@@ -193,7 +193,8 @@ FailureOr<SmallVector<KernelStep, 0>> mlir::tg::emitAttentionGradSteps(
     spec.scoreModifier = *body;
     // A costly term of q_idx - kv_idx only: the sm_90a kernel tabulates it.
     if (std::optional<DistanceTerm> term = findDistanceTerm(op, argNames, emitGather, ranges,
-                                                            sizes[2], sizes[3], fastMath)) {
+                                                            sizes[2], sizes[3], fastMath,
+                             [](const std::string &name) { return name + "_at(b, h, 0, 0)"; })) {
       rewrites.push_back({term->term,
                           [](const std::string &) {
                             return std::string("distance.at(q_idx, kv_idx)");

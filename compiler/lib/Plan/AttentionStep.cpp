@@ -130,7 +130,8 @@ mlir::tg::emitAttentionStep(AttentionOp op, const tgc::CompileTarget &target, bo
     spec.scoreModifier = *body;
     // A costly term of q_idx - kv_idx only: the sm_90a kernel tabulates it.
     if (std::optional<DistanceTerm> term =
-            findDistanceTerm(op, argNames, emitGather, ranges, seqQ, seqKv, fastMath)) {
+            findDistanceTerm(op, argNames, emitGather, ranges, seqQ, seqKv, fastMath,
+                             [](const std::string &name) { return "load_capture_" + name + "(captures, b, h, 0, 0)"; })) {
       rewrites.push_back({term->term,
                           [](const std::string &) {
                             return std::string("distance.at(q_idx, kv_idx)");

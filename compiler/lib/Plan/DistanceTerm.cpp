@@ -30,8 +30,15 @@ int distanceSign(Operation *op, Block &block) {
   return 0;
 }
 
+bool isFloatScalar(Value v);
+bool isIntegerScalar(Value v) {
+  return isa<IntegerType>(cast<ShapedType>(v.getType()).getElementType());
+}
+
 /// Ops whose per-score cost a shared-memory read undercuts.
 bool costly(Operation *op) {
+  if (auto cast = dyn_cast<CastOp>(op))
+    return isIntegerScalar(cast->getOperand(0)) && isFloatScalar(cast->getResult(0));
   return isa<GatherOp, ExpOp, LogOp, TanhOp, DivOp, PowOp, SqrtOp, RsqrtOp, RecipOp, SigmoidOp>(op);
 }
 
@@ -43,15 +50,23 @@ bool isFloatScalar(Value v) {
 std::optional<DistanceTerm>
 mlir::tg::findDistanceTerm(Operation *op, ArrayRef<std::string> argNames, GatherEmitter emitGather,
                            ArrayRef<std::optional<IndexRange>> argRanges, int64_t seqQ,
-                           int64_t seqKv, bool approximate) {
+                           int64_t seqKv, bool approximate,
+                           function_ref<std::string(const std::string &)> readElement) {
   Block &block = op->getRegion(0).front();
   // Values that are functions of (b, h, d) and the tables only, and whether
   // they involve d at all.
   llvm::DenseSet<Value> pure, involvesD;
   pure.insert(block.getArgument(kB));
   pure.insert(block.getArgument(kH));
+  // (tables, and element captures of one value per (b, h): [B|1, H|1, 1, 1])
+  OperandRange captures = isa<AttentionOp>(op) ? cast<AttentionOp>(op).getCaptures()
+                                               : cast<AttentionGradOp>(op).getCaptures();
+  auto perHead = [&](unsigned i) {
+    auto type = cast<RankedTensorType>(captures[i - AttentionOp::kNumIndexArgs].getType());
+    return type.getRank() == 4 && type.getDimSize(2) == 1 && type.getDimSize(3) == 1;
+  };
   for (unsigned i = AttentionOp::kNumIndexArgs; i < block.getNumArguments(); ++i)
-    if (isTableCapture(op, i - AttentionOp::kNumIndexArgs))
+    if (isTableCapture(op, i - AttentionOp::kNumIndexArgs) || perHead(i))
       pure.insert(block.getArgument(i));
   for (Operation &inner : block.without_terminator()) {
     if (inner.getNumResults() != 1 || inner.getNumRegions() != 0)
@@ -135,5 +150,15 @@ mlir::tg::findDistanceTerm(Operation *op, ArrayRef<std::string> argNames, Gather
       emitScalarRegion(region, names, "value", emitGather, ranges, approximate);
   if (failed(body))
     return std::nullopt;
-  return DistanceTerm{best, *body};
+  // The per-head element captures the term reads, declared first.
+  std::string loads;
+  for (unsigned i = AttentionOp::kNumIndexArgs; i < block.getNumArguments(); ++i) {
+    if (isTableCapture(op, i - AttentionOp::kNumIndexArgs))
+      continue;
+    BlockArgument arg = block.getArgument(i);
+    if (llvm::any_of(arg.getUsers(), [&](Operation *user) { return bestSlice.contains(user); }))
+      loads += "const " + cudaComputeType(cast<ShapedType>(arg.getType()).getElementType()).str() + " " +
+               argNames[i] + " = " + readElement(argNames[i]) + ";\n";
+  }
+  return DistanceTerm{best, loads + *body};
 }
