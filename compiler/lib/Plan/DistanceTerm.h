@@ -35,9 +35,7 @@ using GradientAdder = function_ref<FailureOr<std::string>(GatherOp gather, Array
 /// The costliest float term of `op`'s score region (`argNames` and
 /// `argRanges` as for emitScalarRegion, `seqQ`/`seqKv` bound d) that reads
 /// b, h, table captures and d only and that a table read makes cheaper: its
-/// ops include a tg.gather, a transcendental function, a division or an
-/// integer-to-float conversion (the GPU's I2F runs at the rate of its
-/// exp2, which the softmax already keeps busy).
+/// ops include a tg.gather, a transcendental function or a division.
 /// nullopt when there is none (or its C++ cannot be written).
 /// Element captures that vary only along b and h (ALiBi's per-head slopes)
 /// count as tables; `readElement(name)` is the kernel's read of one at
