@@ -67,8 +67,7 @@ std::string indent(const std::string &statements, const std::string &prefix) {
 class BackwardEmitter {
 public:
   BackwardEmitter(const AttentionBackwardSpec &spec, AttentionBackwardTile tile)
-      : spec(spec), tile(tile), distanceTable(backwardTabulatesDistances(spec, tile)),
-        distanceGrads(backwardSumsDistanceGradients(spec, tile)) {}
+      : spec(spec), tile(tile), distanceTable(backwardTabulatesDistances(spec, tile)) {}
 
   AttentionBackwardKernels emit() const;
 
@@ -82,7 +81,7 @@ private:
 
   const AttentionBackwardSpec &spec;
   AttentionBackwardTile tile;
-  bool distanceTable = false, distanceGrads = false;
+  bool distanceTable = false;
 };
 
 std::string BackwardEmitter::summary() const {
@@ -138,7 +137,6 @@ std::string BackwardEmitter::configuration() const {
       .set("DETERMINISTIC", spec.deterministic ? "true" : "false")
       .set("DOCUMENT_MASK", spec.documentMask ? "true" : "false")
       .set("DISTANCE_TABLE", distanceTable ? "true" : "false")
-      .set("DISTANCE_GRADS", distanceGrads ? "true" : "false")
       .set("RAGGED", spec.ragged ? "true" : "false")
       .set("SCALE", floatLiteral(spec.scale))
       .set("SMEM", attentionBackwardSharedBytes(spec, tile));
@@ -166,7 +164,6 @@ $(MASKS_AND_DROPOUT)
   static constexpr bool kDeterministic = $(DETERMINISTIC); // dQ added in kv-tile order (semaphores)
   static constexpr bool kDocumentMask = $(DOCUMENT_MASK); // ScoreMod::document_of_query/_key
   static constexpr bool kDistanceTable = $(DISTANCE_TABLE); // ScoreMod::distance_term, tabulated per tile
-  static constexpr bool kDistanceGrads = $(DISTANCE_GRADS); // a table's gradient summed per distance first
   static constexpr bool kRagged = $(RAGGED);  // packed sequences: seq_lens_* are cu_seqlens
   static constexpr float kScale = $(SCALE);         // s = kScale * (q . k)
   static constexpr unsigned kSharedBytes = $(SMEM);
@@ -273,25 +270,15 @@ std::string BackwardEmitter::scoreMod() const {
      << "                                           long long kv_idx, float dz) const {\n"
      << loads << "    float ds = dz;\n    {  // --- gradient of the score modifier ---\n"
      << indent(spec.scoreGradient, "      ") << "    }\n    return ds;\n  }\n";
-  if (distanceGrads)
-    os << "  // Adds g, a tile's gradient summed over the scores at distance d, to the\n"
-       << "  // table the distance term reads.\n"
-       << "  __device__ __forceinline__ void add_distance_gradient(long long b, long long h, long long d,\n"
-       << "                                                      float g) const {\n"
-       << "    [[maybe_unused]] float value = 0.0f;\n"
-       << indent(spec.distanceGradient, "    ") << "  }\n";
   os << "  __device__ __forceinline__ void add_capture_gradients(float s, long long b, long long h,\n"
      << "                                                      long long q_idx, long long kv_idx,\n"
-     << "                                                      float dz,\n"
-     << "                                                      const tg::device::DistanceTable &distance) const {\n"
+     << "                                                      float dz) const {\n"
      << loads;
   for (const AttentionCaptureGradient &g : spec.captureGradients) {
     if (captureNamed(spec, g.capture).tableRank > 0) {
-      const bool perDistance = distanceGrads && !g.statementsTabulated.empty();
-      os << "    {  // --- gradient of table " << g.capture
-         << (perDistance ? " (summed per distance: add_distance_gradient) ---\n"
-                         : " (through " + g.capture + "_grad_add) ---\n")
-         << indent(perDistance ? g.statementsTabulated : g.statements, "      ") << "    }\n";
+      os << "    {  // --- gradient of table " << g.capture << " (through " << g.capture
+         << "_grad_add) ---\n"
+         << indent(g.statements, "      ") << "    }\n";
       continue;
     }
     os << "    {  // --- gradient of " << g.capture << " ---\n      float dcap = dz;\n"

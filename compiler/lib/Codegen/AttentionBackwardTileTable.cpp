@@ -97,10 +97,6 @@ bool backwardTabulatesDistances(const AttentionBackwardSpec &spec, const Attenti
   return tile.wgmma && !spec.scoreModifier.empty() && !spec.distanceTerm.empty();
 }
 
-bool backwardSumsDistanceGradients(const AttentionBackwardSpec &spec, const AttentionBackwardTile &tile) {
-  return backwardTabulatesDistances(spec, tile) && !spec.distanceGradient.empty();
-}
-
 unsigned attentionBackwardSharedBytes(const AttentionBackwardSpec &spec,
                                       const AttentionBackwardTile &t) {
   if (t.wgmma) {
@@ -115,8 +111,6 @@ unsigned attentionBackwardSharedBytes(const AttentionBackwardSpec &spec,
     bytes += qk == 128 ? 64 * (128 + 8) * 4 : 128 * (64 + 8) * 4;
     if (backwardTabulatesDistances(spec, t))
       bytes += 2 * (m + 64) * 4;  // the warpgroups' distance tables
-    if (backwardSumsDistanceGradients(spec, t))
-      bytes += 2 * (m + 64) * 4;  // and their gradient sums
     return bytes + 1024;
   }
   unsigned qkPitch = unsigned(conflictFreePitch(paddedDim(spec.headDimQK)));

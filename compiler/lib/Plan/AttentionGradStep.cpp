@@ -169,36 +169,6 @@ FailureOr<SmallVector<KernelStep, 0>> mlir::tg::emitAttentionGradSteps(
       -> FailureOr<std::string> {
     return emitTableGather(gather, argNames, indices);
   };
-  // A table whose gradient is wanted and that only the distance term reads
-  // has that gradient summed per distance in the tabulating kernel: the
-  // term's gather then adds `g` where it read.
-  Block &scoreBlock = op.getScoreBlock();
-  auto onlyGatherOf = [&](GatherOp gather) {
-    return llvm::count_if(scoreBlock.without_terminator(), [&](Operation &inner) {
-             auto other = dyn_cast<GatherOp>(inner);
-             return other && cast<BlockArgument>(other.getTable()).getArgNumber() ==
-                                 cast<BlockArgument>(gather.getTable()).getArgNumber();
-           }) == 1;
-  };
-  auto wantsGradient = [&](unsigned arg) {
-    if (auto indices = op.getGradCaptures())
-      return llvm::is_contained(*indices, int64_t(arg - AttentionOp::kNumIndexArgs));
-    return false;
-  };
-  auto addGradient = [&](GatherOp gather, ArrayRef<std::string> indices) -> FailureOr<std::string> {
-    unsigned arg = cast<BlockArgument>(gather.getTable()).getArgNumber();
-    if (deterministic || !wantsGradient(arg) || !onlyGatherOf(gather))
-      return failure();
-    std::string list;
-    for (const std::string &index : indices)
-      list += ", " + index;
-    const std::string &name = argNames[arg];
-    std::string add = "(" + name + "_grad_add(g" + list + "), 0.0f)";
-    if (gather.getMode() == GatherMode::clamp)
-      return add;
-    return "(" + name + "_in_range(captures" + list + ") ? " + add + " : 0.0f)";
-  };
-  std::optional<DistanceTerm> distance;
   if (!op.hasIdentityScore()) {
     // A document mask lets each CTA skip the query tiles of other
     // documents, and its tiles in one document skip the test
@@ -222,10 +192,9 @@ FailureOr<SmallVector<KernelStep, 0>> mlir::tg::emitAttentionGradSteps(
       return failure();
     spec.scoreModifier = *body;
     // A costly term of q_idx - kv_idx only: the sm_90a kernel tabulates it.
-    distance = findDistanceTerm(
-        op, argNames, emitGather, ranges, sizes[2], sizes[3], fastMath,
-        [](const std::string &name) { return name + "_at(b, h, 0, 0)"; }, addGradient);
-    if (std::optional<DistanceTerm> &term = distance) {
+    if (std::optional<DistanceTerm> term = findDistanceTerm(op, argNames, emitGather, ranges,
+                                                            sizes[2], sizes[3], fastMath,
+                             [](const std::string &name) { return name + "_at(b, h, 0, 0)"; })) {
       rewrites.push_back({term->term,
                           [](const std::string &) {
                             return std::string("distance.at(q_idx, kv_idx)");
@@ -284,28 +253,6 @@ FailureOr<SmallVector<KernelStep, 0>> mlir::tg::emitAttentionGradSteps(
       if (failed(body))
         return failure();
       spec.captureGradients.push_back({spec.captures[index].name, *body});
-      // Read only by the distance term: each score's share is summed per
-      // distance (distance.add_gradient), then added once per distance.
-      if (distance && !distance->gradientStatements.empty() &&
-          cast<BlockArgument>(cast<GatherOp>(distance->term).getTable()).getArgNumber() ==
-              AttentionOp::kNumIndexArgs + index) {
-        std::string whyNot;
-        FailureOr<std::unique_ptr<Block>> block =
-            deriveScoreGradient(scoreBlock, distance->term->getResult(0), &whyNot);
-        if (failed(block))
-          return op.emitOpError("cannot derive the gradient of table capture ")
-                 << index << ": " << whyNot;
-        Region region;
-        region.push_back(block->release());
-        SmallVector<std::string> gradArgs(argNames.begin(), argNames.end());
-        gradArgs.push_back("dz");
-        FailureOr<std::string> share = emitScalarRegion(region, gradArgs, "dcap", emitGather);
-        if (failed(share))
-          return failure();
-        spec.captureGradients.back().statementsTabulated =
-            "float dcap = 0.0f;\n" + *share + "\ndistance.add_gradient(q_idx, kv_idx, dcap);";
-        spec.distanceGradient = distance->gradientStatements;
-      }
       continue;
     }
     if (deterministic) {

@@ -46,8 +46,7 @@ std::optional<DistanceTerm>
 mlir::tg::findDistanceTerm(Operation *op, ArrayRef<std::string> argNames, GatherEmitter emitGather,
                            ArrayRef<std::optional<IndexRange>> argRanges, int64_t seqQ,
                            int64_t seqKv, bool approximate,
-                           function_ref<std::string(const std::string &)> readElement,
-                           GradientAdder addGradient) {
+                           function_ref<std::string(const std::string &)> readElement) {
   Block &block = op->getRegion(0).front();
   // Values that are functions of (b, h, d) and the tables only, and whether
   // they involve d at all.
@@ -131,8 +130,7 @@ mlir::tg::findDistanceTerm(Operation *op, ArrayRef<std::string> argNames, Gather
     }
     builder.clone(inner, mapping);
   }
-  Value termValue = mapping.lookup(best->getResult(0));
-  YieldOp::create(builder, op->getLoc(), ValueRange{termValue});
+  YieldOp::create(builder, op->getLoc(), ValueRange{mapping.lookup(best->getResult(0))});
   Region region;
   region.push_back(termBlock.release());
 
@@ -157,20 +155,5 @@ mlir::tg::findDistanceTerm(Operation *op, ArrayRef<std::string> argNames, Gather
       loads += "const " + cudaComputeType(cast<ShapedType>(arg.getType()).getElementType()).str() + " " +
                argNames[i] + " = " + readElement(argNames[i]) + ";\n";
   }
-  DistanceTerm term{best, loads + *body, ""};
-  if (addGradient && isa<GatherOp>(best)) {
-    bool added = false;
-    auto gradientGather = [&](GatherOp gather, ArrayRef<std::string> indices) -> FailureOr<std::string> {
-      if (gather.getResult() != termValue)
-        return emitGather(gather, indices);
-      FailureOr<std::string> add = addGradient(gather, indices);
-      added = succeeded(add);
-      return succeeded(add) ? add : emitGather(gather, indices);
-    };
-    FailureOr<std::string> gradient =
-        emitScalarRegion(region, names, "value", gradientGather, ranges, approximate);
-    if (succeeded(gradient) && added)
-      term.gradientStatements = loads + *gradient;
-  }
-  return term;
+  return DistanceTerm{best, loads + *body};
 }

@@ -22,15 +22,7 @@ namespace mlir::tg {
 struct DistanceTerm {
   Operation *term;
   std::string statements;
-  /// Where the term is a gather and `addGradient` writes its table's
-  /// gradient add: the term's statements with that gather emitted by it
-  /// (`g` is the gradient at d), else empty.
-  std::string gradientStatements;
 };
-
-/// The expression that adds `g` where `gather` (of the term) read, or
-/// failure when its table gets no gradient this way.
-using GradientAdder = function_ref<FailureOr<std::string>(GatherOp gather, ArrayRef<std::string> indices)>;
 
 /// The costliest float term of `op`'s score region (`argNames` and
 /// `argRanges` as for emitScalarRegion, `seqQ`/`seqKv` bound d) that reads
@@ -44,8 +36,7 @@ std::optional<DistanceTerm> findDistanceTerm(Operation *op, ArrayRef<std::string
                                              GatherEmitter emitGather,
                                              ArrayRef<std::optional<IndexRange>> argRanges,
                                              int64_t seqQ, int64_t seqKv, bool approximate,
-                                             function_ref<std::string(const std::string &)> readElement,
-                                             GradientAdder addGradient = {});
+                                             function_ref<std::string(const std::string &)> readElement);
 
 } // namespace mlir::tg
 

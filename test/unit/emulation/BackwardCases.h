@@ -294,10 +294,6 @@ inline std::vector<Case> cases() {
     c.spec.scoreModifierTabulated = "s += distance.at(q_idx, kv_idx);\n"
                                     "if (!kSameDocument && doc_at(captures, b, q_idx) != doc_at(captures, b, kv_idx))\n"
                                     "  s = -__int_as_float(0x7f800000);";
-    // rel's gradient summed per distance in shared memory, then added once
-    // per distance and tile.
-    c.spec.captureGradients[0].statementsTabulated = "distance.add_gradient(q_idx, kv_idx, dz);";
-    c.spec.distanceGradient = "rel_grad_add(g, h, d + 399);";
     v.push_back(c);
   }
   {

@@ -89,11 +89,6 @@ struct AttentionBackwardTile {
 struct AttentionCaptureGradient {
   std::string capture; // the capture's name
   std::string statements;
-  /// Where the kernel tabulates the distance term and the term is this
-  /// table's one read: the statements that add the score's gradient to the
-  /// tile's per-distance sums (`distance.add_gradient(q_idx, kv_idx, g)`);
-  /// AttentionBackwardSpec::distanceGradient adds the sums to the table.
-  std::string statementsTabulated;
 };
 
 struct AttentionBackwardSpec {
@@ -133,10 +128,6 @@ struct AttentionBackwardSpec {
   /// The modifier's term of d = q_idx - kv_idx, as AttentionForwardSpec's:
   /// the sm_90a kernel tabulates it per query tile and warpgroup.
   std::string distanceTerm, scoreModifierTabulated;
-  /// Statements that add `float g`, the gradient summed over a tile's
-  /// scores at distance `d`, to the table the distance term reads (given
-  /// `b, h, d`); empty unless a capture gradient has statementsTabulated.
-  std::string distanceGradient;
   std::vector<AttentionCapture> captures;
   std::vector<AttentionCaptureGradient> captureGradients;
   /// A document mask in the score modifier (AttentionForwardSpec's; here the
@@ -202,9 +193,6 @@ AttentionBackwardTile defaultAttentionBackwardTile(const AttentionBackwardSpec &
 /// (the wgmma kernel with AttentionBackwardSpec::distanceTerm): two tables
 /// of blockM + 64 floats in its shared memory.
 bool backwardTabulatesDistances(const AttentionBackwardSpec &spec, const AttentionBackwardTile &tile);
-/// Whether it also sums a table's gradient per distance
-/// (AttentionBackwardSpec::distanceGradient): two more such arrays.
-bool backwardSumsDistanceGradients(const AttentionBackwardSpec &spec, const AttentionBackwardTile &tile);
 
 /// Dynamic shared memory of the main kernel.
 unsigned attentionBackwardSharedBytes(const AttentionBackwardSpec &spec,

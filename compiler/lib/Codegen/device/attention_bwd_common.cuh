@@ -257,7 +257,7 @@ __device__ __forceinline__ void score_gradient_element(float &s, float &dp, cons
   // Captured tensors' gradients (dbias): P != 0 only where the element is
   // visible, so rows and keys are in range.
   if constexpr (Cfg::kCaptureGrads)
-    if (prob != 0.0f) score_mod.add_capture_gradients(x, b, h, q_clamped, kv_clamped, dz, distance);
+    if (prob != 0.0f) score_mod.add_capture_gradients(x, b, h, q_clamped, kv_clamped, dz);
   // Where P = 0 (masked, fully masked rows) no gradient flows, even where
   // the region's derivative is not finite.
   s = prob * keep;

@@ -74,11 +74,7 @@ struct BackwardWgmmaLayout {
   // and the group's keys.
   static constexpr unsigned kDistances = kDQ + (kDQSplit == DQSplit::Columns ? 64 : 128) * kDQPitch * 4;
   static constexpr int kDistanceEntries = Cfg::kBlockM + kGroupKeys;
-  // (and their gradient sums, kDistanceGrads)
-  static constexpr unsigned kDistanceGrads = kDistances + (Cfg::kDistanceTable ? 2 * kDistanceEntries * 4 : 0);
-  static_assert(!Cfg::kDistanceGrads || (Cfg::kDistanceTable && Cfg::kCaptureGrads),
-                "per-distance table gradients need the distance table");
-  static constexpr unsigned kBytes = kDistanceGrads + (Cfg::kDistanceGrads ? 2 * kDistanceEntries * 4 : 0);
+  static constexpr unsigned kBytes = kDistances + (Cfg::kDistanceTable ? 2 * kDistanceEntries * 4 : 0);
   // The launch adds 1024 bytes: the base is aligned up to 1024 in the kernel.
   static constexpr unsigned kLaunchBytes = kBytes + 1024;
   // Registers: dV's products are issued before dP^T is waited for where P's
@@ -233,11 +229,8 @@ __device__ __forceinline__ void attention_backward_wgmma(const BackwardParams &p
     DistanceTable distance{nullptr, 0};
     if constexpr (Cfg::kDistanceTable) {
       float *values = reinterpret_cast<float *>(base + L::kDistances) + group * L::kDistanceEntries;
-      float *grads = Cfg::kDistanceGrads
-                         ? reinterpret_cast<float *>(base + L::kDistanceGrads) + group * L::kDistanceEntries
-                         : nullptr;
       distance = tabulate_distances<128>(score_mod, values, b, t.h, t.m0, kM, group_n0,
-                                         L::kGroupKeys, work.seq_q - 1, work.seq_kv - 1, tid % 128, grads);
+                                         L::kGroupKeys, work.seq_q - 1, work.seq_kv - 1, tid % 128);
       named_barrier_sync(3 + group, 128);
     }
     unsigned p_frag[kM / 16][4], ds_frag[kM / 16][4];
@@ -283,14 +276,6 @@ __device__ __forceinline__ void attention_backward_wgmma(const BackwardParams &p
                                     b, t.h, t.m0 + q_local, n0 + key_local, work.seq_q, work.seq_kv, lse,
                                     row_delta, keep_bits, q_local, key_local);
       });
-      if constexpr (Cfg::kDistanceGrads) {
-        // The group's per-distance sums, once its shared atomics are done
-        // (the next iteration's __syncthreads orders these reads before
-        // the table is zeroed again).
-        named_barrier_sync(3 + group, 128);
-        add_distance_gradients<128>(score_mod, distance, b, t.h, t.m0, kM, group_n0, L::kGroupKeys,
-                                    work.seq_q - 1, work.seq_kv - 1, tid % 128);
-      }
     }
 
     // --- Phase B: dV += P^T dO, dK += dS^T Q (registers as the A operand);
