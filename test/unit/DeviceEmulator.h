@@ -79,6 +79,10 @@ struct Cta {
   unsigned char *smem = nullptr;
   size_t smemBytes = 0;
   unsigned arrived = 0, generation = 0;
+  struct Vote {
+    unsigned generation = ~0u;
+    int value = 0;
+  } votes[2]; // __syncthreads_or's, by the barrier's generation % 2
   std::vector<Warp> warps;
   struct NamedBarrier {
     unsigned arrived = 0, generation = 0;
@@ -274,6 +278,19 @@ inline float f16ToFloat(unsigned short b) {
 #define blockDim (emu::cta()->dim)
 
 inline void __syncthreads() { emu::blockBarrier(); }
+/// Every thread enters with the same generation g and votes in slot g % 2
+/// (the first voter of g resets it). No thread reaches generation g + 2,
+/// the slot's next user, before every thread has read it.
+inline int __syncthreads_or(int predicate) {
+  emu::Cta &c = *emu::cta();
+  const unsigned g = c.generation;
+  emu::Cta::Vote &vote = c.votes[g % 2];
+  if (vote.generation != g)
+    vote = {g, 0};
+  vote.value |= predicate != 0;
+  emu::blockBarrier();
+  return vote.value;
+}
 inline void __threadfence() {} // CTAs run one after another
 inline float __shfl_xor_sync(unsigned, float v, int mask) {
   uint32_t bits;
@@ -288,11 +305,6 @@ inline float __shfl_xor_sync(unsigned, float v, int mask) {
 }
 inline float atomicAdd(float *address, float value) { // fibers never interleave inside
   float old = *address;
-  *address = old + value;
-  return old;
-}
-inline unsigned long long atomicAdd(unsigned long long *address, unsigned long long value) {
-  unsigned long long old = *address;
   *address = old + value;
   return old;
 }

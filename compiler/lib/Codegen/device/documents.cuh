@@ -31,11 +31,12 @@ struct DocumentSpan {
 /// `other_id(j)` lies within [min, max] of `own_id(i)` over i in
 /// [own0, own1); empty (begin == end) when none does (or the own block is
 /// empty). When every own id is one id D and every entry of the narrowed
-/// range has id D (the entries with id D number last - first + 1), that
-/// range is also the span's same-document range (else that is empty).
-/// Block-wide: every thread calls it with the same arguments, and it
-/// synchronises the block. `scratch` is 5 long longs of shared memory that
-/// nothing else uses during the call.
+/// range has id D, that range is also the span's same-document range (else
+/// that is empty): the check costs one more pass over the narrowed range,
+/// which holds the block's own document(s) only. Block-wide: every thread
+/// calls it with the same arguments, and it synchronises the block.
+/// `scratch` is 4 long longs of shared memory that nothing else uses during
+/// the call.
 template <int kThreads, class OwnId, class OtherId>
 __device__ __forceinline__ DocumentSpan narrow_to_documents(int own0, int own1, int begin, int end,
                                                             long long *scratch, OwnId own_id,
@@ -46,7 +47,6 @@ __device__ __forceinline__ DocumentSpan narrow_to_documents(int own0, int own1, 
     scratch[1] = kSmallest;  // id max
     scratch[2] = kLargest;   // first entry
     scratch[3] = kSmallest;  // last entry
-    scratch[4] = 0;          // entries within [min, max]
   }
   __syncthreads();
   long long id_min = kLargest, id_max = kSmallest;
@@ -60,45 +60,37 @@ __device__ __forceinline__ DocumentSpan narrow_to_documents(int own0, int own1, 
   __syncthreads();
   id_min = scratch[0];
   id_max = scratch[1];
-  // kChunk ids per thread are loaded before any is tested, so that their
-  // loads are in flight together: a long causal range is then a few cache
-  // round trips, not one per kThreads entries.
-  constexpr int kChunk = 8;
+  // (unrolled: the id loads of several entries are in flight at once; the
+  // scan of a long causal range is otherwise a chain of cache latencies)
   long long first = kLargest, last = kSmallest;
-  unsigned long long matches = 0;
-  for (int j0 = begin + tid; j0 < end; j0 += kThreads * kChunk) {
-    long long ids[kChunk];
-#pragma unroll
-    for (int c = 0; c < kChunk; ++c) {
-      const int j = j0 + c * kThreads;
-      ids[c] = j < end ? other_id(j) : kLargest;
-    }
-#pragma unroll
-    for (int c = 0; c < kChunk; ++c) {
-      const int j = j0 + c * kThreads;
-      if (j < end && ids[c] >= id_min && ids[c] <= id_max) {
-        first = j < first ? j : first;
-        last = j > last ? j : last;
-        ++matches;
-      }
+#pragma unroll 4
+  for (int j = begin + tid; j < end; j += kThreads) {
+    const long long id = other_id(j);
+    if (id >= id_min && id <= id_max) {
+      first = j < first ? j : first;
+      last = j;
     }
   }
   atomicMin(&scratch[2], first);
   atomicMax(&scratch[3], last);
-  atomicAdd(reinterpret_cast<unsigned long long *>(&scratch[4]), matches);
   __syncthreads();
   first = scratch[2];
   last = scratch[3];
-  matches = static_cast<unsigned long long>(scratch[4]);
-  __syncthreads();  // every thread has read the bounds before the scratch is reused
   DocumentSpan span{begin, begin, 0, 0};
   if (last >= first) {
     span.begin = static_cast<int>(first);
     span.end = static_cast<int>(last) + 1;
-    if (id_min == id_max && matches == static_cast<unsigned long long>(last - first + 1)) {
-      span.same_begin = span.begin;
-      span.same_end = span.end;
-    }
+  }
+  // (the same for every thread: the loop runs block-wide or not at all)
+  int differs = id_min != id_max || span.begin == span.end;
+  if (!differs) {
+#pragma unroll 4
+    for (int j = span.begin + tid; j < span.end; j += kThreads) differs |= other_id(j) != id_min;
+  }
+  // (also: every thread has read the bounds before the scratch is reused)
+  if (!__syncthreads_or(differs)) {
+    span.same_begin = span.begin;
+    span.same_end = span.end;
   }
   return span;
 }
