@@ -2,8 +2,7 @@
 // (compiler/include/tg/Codegen/AttentionBackward.h documents their
 // parameters).
 #include "AttentionGradStep.h"
-#include "DistanceTerm.h"
-#include "DocumentMask.h"
+#include "ScoreModifier.h"
 #include "TableGather.h"
 
 #include "tg/Codegen/AttentionBackward.h"
@@ -170,43 +169,17 @@ FailureOr<SmallVector<KernelStep, 0>> mlir::tg::emitAttentionGradSteps(
     return emitTableGather(gather, argNames, indices);
   };
   if (!op.hasIdentityScore()) {
-    // A document mask lets each CTA skip the query tiles of other
-    // documents, and its tiles in one document skip the test
-    // (ScoreMod::apply's kSameDocument).
-    std::optional<DocumentIds> ids = findDocumentMask(
-        op, argNames, emitGather, [](const std::string &name, bool atQuery) {
-          return name + (atQuery ? "_at(b, h, q_idx, 0)" : "_at(b, h, 0, kv_idx)");
+    FailureOr<ScoreModifierText> text = emitScoreModifier(
+        op, op.getScore(), argNames, emitGather, sizes, fastMath,
+        [](const std::string &name, const std::string &q, const std::string &kv) {
+          return name + "_at(b, h, " + q + ", " + kv + ")";
         });
-    SmallVector<ExprRewrite> rewrites;
-    if (ids) {
-      spec.documentMask =
-          cg::AttentionForwardSpec::DocumentMask{ids->query, ids->key};
-      rewrites.push_back({ids->equality, [](const std::string &expr) {
-                            return "kSameDocument || (" + expr + ")";
-                          }});
-    }
-    SmallVector<std::optional<IndexRange>> ranges = scoreRegionRanges(argNames.size(), sizes);
-    FailureOr<std::string> body =
-        emitScalarRegion(op.getScore(), argNames, "s", emitGather, ranges, fastMath, rewrites);
-    if (failed(body))
+    if (failed(text))
       return failure();
-    spec.scoreModifier = *body;
-    // A costly term of q_idx - kv_idx only: the sm_90a kernel tabulates it.
-    if (std::optional<DistanceTerm> term = findDistanceTerm(op, argNames, emitGather, ranges,
-                                                            sizes[2], sizes[3], fastMath,
-                             [](const std::string &name) { return name + "_at(b, h, 0, 0)"; })) {
-      rewrites.push_back({term->term,
-                          [](const std::string &) {
-                            return std::string("distance.at(q_idx, kv_idx)");
-                          },
-                          /*replacesOperands=*/true});
-      FailureOr<std::string> tabulated =
-          emitScalarRegion(op.getScore(), argNames, "s", emitGather, ranges, fastMath, rewrites);
-      if (failed(tabulated))
-        return failure();
-      spec.distanceTerm = term->statements;
-      spec.scoreModifierTabulated = *tabulated;
-    }
+    spec.scoreModifier = text->modifier;
+    spec.documentMask = text->documentMask;
+    spec.distanceTerm = text->distanceTerm;
+    spec.scoreModifierTabulated = text->modifierTabulated;
   }
   // The score_grad region, or the chain rule derived through `score`; a
   // gradient that is dz itself (bias, ALiBi, masks) needs no code.

@@ -1,8 +1,7 @@
 // tg.attention -> one launch of the generated FlashAttention-style kernel
 // (compiler/include/tg/Codegen/AttentionKernel.h documents its parameters).
 #include "AttentionStep.h"
-#include "DistanceTerm.h"
-#include "DocumentMask.h"
+#include "ScoreModifier.h"
 #include "TableGather.h"
 
 #include "tg/Codegen/AttentionKernel.h"
@@ -103,47 +102,18 @@ mlir::tg::emitAttentionStep(AttentionOp op, const tgc::CompileTarget &target, bo
     return emitTableGather(gather, argNames, indices);
   };
   if (!op.hasIdentityScore()) {
-    // A document mask lets each CTA skip the key tiles of other documents,
-    // and its tiles in one document skip the test (ScoreMod::apply's
-    // kSameDocument).
-    std::optional<DocumentIds> ids =
-        findDocumentMask(op, argNames, emitGather,
-                         [](const std::string &name, bool atQuery) {
-                           return "load_capture_" + name +
-                                  (atQuery ? "(captures, b, h, q_idx, 0)"
-                                           : "(captures, b, h, 0, kv_idx)");
-                         });
-    SmallVector<ExprRewrite> rewrites;
-    if (ids) {
-      spec.documentMask =
-          cg::AttentionForwardSpec::DocumentMask{ids->query, ids->key};
-      rewrites.push_back({ids->equality, [](const std::string &expr) {
-                            return "kSameDocument || (" + expr + ")";
-                          }});
-    }
-    SmallVector<std::optional<IndexRange>> ranges =
-        scoreRegionRanges(argNames.size(), {batch, spec.numHeadsQ, seqQ, seqKv});
-    FailureOr<std::string> body =
-        emitScalarRegion(op.getScore(), argNames, "s", emitGather, ranges, fastMath, rewrites);
-    if (failed(body))
+    const SmallVector<int64_t, 4> sizes{batch, spec.numHeadsQ, seqQ, seqKv};
+    FailureOr<ScoreModifierText> text = emitScoreModifier(
+        op, op.getScore(), argNames, emitGather, sizes, fastMath,
+        [](const std::string &name, const std::string &q, const std::string &kv) {
+          return "load_capture_" + name + "(captures, b, h, " + q + ", " + kv + ")";
+        });
+    if (failed(text))
       return failure();
-    spec.scoreModifier = *body;
-    // A costly term of q_idx - kv_idx only: the sm_90a kernel tabulates it.
-    if (std::optional<DistanceTerm> term =
-            findDistanceTerm(op, argNames, emitGather, ranges, seqQ, seqKv, fastMath,
-                             [](const std::string &name) { return "load_capture_" + name + "(captures, b, h, 0, 0)"; })) {
-      rewrites.push_back({term->term,
-                          [](const std::string &) {
-                            return std::string("distance.at(q_idx, kv_idx)");
-                          },
-                          /*replacesOperands=*/true});
-      FailureOr<std::string> tabulated =
-          emitScalarRegion(op.getScore(), argNames, "s", emitGather, ranges, fastMath, rewrites);
-      if (failed(tabulated))
-        return failure();
-      spec.distanceTerm = term->statements;
-      spec.scoreModifierTabulated = *tabulated;
-    }
+    spec.scoreModifier = text->modifier;
+    spec.documentMask = text->documentMask;
+    spec.distanceTerm = text->distanceTerm;
+    spec.scoreModifierTabulated = text->modifierTabulated;
   }
 
   // The layout strides (b, h, s) of q, k, v and o; the head dim must be
