@@ -261,11 +261,7 @@ std::string BackwardEmitter::scoreMod() const {
      << indent(distanceTable ? spec.scoreModifierTabulated : spec.scoreModifier, "      ")
      << "    }\n    return s;\n  }\n";
   if (distanceTable)
-    os << "  // The modifier's term of d = q_idx - kv_idx (b, h and the tables), which the\n"
-       << "  // kernel tabulates per query tile (device/attention_bwd_wgmma.cuh).\n"
-       << "  __device__ __forceinline__ float distance_term(long long b, long long h, long long d) const {\n"
-       << "    float value = 0.0f;\n"
-       << indent(spec.distanceTerm, "    ") << "    return value;\n  }\n";
+    os << distanceTermMember(spec.distanceTerm, "attention_bwd_wgmma.cuh");
   os << "  __device__ __forceinline__ float gradient(float s, long long b, long long h, long long q_idx,\n"
      << "                                           long long kv_idx, float dz) const {\n"
      << loads << "    float ds = dz;\n    {  // --- gradient of the score modifier ---\n"

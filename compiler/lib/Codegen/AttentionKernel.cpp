@@ -532,11 +532,7 @@ struct ScoreMod {
   }
 )cuda";
   if (distanceTable)
-    os << "  // The modifier's term of d = q_idx - kv_idx (b, h and the tables), which the\n"
-       << "  // kernel tabulates per tile (device/attention_fwd_ws.cuh).\n"
-       << "  __device__ __forceinline__ float distance_term(long long b, long long h, long long d) const {\n"
-       << "    using namespace tg::device;\n    float value = 0.0f;\n"
-       << indent(spec.distanceTerm, "    ") << "    return value;\n  }\n";
+    os << distanceTermMember(spec.distanceTerm, "attention_fwd_ws.cuh");
   if (spec.documentMask)
     os << "  // The document ids of the document mask (the modifier masks keys of another\n"
        << "  // document; these reads are the same as its own).\n"

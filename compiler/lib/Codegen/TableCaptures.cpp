@@ -129,4 +129,17 @@ std::string tableCaptureInitializer(const AttentionCapture &c) {
   return os.str();
 }
 
+std::string distanceTermMember(const std::string &statements, const char *kernelFile) {
+  std::ostringstream os;
+  os << "  // The modifier's term of d = q_idx - kv_idx (b, h and the tables), which the\n"
+     << "  // kernel tabulates per tile (device/" << kernelFile << ").\n"
+     << "  __device__ __forceinline__ float distance_term(long long b, long long h, long long d) const {\n"
+     << "    using namespace tg::device;\n    float value = 0.0f;\n";
+  std::istringstream lines(statements);
+  for (std::string line; std::getline(lines, line);)
+    os << "    " << line << "\n";
+  os << "    return value;\n  }\n";
+  return os.str();
+}
+
 } // namespace tg::codegen

@@ -55,6 +55,11 @@ std::string tableCaptureParams(const AttentionCapture &c, const CaptureAccess &a
 /// The aggregate initializer of table `c`'s fields from those parameters.
 std::string tableCaptureInitializer(const AttentionCapture &c);
 
+/// ScoreMod's `distance_term(b, h, d)`: the region's term of d = q_idx -
+/// kv_idx (`statements` assign `value`, AttentionForwardSpec::distanceTerm),
+/// which the kernel of `kernelFile` tabulates per tile.
+std::string distanceTermMember(const std::string &statements, const char *kernelFile);
+
 /// How many kernel parameters table `c` takes (pointer, sizes, strides).
 inline unsigned tableCaptureParamCount(const AttentionCapture &c) {
   return 1 + 2 * unsigned(c.tableRank);
