@@ -51,9 +51,35 @@ inline void softcapBias(Case &c) {
   c.spec.captureGradients = {{"capture0", "dcap = dz;"}};
 }
 
+/// score + rel[h, clamp(q - kv + S - 1)], masked where doc[b, q] !=
+/// doc[b, kv] (Case::relBiasDocMask), for Sq = Skv = S and batch 2; rel's
+/// gradient scatter-added. `narrowed`: the spec names the document mask (the
+/// kernel narrows its ranges to the documents); `sameDocument`: the
+/// modifier drops the test in tiles of one document, as the generator
+/// writes it; `tabulated`: also the relative bias as the plan's distance
+/// term (ScoreMod::distance_term, read through distance.at).
+inline void relBiasDocMask(Case &c, int S, bool narrowed, bool sameDocument, bool tabulated = false) {
+  const std::string offset = std::to_string(S - 1);
+  const std::string mask = std::string("if (") + (sameDocument ? "!kSameDocument && " : "") +
+                           "doc_at(captures, b, q_idx) != doc_at(captures, b, kv_idx))\n"
+                           "  s = -__int_as_float(0x7f800000);";
+  c.relBiasDocMask = true;
+  c.spec.scoreModifier = "s += rel_at(captures, h, q_idx - kv_idx + " + offset + ");\n" + mask;
+  c.spec.captures = {{"rel", CaptureType::BF16, 2}, {"doc", CaptureType::I64, 2}};
+  c.spec.captureGradients = {{"rel", "rel_grad_add(dz, h, q_idx - kv_idx + " + offset + ");"}};
+  if (narrowed)
+    c.spec.documentMask =
+        AttentionForwardSpec::DocumentMask{"doc_at(captures, b, q_idx)", "doc_at(captures, b, kv_idx)"};
+  if (tabulated) {
+    c.spec.distanceTerm = "value = rel_at(captures, h, d + " + offset + ");";
+    c.spec.scoreModifierTabulated = "s += distance.at(q_idx, kv_idx);\n" + mask;
+  }
+  c.batch = 2;
+  c.seqQ = c.seqKv = S;
+}
+
 inline std::vector<Case> cases() {
   std::vector<Case> v;
-  size_t docmaskSameDocument = 0;
   using C = AttentionCausalMode;
   {
     Case c{"plain_d64", spec(64, 64, 2, 2)};
@@ -166,34 +192,16 @@ inline std::vector<Case> cases() {
   }
   {
     Case c{"relbias_docmask_gqa2_d64", spec(64, 64, 4, 2)};
-    c.relBiasDocMask = true;
+    relBiasDocMask(c, 150, /*narrowed=*/false, /*sameDocument=*/false);
     c.relShortBy = 120; // causal: columns 149 + (q - kv), clamped from q - kv = 30 on
     c.spec.causal = C::TopLeft;
-    c.spec.scoreModifier = "s += rel_at(captures, h, q_idx - kv_idx + 149);\n"
-                           "if (doc_at(captures, b, q_idx) != doc_at(captures, b, kv_idx))\n"
-                           "  s = -__int_as_float(0x7f800000);";
-    c.spec.captures = {{"rel", CaptureType::BF16, 2}, {"doc", CaptureType::I64, 2}};
-    c.spec.captureGradients = {{"rel", "rel_grad_add(dz, h, q_idx - kv_idx + 149);"}};
-    c.batch = 2;
-    c.seqQ = 150;
-    c.seqKv = 150;
     v.push_back(c);
   }
   {
     // The same graph without causal, with the document mask found: each CTA
     // walks only the query rows of its keys' documents.
     Case c{"docmask_narrowed_gqa2_d64", spec(64, 64, 4, 2)};
-    c.relBiasDocMask = true;
-    c.spec.scoreModifier = "s += rel_at(captures, h, q_idx - kv_idx + 149);\n"
-                           "if (doc_at(captures, b, q_idx) != doc_at(captures, b, kv_idx))\n"
-                           "  s = -__int_as_float(0x7f800000);";
-    c.spec.captures = {{"rel", CaptureType::BF16, 2}, {"doc", CaptureType::I64, 2}};
-    c.spec.captureGradients = {{"rel", "rel_grad_add(dz, h, q_idx - kv_idx + 149);"}};
-    c.spec.documentMask =
-        AttentionForwardSpec::DocumentMask{"doc_at(captures, b, q_idx)", "doc_at(captures, b, kv_idx)"};
-    c.batch = 2;
-    c.seqQ = 150;
-    c.seqKv = 150;
+    relBiasDocMask(c, 150, /*narrowed=*/true, /*sameDocument=*/false);
     v.push_back(c);
   }
   {
@@ -201,20 +209,9 @@ inline std::vector<Case> cases() {
     // test (ScoreMod::apply<true>, written here as the generator writes it);
     // in batch 1 the ids return, so no range is one document there.
     Case c{"docmask_same_document_gqa2_d64", spec(64, 64, 4, 2)};
-    c.relBiasDocMask = true;
-    c.spec.scoreModifier = "s += rel_at(captures, h, q_idx - kv_idx + 319);\n"
-                           "if (!kSameDocument && doc_at(captures, b, q_idx) != doc_at(captures, b, kv_idx))\n"
-                           "  s = -__int_as_float(0x7f800000);";
-    c.spec.captures = {{"rel", CaptureType::BF16, 2}, {"doc", CaptureType::I64, 2}};
-    c.spec.captureGradients = {{"rel", "rel_grad_add(dz, h, q_idx - kv_idx + 319);"}};
-    c.spec.documentMask =
-        AttentionForwardSpec::DocumentMask{"doc_at(captures, b, q_idx)", "doc_at(captures, b, kv_idx)"};
-    c.batch = 2;
-    c.seqQ = 320;
-    c.seqKv = 320;
+    relBiasDocMask(c, 320, /*narrowed=*/true, /*sameDocument=*/true);
     c.docLength = 130;
     c.docIdsReturn = true;
-    docmaskSameDocument = v.size();
     v.push_back(c);
   }
   {
@@ -272,28 +269,18 @@ inline std::vector<Case> cases() {
   }
   {
     // The same-document tiles of the wgmma kernel (128-row query tiles).
-    Case c = v[docmaskSameDocument];
-    c.name = "wgmma_docmask_same_document_d64";
+    Case c{"wgmma_docmask_same_document_d64", spec(64, 64, 4, 2)};
     c.spec.target = sm90a;
-    c.seqQ = c.seqKv = 400;
-    c.spec.scoreModifier = "s += rel_at(captures, h, q_idx - kv_idx + 399);\n"
-                           "if (!kSameDocument && doc_at(captures, b, q_idx) != doc_at(captures, b, kv_idx))\n"
-                           "  s = -__int_as_float(0x7f800000);";
-    c.spec.captureGradients = {{"rel", "rel_grad_add(dz, h, q_idx - kv_idx + 399);"}};
+    relBiasDocMask(c, 400, /*narrowed=*/true, /*sameDocument=*/true);
     c.docLength = 200;
+    c.docIdsReturn = true;
     v.push_back(c);
     // The relative bias tabulated per query tile and warpgroup (the plan's
     // distance term, ScoreMod::distance_term), on a short table whose reads
     // clamp.
     c.name = "wgmma_distance_table_d64";
+    relBiasDocMask(c, 400, /*narrowed=*/true, /*sameDocument=*/true, /*tabulated=*/true);
     c.relShortBy = 60;
-    c.spec.scoreModifier = "s += rel_at(captures, h, q_idx - kv_idx + 399);\n"
-                           "if (!kSameDocument && doc_at(captures, b, q_idx) != doc_at(captures, b, kv_idx))\n"
-                           "  s = -__int_as_float(0x7f800000);";
-    c.spec.distanceTerm = "value = rel_at(captures, h, d + 399);";
-    c.spec.scoreModifierTabulated = "s += distance.at(q_idx, kv_idx);\n"
-                                    "if (!kSameDocument && doc_at(captures, b, q_idx) != doc_at(captures, b, kv_idx))\n"
-                                    "  s = -__int_as_float(0x7f800000);";
     v.push_back(c);
   }
   {
