@@ -486,14 +486,13 @@ struct ScoreMod {
   // r is query r % Sq of head h + r / Sq, rows past the group clamped.)
   // kSameDocument: the tile lies in the CTA's one document (device/documents.cuh),
   // so the region's document test is known true.
-  // (kDistanceTable: `distance` holds the region's term of q_idx - kv_idx for
-  // the tile, ScoreMod::distance_term.)
+  // `distance`: the region's term of q_idx - kv_idx for the tile where
+  // kDistanceTable (ScoreMod::distance_term), else unread.
   template <class K, bool kSameDocument = false>
   __device__ __forceinline__ void apply(float (&scores)[K::kMTiles][K::kNTiles][4], long long b,
                                         long long h_tile, int warp_row0, int n0, int lane,
-                                        long long seq_len_q, long long seq_len_kv)cuda"
-     << (distanceTable ? ",\n                                        const tg::device::DistanceTable &distance" : "")
-     << R"cuda() const {
+                                        long long seq_len_q, long long seq_len_kv,
+                                        const tg::device::DistanceTable &distance) const {
     using namespace tg::device;
 #pragma unroll
     for (int m = 0; m < K::kMTiles; ++m) {

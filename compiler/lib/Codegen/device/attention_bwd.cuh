@@ -246,8 +246,9 @@ __device__ __forceinline__ void attention_backward(const BackwardParams &p, cons
               const int e = 2 * half + j;
               const int key_local = a_key0 + accumulator_row(mt, e, lane);
               score_gradient_element<Cfg>(s[mt][nt][e], dp[mt][nt][e], score_mod, mask, all_visible,
-                                          same_document, DistanceTable{nullptr, 0}, b, t.h, q_idx, n0 + key_local, seq_q, seq_kv, lse,
-                                          row_delta, keep_bits, q_local, key_local);
+                                          same_document, DistanceTable{nullptr, 0}, b, t.h, q_idx,
+                                          n0 + key_local, seq_q, seq_kv, lse, row_delta, keep_bits, q_local,
+                                          key_local);
             }
           }
         }

@@ -357,13 +357,9 @@ __device__ __forceinline__ void attention_forward(const ForwardParams &p, const 
         compute_scores<K>(s, q_frag, warp_k_tile, lane);
       else
         compute_scores<K>(s, smem_q, row_warp * K::kWarpRows, warp_k_tile, lane);
-      if constexpr (K::kScoreMod) {
-        // (a tile in the rows' one document skips the region's document test)
-        if (K::kDocumentMask && documents.same_document(n0, K::kBlockN))
-          score_mod.template apply<K, K::kDocumentMask>(s, b, h, warp_row0, warp_n0, lane, p.seq_len_q, p.seq_len_kv);
-        else
-          score_mod.template apply<K>(s, b, h, warp_row0, warp_n0, lane, p.seq_len_q, p.seq_len_kv);
-      }
+      if constexpr (K::kScoreMod)
+        modify_scores<K>(score_mod, documents.same_document(n0, K::kBlockN), s, b, h, warp_row0, warp_n0, lane,
+                         p.seq_len_q, p.seq_len_kv, DistanceTable{nullptr, 0});
       // Mask-free tiles (the common case) skip the per-element tests.
       if (!mask.all_visible(K::kDecode ? 0 : m0, K::kDecode ? len_q : imin(m0 + K::kBlockM, len_q), n0,
                             n0 + K::kBlockN))

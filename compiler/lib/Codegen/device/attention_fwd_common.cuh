@@ -3,6 +3,7 @@
 // (ForwardTraits), and the per-tile stages around the softmax (masks,
 // dropout).
 #pragma once
+#include "distances.cuh"
 #include "masks.cuh"
 #include "philox.cuh"
 
@@ -131,6 +132,21 @@ __device__ __forceinline__ unsigned char *forward_shared_memory() {
     extern __shared__ __align__(16) unsigned char smem[];
     return smem;
   }
+}
+
+/// The score modifier on one tile of scores (ScoreMod::apply; `distance`
+/// is the tile's distance table where Config::kDistanceTable, else unread).
+/// A tile in the rows' one document (`same_document`, kDocumentMask) skips
+/// the region's document test.
+template <class K, class ScoreMod>
+__device__ __forceinline__ void modify_scores(const ScoreMod &score_mod, bool same_document,
+                                              float (&s)[K::kMTiles][K::kNTiles][4], long long b, long long h,
+                                              int warp_row0, int n0, int lane, long long seq_len_q,
+                                              long long seq_len_kv, const DistanceTable &distance) {
+  if (K::kDocumentMask && same_document)
+    score_mod.template apply<K, K::kDocumentMask>(s, b, h, warp_row0, n0, lane, seq_len_q, seq_len_kv, distance);
+  else
+    score_mod.template apply<K>(s, b, h, warp_row0, n0, lane, seq_len_q, seq_len_kv, distance);
 }
 
 /// Sets s = -inf where key kv_idx is not visible from query row q_idx

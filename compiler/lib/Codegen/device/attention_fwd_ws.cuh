@@ -118,23 +118,9 @@ __device__ __forceinline__ void consume_tiles(const ForwardParams &p, const Forw
   // keys from n0; *rescale and correction say how O must be scaled.
   float correction[K::kMTiles][2];
   auto probabilities = [&](float (&s)[K::kMTiles][K::kNTiles][4], int n0, const DistanceTable &distance) {
-    if constexpr (K::kScoreMod) {
-      // (a tile in the rows' one document skips the region's document test)
-      const bool same_document = K::kDocumentMask && t.documents.same_document(n0, K::kBlockN);
-      if constexpr (K::kDistanceTable) {
-        if (same_document)
-          score_mod.template apply<K, K::kDocumentMask>(s, t.b, t.h, warp_row0, n0, lane, p.seq_len_q,
-                                                        p.seq_len_kv, distance);
-        else
-          score_mod.template apply<K>(s, t.b, t.h, warp_row0, n0, lane, p.seq_len_q, p.seq_len_kv, distance);
-      } else {
-        if (same_document)
-          score_mod.template apply<K, K::kDocumentMask>(s, t.b, t.h, warp_row0, n0, lane, p.seq_len_q,
-                                                        p.seq_len_kv);
-        else
-          score_mod.template apply<K>(s, t.b, t.h, warp_row0, n0, lane, p.seq_len_q, p.seq_len_kv);
-      }
-    }
+    if constexpr (K::kScoreMod)
+      modify_scores<K>(score_mod, t.documents.same_document(n0, K::kBlockN), s, t.b, t.h, warp_row0, n0, lane,
+                       p.seq_len_q, p.seq_len_kv, distance);
     if (!mask.all_visible(t.m0, imin(t.m0 + K::kBlockM, t.len_q), n0, n0 + K::kBlockN))
       apply_masks<K>(s, mask, warp_row0, n0, lane);
     const bool rescale = online_softmax_deferred<K::kMTiles, K::kNTiles, K::kSubtractMaxFirst>(
