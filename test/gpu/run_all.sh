@@ -23,6 +23,9 @@
 #   paged       suite --set paged (paged K/V caches: decode, prefill; test/gpu/paged_graphs.py), nvrtc
 #   pagedsan    the same under compute-sanitizer memcheck (page indices outside the cache)
 #   benchvarlen bench/bench_varlen.py (varlen vs dense and padded batches, FlashAttention varlen)
+#   fp8         suite --set fp8 (FP8 attention: the fused sm_90a kernel and its refusals; fp8_graphs.py), nvrtc
+#   fp8san      the same under compute-sanitizer memcheck
+#   benchfp8    bench/bench_fp8.py (FP8 forward: NVRTC vs cuDNN vs torch bf16; bench_fp8.{json,md,png})
 #   benchgather bench/bench_gather.py (table gathers vs FlexAttention; bench_gather.{json,md})
 #   benchmixed  tg-run --check of a mixed-input matmul under each --mixed-matmul plan, then
 #               bench/bench_mixed_matmul.py (both plans vs torch, M = 1..16384;
@@ -82,7 +85,7 @@ stage() {
   rc=$?
   cat "$f" >>"$LOG"
   if [[ $name == env ]]; then cat "$f"; fi
-  if [[ $name == bench || $name == benchbwd || $name == benchgather || $name == benchmixed ]]; then grep -E "^\|" "$f" | cut -c1-220 | head -50; fi
+  if [[ $name == bench || $name == benchbwd || $name == benchgather || $name == benchfp8 || $name == benchmixed ]]; then grep -E "^\|" "$f" | cut -c1-220 | head -50; fi
   if [[ $name == mixedcheck_* ]]; then cut -c1-220 "$f" | head -20; fi
   grep -E "^(summary|kind |fwd |bwd |train |graph |mask_|cuDNN loaded|note:|bench_cudnn:|Ratios|tgc GPU suite|sanitizer:)|FAIL|Traceback|Error|error:" "$f" \
     | grep -v "^\s*$" | head -60
@@ -122,6 +125,14 @@ for s in $STAGES; do
       --tag cudnn914_quick ;;
     gather) stage gather 90 "$CUDA_LIB:$BASE_LD" \
       $SUITE --set gather --backend nvrtc --tag gather_nvrtc ;;
+    fp8) stage fp8 120 "$CUDA_LIB:$BASE_LD" \
+      $SUITE --set fp8 --backend nvrtc --tag fp8_nvrtc ;;
+    fp8san) stage fp8san 200 "$CUDA_LIB:$BASE_LD" \
+      $SUITE --set fp8 --backend nvrtc --sanitizer /usr/local/cuda/bin/compute-sanitizer --only s384,s1000,sq300,padding,window_64 --tag fp8_memcheck ;;
+    benchfp8)
+      left=$(bench_budget 240)
+      stage benchfp8 "$left" "$VENV_CUDNN:$CUDA_LIB:$BASE_LD" \
+        python3 bench/bench_fp8.py --lib "$LIB" --out "$OUT" --budget-s $(( left - 40 )) ${BENCH_ARGS:-} ;;
     ragged) stage ragged 90 "$CUDA_LIB:$BASE_LD" \
       $SUITE --set ragged --backend nvrtc --tag ragged_nvrtc ;;
     raggedsan) stage raggedsan 150 "$CUDA_LIB:$BASE_LD" \

@@ -21,7 +21,7 @@ error, not a silent fallback). Each row shows what the compiler planned
 "nvrtc" or "nvrtc (fallback)" there and are still checked.
 
 Usage (on the GPU machine):
-  test/gpu/suite.py --bin BIN --backend cudnn [--cudnn-lib PATH] [--set fwd|bwd|masks|gather|ragged|paged|all]
+  test/gpu/suite.py --bin BIN --backend cudnn [--cudnn-lib PATH] [--set fwd|bwd|masks|gather|ragged|paged|fp8|all]
                     [--quick] [--only SUBSTR] [--graphs] [--force-ptx] [--tag NAME]
   test/gpu/suite.py --bin BIN --backend nvrtc --set fused --expect-fused   # the fused backward
 Here (no GPU): --emit-graphs DIR writes the generated graphs; --compile-only
@@ -35,6 +35,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import attention_graphs as ag  # noqa: E402
 import gather_graphs as gg  # noqa: E402
 import mask_graphs as mg  # noqa: E402
+import fp8_graphs as fg  # noqa: E402
 import paged_graphs as pg  # noqa: E402
 import ragged_graphs as rg  # noqa: E402
 import tool_output as to  # noqa: E402
@@ -72,6 +73,8 @@ def configs(which, quick):
         out += rg.ragged_configs()
     if which == "paged":
         out += pg.paged_configs()
+    if which == "fp8":
+        out += fg.fp8_configs()
     if quick:
         out = [c for c in out if not ag.is_big(c)]
     return out
@@ -186,6 +189,8 @@ def seed_of(name):
 
 
 def graph_text(c):
+    if c["kind"] == "fp8":
+        return fg.graph_text(c)
     if c["kind"].startswith("gather_"):
         return gg.graph_text(c)
     if "ragged" in c:
@@ -214,6 +219,8 @@ def run_config(c, args, workdir):
         extra = rg.write_inputs(c, workdir)
     if "paged" in c:
         extra = pg.write_inputs(c, workdir)
+    if c["kind"] == "fp8":
+        extra = fg.write_inputs(c, workdir)
     if c["kind"] == "bwd":
         # Every input of the reference training forward (q, k, v and the
         # options' inputs) and its o and stats; do stays random.
@@ -236,6 +243,12 @@ def run_config(c, args, workdir):
     rc, out, seconds = tg_run(cmd, args)
     r = result(c["name"], rc, out, seconds, planned, items, c["kind"], expect_fused=args.expect_fused,
                repeat=bool(det))
+    if c["kind"] == "fp8" and args.backend == "nvrtc" and not c.get("expanded") and r["ok"]:
+        # FP8 rows the fused kernel takes must run on it.
+        expanded = not_fused(items)
+        if expanded:
+            r["ok"] = False
+            r["log"] = "expected the fused FP8 kernel, the compiler expanded: " + "; ".join(expanded)
     known = c.get("known_cudnn_difference")
     if known and not r["ok"] and r["ran"].startswith("cudnn") and r["checks"] and rc in (0, 1):
         # A measured, documented difference of cuDNN's: reported as such,
@@ -300,11 +313,12 @@ def main():
                     help="TGC_BACKEND when it should differ from --backend (auto: a cuDNN step cuDNN "
                          "rejects at run time falls back to NVRTC instead of failing)")
     ap.add_argument("--cudnn-lib", default="", help="TGC_CUDNN_LIBRARY: the libcudnn.so.9 file to load")
-    ap.add_argument("--set", dest="which", choices=["fwd", "bwd", "fused", "masks", "all", "bias-probe", "gather", "ragged", "paged"],
+    ap.add_argument("--set", dest="which", choices=["fwd", "bwd", "fused", "masks", "all", "bias-probe", "gather", "ragged", "paged",
+                                                "fp8"],
                     default="all", help="grid mode: forward, backward, additive masks (mask_graphs.py) or all "
                     "of them; fused: the backward configurations plus every option of the fused NVRTC "
                     "backward; bias-probe: which bias forms cuDNN takes; gather: tables read at computed "
-                    "indices (gather_graphs.py, not part of all)")
+                    "indices (gather_graphs.py, not part of all); fp8: FP8 attention (fp8_graphs.py)")
     ap.add_argument("--sanitizer", default="", help="run each tg-run under this compute-sanitizer "
                     "(memcheck; a reported error fails the configuration)")
     ap.add_argument("--force-ptx", action="store_true")

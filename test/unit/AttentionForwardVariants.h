@@ -300,6 +300,25 @@ inline std::vector<Variant> variants() {
     s.tileOverride = AttentionTileConfig{64, 64, 4, false, 2, 1, 2};
     s.causal = AttentionCausalMode::TopLeft;
   }, true);
+  // FP8 (sm_90a only): both types, an fp8 and a 16-bit output, with every
+  // option the FP8 kernel has (masks, padding, GQA, training stats).
+  add("wgmma_d128_e4m3_plain", 128, 128, T::E4M3, [](auto &s) {
+    s.target = tgc::CompileTarget::cubin(90, true);
+  }, true);
+  add("wgmma_d128_e5m2_bf16_out_causal_padding_gqa4_training", 128, 128, T::E5M2, [](auto &s) {
+    s.target = tgc::CompileTarget::cubin(90, true);
+    s.outputType = T::BF16;
+    s.causal = C::BottomRight;
+    s.windowLeft = 200;
+    s.hasSeqLenQ = s.hasSeqLenKv = true;
+    s.numHeadsKV = 2;
+    s.training = true;
+  }, true);
+  add("wgmma_d256_e4m3_f16_out_causal", 256, 256, T::E4M3, [](auto &s) {
+    s.target = tgc::CompileTarget::cubin(90, true);
+    s.outputType = T::F16;
+    s.causal = C::TopLeft;
+  });
   return v;
 }
 

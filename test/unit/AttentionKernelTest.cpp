@@ -404,6 +404,13 @@ TEST_P(AttentionNvrtc, CompilesForEveryTarget) {
                                                                              << ":\n" << c.log;
     }
   }
+  EXPECT_EQ(k->prepareSource.empty(), !isFp8(var.spec.elementType));
+  if (!k->prepareSource.empty()) {
+    // The V transpose is portable: it runs wherever the forward does.
+    NvrtcCompiled c = compileWithNvrtc(k->prepareSource, "compute_80", "prepare.cu");
+    ASSERT_TRUE(c.ok) << var.name << " prepare:\n" << c.log;
+    EXPECT_EQ(c.log.find("warning"), std::string::npos) << c.log;
+  }
   if (var.spec.decode) {
     NvrtcCompiled c = compileWithNvrtc(k->combineSource, "compute_80", "combine.cu");
     ASSERT_TRUE(c.ok) << var.name << " combine:\n" << c.log;

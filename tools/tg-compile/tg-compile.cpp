@@ -69,6 +69,14 @@ cl::opt<bool> fastMath(
              "approximate exp, log, tanh and sigmoid (tanh: relative error up "
              "to 2^-11; docs/kernels.md)"),
     cl::cat(category));
+cl::opt<std::string> attentionTile(
+    "attention-tile",
+    cl::desc("The tile of every fused attention forward kernel, "
+             "MxN:W[:smem|regs][:sK][:pK][:wg][:ws][:pp][:B] as "
+             "tg-gen-attention --tile takes it (for tile sweeps; a :wg tile "
+             "replaces the sm_90a variant's, any other the portable ones'; "
+             "an unsuitable tile is an error)"),
+    cl::init(""), cl::cat(category));
 cl::opt<std::string> mixedMatmul(
     "mixed-matmul",
     cl::desc("auto, fused or dequant: run mixed-input matmuls (16-bit x "
@@ -170,6 +178,7 @@ static int compileMain() {
   settings.mixedMatmul = mixedMatmul;
   settings.deterministic = deterministic;
   settings.fastMath = fastMath;
+  settings.attentionTile = attentionTile;
   auto output = openOutputFile(outputFile, &error);
   if (!output) {
     llvm::errs() << "tg-compile: " << error << "\n";

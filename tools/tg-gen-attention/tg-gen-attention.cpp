@@ -22,7 +22,9 @@ namespace {
 
 const char *kUsage = R"(usage: tg-gen-attention [options]
   --version                   print the tgc version and exit
-  --dtype=bf16|f16            element type of q, k, v, o (default bf16)
+  --dtype=bf16|f16|e4m3|e5m2  element type of q, k, v, o (default bf16; fp8: FP8
+                              attention, sm_90a; the V^T prepare kernel is not written)
+  --out-dtype=TYPE            o's type for fp8 inputs (default: the input type)
   --head-dim=N                head dim of q/k and v (default 128)
   --head-dim-qk=N, --head-dim-v=N
   --heads-q=N, --heads-kv=N   query and kv heads (default 1 and 1; GQA ratio)
@@ -81,40 +83,11 @@ CaptureType parseCaptureType(const std::string &s) {
 }
 
 AttentionTileConfig parseTile(const std::string &s) {
-  // MxN:W[:smem|regs][:B]
-  AttentionTileConfig t;
-  std::stringstream ss(s);
-  std::string part;
-  std::getline(ss, part, ':');
-  size_t x = part.find('x');
-  if (x == std::string::npos)
-    fail("--tile expects MxN:W[:smem|regs][:B], got '" + s + "'");
-  t.blockM = int(parseInt("--tile", part.substr(0, x)));
-  t.blockN = int(parseInt("--tile", part.substr(x + 1)));
-  if (!std::getline(ss, part, ':'))
-    fail("--tile expects MxN:W[:smem|regs][:B], got '" + s + "'");
-  t.warps = int(parseInt("--tile", part));
-  t.qInRegisters = true;
-  t.minBlocksPerSM = 1;
-  while (std::getline(ss, part, ':')) {
-    if (part == "smem")
-      t.qInRegisters = false;
-    else if (part == "regs")
-      t.qInRegisters = true;
-    else if (part.size() == 2 && part[0] == 's' && part[1] >= '1' && part[1] <= '4')
-      t.stages = part[1] - '0';
-    else if (part == "wg")
-      t.wgmma = true;
-    else if (part == "ws")
-      t.warpSpecialized = true;
-    else if (part == "pp")
-      t.pingPong = true;
-    else if (part.size() == 2 && part[0] == 'p')
-      t.prefetch = part[1] - '0';
-    else
-      t.minBlocksPerSM = int(parseInt("--tile", part));
-  }
-  return t;
+  std::string error;
+  std::optional<AttentionTileConfig> tile = parseAttentionTile(s, &error);
+  if (!tile)
+    fail("--tile: " + error);
+  return *tile;
 }
 
 std::string jsonEscape(const std::string &s) {
@@ -158,8 +131,23 @@ int main(int argc, char **argv) {
         spec.elementType = AttentionElementType::BF16;
       else if (value == "f16")
         spec.elementType = AttentionElementType::F16;
+      else if (value == "e4m3")
+        spec.elementType = AttentionElementType::E4M3;
+      else if (value == "e5m2")
+        spec.elementType = AttentionElementType::E5M2;
       else
-        fail("--dtype expects bf16 or f16, got '" + value + "'");
+        fail("--dtype expects bf16, f16, e4m3 or e5m2, got '" + value + "'");
+    } else if (flag == "--out-dtype") {
+      if (value == "bf16")
+        spec.outputType = AttentionElementType::BF16;
+      else if (value == "f16")
+        spec.outputType = AttentionElementType::F16;
+      else if (value == "e4m3")
+        spec.outputType = AttentionElementType::E4M3;
+      else if (value == "e5m2")
+        spec.outputType = AttentionElementType::E5M2;
+      else
+        fail("--out-dtype expects bf16, f16, e4m3 or e5m2, got '" + value + "'");
     } else if (flag == "--head-dim") {
       spec.headDimQK = spec.headDimV = int(parseInt(flag, value));
     } else if (flag == "--head-dim-qk") {

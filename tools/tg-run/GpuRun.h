@@ -32,7 +32,14 @@ std::pair<double, double> checkTolerances(Type type);
 /// but an f32 result of a graph whose float inputs are 16-bit (a bias
 /// gradient, the stats) is held to the 16-bit inputs' tolerance: it is
 /// computed from values rounded to that precision (P, dO, dS).
-std::pair<double, double> resultTolerances(func::FuncOp fn, unsigned index);
+/// With `expected` (the reference values), the output o of an FP8
+/// attention op also gets an absolute tolerance of half a step of P's fp8
+/// format times max |expected| (e4m3 1/16, e5m2 1/8): the kernels round P
+/// per kv tile, the definition after normalising (docs/dialect.md, "FP8
+/// attention"), and o's error is that of P times |v|, not relative to each
+/// element. Its amax_o gets the fp8 tolerance.
+std::pair<double, double> resultTolerances(func::FuncOp fn, unsigned index,
+                                           const ref::HostTensor *expected = nullptr);
 
 /// Floating-point operations of one run of `fn` (matmuls and attention),
 /// the figure behind the reported TFLOP/s. Ragged attention counts each

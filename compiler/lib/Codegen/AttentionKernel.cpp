@@ -26,7 +26,17 @@ namespace tg::codegen {
 //===----------------------------------------------------------------------===//
 
 const char *toString(AttentionElementType type) {
-  return type == AttentionElementType::BF16 ? "bf16" : "f16";
+  switch (type) {
+  case AttentionElementType::BF16:
+    return "bf16";
+  case AttentionElementType::F16:
+    return "f16";
+  case AttentionElementType::E4M3:
+    return "e4m3";
+  case AttentionElementType::E5M2:
+    return "e5m2";
+  }
+  return "?";
 }
 
 const char *toString(AttentionCausalMode mode) {
@@ -85,8 +95,38 @@ constexpr int kMaxDecodeRows = 64;
 /// The options the decode kernel has (attention_fwd.cuh: its static_assert).
 /// A score modifier is one of them: its rows are mapped back to their
 /// heads and queries (ScoreMod::apply).
+/// FP8 attention's rules (device/attention_fwd_fp8.cuh): the sm_90a
+/// warp-specialised kernel with fp8 wgmma, 128-byte rows of Q, K and V^T,
+/// none of the options it lacks.
+std::string fp8SpecProblem(const AttentionForwardSpec &spec) {
+  const AttentionElementType out = spec.outputElementType();
+  if (!isFp8(spec.elementType))
+    return out == spec.elementType ? "" : "a bf16 or f16 kernel writes its output in its element type";
+  std::ostringstream err;
+  if (spec.target.arch != 90 || !spec.target.archSpecific) {
+    err << "fp8 attention needs target sm_90a (fp8 wgmma), got sm_" << spec.target.arch
+        << (spec.target.archSpecific ? "a" : "");
+    return err.str();
+  }
+  if (spec.headDimQK % 128 != 0 || spec.headDimV % 128 != 0) {
+    err << "fp8 attention needs head dims that are multiples of 128 (128-byte rows), got " << spec.headDimQK
+        << " and " << spec.headDimV;
+    return err.str();
+  }
+  if (!spec.scoreModifier.empty() || !spec.captures.empty() || spec.dropoutProbability != 0.0 ||
+      spec.decode || spec.paged || spec.ragged || spec.documentMask)
+    return "fp8 attention takes no score modifier, captures, dropout, decode, paged or ragged layout";
+  if (spec.tileOverride &&
+      (!spec.tileOverride->warpSpecialized || spec.tileOverride->blockN % 128 != 0)) {
+    err << "the fp8 tile is warp-specialised with key tiles of a multiple of 128, got " << spec.tileOverride->blockN
+        << " keys" << (spec.tileOverride->warpSpecialized ? "" : " without warp specialisation");
+    return err.str();
+  }
+  return "";
+}
+
 bool decodeOptionsFit(const AttentionForwardSpec &spec) {
-  return spec.dropoutProbability == 0.0 && !spec.training && !spec.documentMask && !spec.ragged &&
+  return !isFp8(spec.elementType) && spec.dropoutProbability == 0.0 && !spec.training && !spec.documentMask && !spec.ragged &&
          !spec.hasSeqLenQ;
 }
 
@@ -118,6 +158,8 @@ std::string validateAttentionSpec(const AttentionForwardSpec &spec) {
   }
   if (spec.ragged && (spec.hasSeqLenQ || spec.hasSeqLenKv))
     return "the ragged layout takes its lengths from cu_seqlens, not from seq_lens";
+  if (std::string problem = fp8SpecProblem(spec); !problem.empty())
+    return problem;
   if (spec.decode) {
     if (!decodeOptionsFit(spec) || spec.decodeRows < 1 || spec.decodeRows > kMaxDecodeRows) {
       err << "the decode kernel takes 1 to 64 packed query rows (got " << spec.decodeRows
@@ -259,6 +301,20 @@ namespace {
 
 const char *boolName(bool b) { return b ? "true" : "false"; }
 
+const char *deviceElem(AttentionElementType type) {
+  switch (type) {
+  case AttentionElementType::BF16:
+    return "tg::device::Elem::BF16";
+  case AttentionElementType::F16:
+    return "tg::device::Elem::F16";
+  case AttentionElementType::E4M3:
+    return "tg::device::Elem::E4M3";
+  case AttentionElementType::E5M2:
+    return "tg::device::Elem::E5M2";
+  }
+  return "?";
+}
+
 std::string indent(const std::string &statements, const std::string &prefix) {
   std::ostringstream os;
   std::istringstream lines(statements);
@@ -346,8 +402,8 @@ std::string AttentionEmitter::headerComment() const {
 
 std::string AttentionEmitter::configuration() const {
   SourceTemplate t;
-  t.set("ELEM", spec.elementType == AttentionElementType::BF16 ? "tg::device::Elem::BF16"
-                                                               : "tg::device::Elem::F16")
+  t.set("ELEM", deviceElem(spec.elementType))
+      .set("OUT_ELEM", deviceElem(spec.outputElementType()))
       .set("HEAD_DIM_QK", spec.headDimQK)
       .set("HEAD_DIM_V", spec.headDimV)
       .set("BLOCK_M", tile.blockM)
@@ -385,6 +441,7 @@ std::string AttentionEmitter::configuration() const {
 // ---------------------------------------------------------------------------
 struct ForwardConfig {
   static constexpr tg::device::Elem kElem = $(ELEM);
+  static constexpr tg::device::Elem kOutElem = $(OUT_ELEM);  // o's type (fp8 inputs: fp8, bf16 or f16)
   static constexpr int kHeadDimQK = $(HEAD_DIM_QK), kHeadDimV = $(HEAD_DIM_V);
   static constexpr int kBlockM = $(BLOCK_M);  // query rows per CTA
   static constexpr int kBlockN = $(BLOCK_N);  // keys per K/V tile
@@ -570,8 +627,13 @@ extern "C" __global__ void __launch_bounds__(tg::device::ForwardTraits<ForwardCo
                                              ForwardConfig::kMinBlocksPerSM)
 )cuda";
   os << entryName() << "(\n";
-  os << R"cuda(    const unsigned short *__restrict__ q, const unsigned short *__restrict__ k,
-    const unsigned short *__restrict__ v, unsigned short *__restrict__ o, float *__restrict__ lse,
+  // (fp8: q, k, v and an fp8 o are bytes, seen by the kernel as 16-bit words)
+  const bool fp8 = isFp8(spec.elementType);
+  const char *in = fp8 ? "unsigned char" : "unsigned short";
+  const char *out = isFp8(spec.outputElementType()) ? "unsigned char" : "unsigned short";
+  os << "    const " << in << " *__restrict__ q, const " << in << " *__restrict__ k,\n"
+     << "    const " << in << " *__restrict__ v, " << out << " *__restrict__ o,";
+  os << R"cuda( float *__restrict__ lse,
     const int *__restrict__ seq_lens_q, const int *__restrict__ seq_lens_kv,
     const long long *__restrict__ dropout_seed, const long long *__restrict__ dropout_offset,
     long long batch, long long num_heads_q, long long seq_len_q, long long seq_len_kv,)cuda";
@@ -586,6 +648,12 @@ extern "C" __global__ void __launch_bounds__(tg::device::ForwardTraits<ForwardCo
     long long k_stride_b, long long k_stride_h, long long k_stride_s,
     long long v_stride_b, long long v_stride_h, long long v_stride_s,
     long long o_stride_b, long long o_stride_h, long long o_stride_s)cuda";
+  if (fp8)
+    os << R"cuda(,
+    const float *__restrict__ descale_q, const float *__restrict__ descale_k,
+    const float *__restrict__ descale_v, const float *__restrict__ descale_s,
+    const float *__restrict__ scale_s, const float *__restrict__ scale_o, float *__restrict__ amax_s,
+    float *__restrict__ amax_o, const unsigned char *__restrict__ v_t, long long v_t_pitch)cuda";
   for (const AttentionCapture &c : spec.captures) {
     if (c.tableRank > 0) {
       os << tableCaptureParams(c, captureAccess(c.type));
@@ -595,16 +663,36 @@ extern "C" __global__ void __launch_bounds__(tg::device::ForwardTraits<ForwardCo
        << ", long long " << c.name << "_stride_b, long long " << c.name << "_stride_h, long long "
        << c.name << "_stride_q, long long " << c.name << "_stride_kv";
   }
-  os << R"cuda() {
+  if (fp8) {
+    // Bytes as 16-bit words: pointers cast, strides halved (they are
+    // multiples of 16 elements).
+    const std::string o = isFp8(spec.outputElementType()) ? "reinterpret_cast<unsigned short *>(o)" : "o";
+    const char *oHalf = isFp8(spec.outputElementType()) ? " / 2" : "";
+    os << R"cuda() {
+  using words = const unsigned short *;
+  const tg::device::ForwardParams params{
+      reinterpret_cast<words>(q), reinterpret_cast<words>(k), reinterpret_cast<words>(v), )cuda"
+       << o << R"cuda(, lse,
+      seq_lens_q, seq_lens_kv, dropout_seed, dropout_offset, batch, num_heads_q, seq_len_q, seq_len_kv,
+      q_stride_b / 2, q_stride_h / 2, q_stride_s / 2, k_stride_b / 2, k_stride_h / 2, k_stride_s / 2,
+      v_stride_b / 2, v_stride_h / 2, v_stride_s / 2, )cuda"
+       << "o_stride_b" << oHalf << ", o_stride_h" << oHalf << ", o_stride_s" << oHalf << R"cuda(,
+      0, 0, nullptr, 0, 0, nullptr, nullptr,
+      descale_q, descale_k, descale_v, descale_s, scale_s, scale_o, amax_s, amax_o,
+      reinterpret_cast<words>(v_t), v_t_pitch / 2};
+)cuda";
+  } else {
+    os << R"cuda() {
   const tg::device::ForwardParams params{
       q, k, v, o, lse, seq_lens_q, seq_lens_kv, dropout_seed, dropout_offset,
       batch, num_heads_q, seq_len_q, seq_len_kv,
       q_stride_b, q_stride_h, q_stride_s, k_stride_b, k_stride_h, k_stride_s,
       v_stride_b, v_stride_h, v_stride_s, o_stride_b, o_stride_h, o_stride_s,
       )cuda" << (spec.ragged ? "tokens_q, tokens_kv" : "0, 0")
-     << (spec.paged ? ", page_table, page_table_stride, num_pages" : ", nullptr, 0, 0")
-     << (spec.decode ? ", o_partial, lse_partial" : ", nullptr, nullptr") << R"cuda(};
+       << (spec.paged ? ", page_table, page_table_stride, num_pages" : ", nullptr, 0, 0")
+       << (spec.decode ? ", o_partial, lse_partial" : ", nullptr, nullptr") << R"cuda(};
 )cuda";
+  }
   if (!modifier) {
     os << "  tg::device::attention_forward<ForwardConfig>(params, tg::device::NoScoreMod{});\n}\n";
     return os.str();
@@ -640,7 +728,28 @@ AttentionKernel AttentionEmitter::emit() {
   k.tile = tile;
   k.threads = unsigned(tile.warps + (tile.warpSpecialized ? 4 : 0)) * 32;
   k.sharedBytes = layout.totalBytes;
-  k.numParams = 25 + (spec.ragged ? 2 : 0) + (spec.paged ? 3 : 0) + (spec.decode ? 2 : 0);
+  k.numParams = 25 + (spec.ragged ? 2 : 0) + (spec.paged ? 3 : 0) + (spec.decode ? 2 : 0) +
+                (isFp8(spec.elementType) ? 10 : 0);
+  if (isFp8(spec.elementType)) {
+    char entry[96];
+    std::snprintf(entry, sizeof(entry), "tg_attention_fp8_prepare_v_dv%d", spec.headDimV);
+    constexpr unsigned kPrepareThreads = 256;
+    constexpr unsigned kPrepareKeys = 64;
+    std::ostringstream os;
+    os << "// tgc FP8 attention: V transposed for the forward's P V (generated by\n"
+       << "// tg::codegen; the kernel is device/attention_fp8_prepare.cuh)\n";
+    os << deviceLibrarySource({"attention_fp8_prepare.cuh"});
+    os << "\nextern \"C\" __global__ void __launch_bounds__(" << kPrepareThreads << ")\n"
+       << entry << "(const unsigned char *__restrict__ v, long long stride_b, long long stride_h,\n"
+       << "    long long stride_s, const int *__restrict__ seq_lens_kv, long long seq_len_kv,\n"
+       << "    unsigned char *__restrict__ v_t, long long pitch) {\n"
+       << "  tg::device::prepare_v_fp8<" << spec.headDimV << ", " << kPrepareThreads << ", " << kPrepareKeys
+       << ">(v, stride_b, stride_h, stride_s, seq_lens_kv, seq_len_kv, v_t, pitch);\n}\n";
+    k.prepareSource = os.str();
+    k.prepareEntry = entry;
+    k.prepareThreads = kPrepareThreads;
+    k.prepareKeysPerBlock = kPrepareKeys;
+  }
   if (spec.decode) {
     const char *elem = spec.elementType == AttentionElementType::BF16 ? "BF16" : "F16";
     char entry[96];

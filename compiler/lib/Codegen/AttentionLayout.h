@@ -68,11 +68,13 @@ inline AttentionSmemLayout attentionLayout(const AttentionForwardSpec &spec,
   if (tile.wgmma) {
     // 128-byte-swizzled K-major tiles (pitch 0 in the kernel's terms), each
     // 1024-byte aligned; the Q region also holds the padded O staging rows.
-    unsigned qBytes = unsigned(tile.blockM) * spec.headDimQK * 2;
+    // (fp8: one byte an element; a V^T stage is Dv rows of the tile's keys)
+    const unsigned elemBytes = isFp8(spec.elementType) ? 1 : 2;
+    unsigned qBytes = unsigned(tile.blockM) * spec.headDimQK * elemBytes;
     unsigned oBytes = unsigned(tile.blockM) * l.oPitch * 2;
     l.qRegionBytes = unsigned(roundUp(int(qBytes > oBytes ? qBytes : oBytes), 1024));
-    l.kStageBytes = unsigned(tile.blockN) * spec.headDimQK * 2;
-    l.vStageBytes = unsigned(tile.blockN) * spec.headDimV * 2;
+    l.kStageBytes = unsigned(tile.blockN) * spec.headDimQK * elemBytes;
+    l.vStageBytes = unsigned(tile.blockN) * spec.headDimV * elemBytes;
     l.alignSlack = 1024;
   } else {
     l.qkPitch = conflictFreePitch(l.headDimQKPadded);

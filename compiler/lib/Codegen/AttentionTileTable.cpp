@@ -6,6 +6,8 @@
 #include "tg/Codegen/AttentionKernel.h"
 
 #include <algorithm>
+#include <string>
+#include <vector>
 
 namespace tg::codegen {
 
@@ -62,6 +64,14 @@ AttentionTileConfig defaultAttentionTile(const AttentionForwardSpec &spec) {
       // modifier or dropout, which spill there. Three K/V buffers: H200 at
       // S 2048 / 8192, 441 / 496 not causal, 343 / 441 causal, against
       // 435 / 449 and 336 / 400 with two, bench/results/2026-12-02_ws/tiles_s3)
+      if (isFp8(spec.elementType)) {
+        // FP8: key tiles of 128 (V^T's rows are 128 bytes), two compute
+        // warpgroups; S (64 registers), O (64 or 128) and P (16) fit 240.
+        tile = {128, 128, 8, false, /*minBlocksPerSM=*/1, /*stages=*/headDim <= 128 ? 3 : 2, 1,
+                /*wgmma=*/true};
+        tile.warpSpecialized = true;
+        return tile;
+      }
       const bool plain = spec.scoreModifier.empty() && spec.dropoutProbability == 0;
       if (headDim <= 64 && plain)
         tile = {192, 128, 12, false, /*minBlocksPerSM=*/1, /*stages=*/3, 1, /*wgmma=*/true};
@@ -111,6 +121,58 @@ AttentionTileConfig defaultAttentionTile(const AttentionForwardSpec &spec) {
     tile.warps /= 2;
   }
   return tile;
+}
+
+std::optional<AttentionTileConfig> parseAttentionTile(const std::string &text, std::string *error) {
+  auto fail = [&](const std::string &why) -> std::optional<AttentionTileConfig> {
+    if (error)
+      *error = "attention tile '" + text + "': " + why +
+               " (expected MxN:W[:smem|regs][:sK][:pK][:wg][:ws][:pp][:B])";
+    return std::nullopt;
+  };
+  auto number = [](const std::string &part, int &out) {
+    if (part.empty() || part.size() > 6 || part.find_first_not_of("0123456789") != std::string::npos)
+      return false;
+    out = std::stoi(part);
+    return true;
+  };
+  std::vector<std::string> parts;
+  for (size_t start = 0;;) {
+    size_t colon = text.find(':', start);
+    parts.push_back(text.substr(start, colon - start));
+    if (colon == std::string::npos)
+      break;
+    start = colon + 1;
+  }
+  AttentionTileConfig t;
+  t.qInRegisters = true;
+  t.minBlocksPerSM = 1;
+  size_t x = parts[0].find('x');
+  if (x == std::string::npos || !number(parts[0].substr(0, x), t.blockM) ||
+      !number(parts[0].substr(x + 1), t.blockN))
+    return fail("no MxN");
+  if (parts.size() < 2 || !number(parts[1], t.warps))
+    return fail("no warp count");
+  for (size_t i = 2; i < parts.size(); ++i) {
+    const std::string &part = parts[i];
+    if (part == "smem")
+      t.qInRegisters = false;
+    else if (part == "regs")
+      t.qInRegisters = true;
+    else if (part == "wg")
+      t.wgmma = true;
+    else if (part == "ws")
+      t.warpSpecialized = true;
+    else if (part == "pp")
+      t.pingPong = true;
+    else if (part.size() == 2 && part[0] == 's' && part[1] >= '1' && part[1] <= '4')
+      t.stages = part[1] - '0';
+    else if (part.size() == 2 && part[0] == 'p' && part[1] >= '1' && part[1] <= '4')
+      t.prefetch = part[1] - '0';
+    else if (!number(part, t.minBlocksPerSM))
+      return fail("unknown part '" + part + "'");
+  }
+  return t;
 }
 
 } // namespace tg::codegen

@@ -6,9 +6,9 @@
 #include <sstream>
 
 namespace {
-/// Parses a tg-compile style option string: --arch=X, --entry=Y,
-/// --backend=Z, --mixed-matmul=P, --deterministic, --fast-math, separated by
-/// spaces.
+/// Parses a tg-compile style option string, options separated by spaces:
+/// --arch=X here, every other one checked by the compiler's option parser
+/// (Compiler.cpp: compileBuffer), which names the options it knows.
 tgc::Expected<tgc::CompileOptions> parseOptions(const char *text) {
   tgc::CompileOptions options;
   if (!text)
@@ -18,15 +18,8 @@ tgc::Expected<tgc::CompileOptions> parseOptions(const char *text) {
   while (words >> word) {
     if (word.rfind("--arch=", 0) == 0)
       options.arch = word.substr(7);
-    else if (word.rfind("--entry=", 0) == 0 || word.rfind("--backend=", 0) == 0 ||
-             word.rfind("--mixed-matmul=", 0) == 0 || word == "--deterministic" ||
-             word == "--fast-math")
-      options.extra.push_back(word);
     else
-      return tgc::Status(tgc::StatusCode::InvalidArgument,
-                         "unknown compile option '" + word +
-                             "' (expected --arch=, --entry=, --backend=, "
-                             "--mixed-matmul=, --deterministic or --fast-math)");
+      options.extra.push_back(word);
   }
   return options;
 }

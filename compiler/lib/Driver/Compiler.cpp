@@ -52,7 +52,7 @@ LogicalResult tg::runCompilePipeline(ModuleOp module,
   PassManager pm(module.getContext());
   buildCompilePipeline(pm, settings.backend, settings.explainBackend,
                        settings.fusionNumerics, settings.deterministic,
-                       settings.mixedMatmul);
+                       settings.mixedMatmul, settings.target.name());
   return pm.run(module);
 }
 
@@ -122,6 +122,7 @@ FailureOr<tgc::Plan> tg::compileModule(
   options.target = settings.target;
   options.deterministic = settings.deterministic;
   options.fastMath = settings.fastMath;
+  options.attentionTile = settings.attentionTile;
   FailureOr<tgc::Plan> plan = lowerToPlan(*fn, options);
   if (failed(plan) || failed(restoreDeclaredLayouts(*fn, *plan, declared)))
     return failure();
@@ -167,11 +168,14 @@ compileBuffer(std::unique_ptr<llvm::MemoryBuffer> buffer,
       settings.fastMath = true;
     else if (text.consume_front("--mixed-matmul="))
       settings.mixedMatmul = text.str();
+    else if (text.consume_front("--attention-tile="))
+      settings.attentionTile = text.str();
     else
       return tgc::Status(tgc::StatusCode::InvalidArgument,
                          "unknown compile option '" + opt +
-                             "' (expected --entry=NAME, --backend=NAME, "
-                             "--mixed-matmul=PLAN, --deterministic or --fast-math)");
+                             "' (expected --arch=TARGET, --entry=NAME, --backend=NAME, "
+                             "--mixed-matmul=PLAN, --attention-tile=TILE, --deterministic or "
+                             "--fast-math)");
   }
   // Empty: the default target (tgc.hpp documents it).
   if (!options.arch.empty()) {

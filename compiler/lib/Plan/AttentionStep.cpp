@@ -19,25 +19,47 @@ namespace cg = ::tg::codegen;
 
 FailureOr<SmallVector<KernelStep, 0>>
 mlir::tg::emitAttentionStep(AttentionOp op, const tgc::CompileTarget &target, bool fastMath,
-                      function_ref<SmallVector<int64_t>(Value)> stridesOf) {
+                            StringRef tile, function_ref<SmallVector<int64_t>(Value)> stridesOf) {
   auto qType = cast<RankedTensorType>(op.getQ().getType());
   auto kType = cast<RankedTensorType>(op.getK().getType());
   auto vType = cast<RankedTensorType>(op.getV().getType());
   Type elem = qType.getElementType();
 
   cg::AttentionForwardSpec spec;
-  if (elem.isBF16())
-    spec.elementType = cg::AttentionElementType::BF16;
-  else if (elem.isF16())
-    spec.elementType = cg::AttentionElementType::F16;
-  else
+  auto kernelType = [](Type type) -> std::optional<cg::AttentionElementType> {
+    if (type.isBF16())
+      return cg::AttentionElementType::BF16;
+    if (type.isF16())
+      return cg::AttentionElementType::F16;
+    if (isa<Float8E4M3FNType>(type))
+      return cg::AttentionElementType::E4M3;
+    if (isa<Float8E5M2Type>(type))
+      return cg::AttentionElementType::E5M2;
+    return std::nullopt;
+  };
+  std::optional<cg::AttentionElementType> inType = kernelType(elem);
+  Type outElem = cast<RankedTensorType>(op.getOutput().getType()).getElementType();
+  std::optional<cg::AttentionElementType> outType = kernelType(outElem);
+  const bool fp8 = op.isFp8();
+  if (!inType || !outType || cg::isFp8(*inType) != fp8)
     return op.emitOpError("the NVRTC attention kernel takes bf16 or f16 "
-                          "q/k/v, got ")
+                          "q/k/v, or fp8 ones with fp8_scales, got ")
            << elem;
-  if (cast<RankedTensorType>(op.getOutput().getType()).getElementType() !=
-      elem)
+  spec.elementType = *inType;
+  if (!fp8 && outElem != elem)
     return op.emitOpError("the NVRTC attention kernel writes the output in "
                           "the element type of q/k/v");
+  if (fp8) {
+    // The fused FP8 kernel is sm_90a code only (fp8 wgmma); for other
+    // targets tg-expand-attention expands FP8 attention (its target option).
+    if (target.arch != 90 || !target.archSpecific)
+      return op.emitOpError("FP8 attention reached the NVRTC lowering for "
+                            "target ")
+             << target.name()
+             << ", which has no fused FP8 kernel (it needs sm_90a); "
+                "tg-expand-attention expands it when told the target";
+    spec.outputType = *outType;
+  }
   // [B, H, S, D], or [T, H, D] packed (ragged): B and S then come from
   // cu_seqlens and the max_seqlen attributes.
   const bool ragged = op.isRagged();
@@ -126,13 +148,19 @@ mlir::tg::emitAttentionStep(AttentionOp op, const tgc::CompileTarget &target, bo
       return op.emitOpError("the NVRTC attention kernel needs a contiguous "
                             "head dimension (stride 1), got stride ")
              << strides[rank - 1];
+    // 16-byte rows: multiples of 8 16-bit or 16 fp8 elements.
+    const int64_t rowElements =
+        isa<Float8E4M3FNType, Float8E5M2Type>(
+            cast<RankedTensorType>(value.getType()).getElementType())
+            ? 16
+            : 8;
     for (int d = 0; d < rank - 1; ++d)
-      if (strides[d] % 8 != 0 &&
+      if (strides[d] % rowElements != 0 &&
           cast<RankedTensorType>(value.getType()).getDimSize(d) > 1)
         return op.emitOpError("the NVRTC attention kernel needs 16-byte "
-                              "aligned rows (strides that are multiples of "
-                              "8 elements), got stride ")
-               << strides[d] << " in dimension " << d;
+                              "aligned rows (strides that are multiples of ")
+               << rowElements << " elements), got stride " << strides[d]
+               << " in dimension " << d;
     // Packed [T, H, D]: no batch stride (the offsets place each sequence),
     // h and s strides from dims 1 and 0.
     if (ragged)
@@ -172,12 +200,28 @@ mlir::tg::emitAttentionStep(AttentionOp op, const tgc::CompileTarget &target, bo
                               cg::decodeCtasPerSM(spec));
   }
   std::optional<cg::AttentionKernel> combine;
+  // The first variant's kernel (its tile sets V^T's pitch; its prepare
+  // kernel writes V^T).
+  std::optional<cg::AttentionKernel> forwardKernel;
 
   // The launch of one generated kernel; the arguments are added below and
   // shared by every variant.
+  std::optional<cg::AttentionTileConfig> tileOverride;
+  bool tileUsed = false;
+  if (!tile.empty()) {
+    std::string error;
+    tileOverride = cg::parseAttentionTile(tile.str(), &error);
+    if (!tileOverride)
+      return op.emitOpError("--attention-tile: ") << error;
+  }
   auto generate = [&](tgc::CompileTarget variantTarget) -> FailureOr<KernelStep> {
     cg::AttentionForwardSpec variant = spec;
     variant.target = variantTarget;
+    // A wgmma tile is the sm_90a variant's; any other the portable ones'.
+    if (tileOverride && tileOverride->wgmma == variantTarget.archSpecific) {
+      variant.tileOverride = tileOverride;
+      tileUsed = true;
+    }
     std::string error;
     std::optional<cg::AttentionKernel> kernel =
         cg::generateAttentionForward(variant, &error);
@@ -185,6 +229,8 @@ mlir::tg::emitAttentionStep(AttentionOp op, const tgc::CompileTarget &target, bo
       return op.emitOpError("the NVRTC attention kernel does not support "
                             "this configuration: ")
              << error;
+    if (!forwardKernel)
+      forwardKernel = *kernel;
     KernelStep step;
     step.name = "attention " + std::string(cg::toString(spec.elementType)) +
                 " hd" + std::to_string(spec.headDimQK) +
@@ -216,12 +262,14 @@ mlir::tg::emitAttentionStep(AttentionOp op, const tgc::CompileTarget &target, bo
   // preferred on the devices that can run them, and, for an arch-specific
   // target only (sm_90a, as NVRTC means the suffix), kernels that use its
   // arch-specific features (wgmma) before those.
-  FailureOr<KernelStep> portable =
-      generate(tgc::CompileTarget::cubin(tgc::kMinTargetArch));
+  // (FP8: the sm_90a kernel alone; a plan with it runs on compute
+  // capability 9.0 only, and says so when loaded elsewhere.)
+  FailureOr<KernelStep> portable = generate(
+      fp8 ? target : tgc::CompileTarget::cubin(tgc::kMinTargetArch));
   if (failed(portable))
     return failure();
   KernelStep step = std::move(*portable);
-  if (target.arch > tgc::kMinTargetArch) {
+  if (target.arch > tgc::kMinTargetArch && !fp8) {
     if (target.archSpecific) {
       FailureOr<KernelStep> exact = generate(target);
       if (failed(exact))
@@ -235,6 +283,11 @@ mlir::tg::emitAttentionStep(AttentionOp op, const tgc::CompileTarget &target, bo
     if (tuned->source != step.source)
       step.preferred.push_back(std::move(*tuned));
   }
+  if (tileOverride && !tileUsed)
+    return op.emitOpError("--attention-tile ")
+           << tile << (tileOverride->wgmma ? " is a wgmma tile, but this plan has no sm_90a kernel (target "
+                                             : " is a portable tile, but this plan's kernel is sm_90a code only (target ")
+           << target.name() << (fp8 ? ", FP8)" : ")");
 
   // An unused pointer parameter is passed as a 64-bit zero (a null pointer).
   auto optionalBuffer = [&](Value value) {
@@ -280,6 +333,23 @@ mlir::tg::emitAttentionStep(AttentionOp op, const tgc::CompileTarget &target, bo
   for (const SmallVector<int64_t> &strides : layouts)
     for (int d = 0; d < 3; ++d)
       step.args.push_back(KernelArg::int64(strides[d]));
+  // FP8: the six scales, the amax results (zeroed first: the kernel raises
+  // them atomically) and V^T, which the prepare kernel writes first.
+  const int64_t vtPitch = fp8 ? forwardKernel->fp8TransposedPitch(seqKv) : 0;
+  KernelArg vTransposed = KernelArg::scratch(
+      op, 2, builder.getIntegerType(8),
+      {batch * spec.numHeadsKV, spec.headDimV, std::max<int64_t>(vtPitch, 1)});
+  if (fp8) {
+    for (Value scale : op.getFp8Scales())
+      step.args.push_back(KernelArg::buffer(scale));
+    for (Value amax : {op.getAmaxS(), op.getAmaxO()}) {
+      step.args.push_back(optionalBuffer(amax));
+      if (amax)
+        step.zeroFirst.push_back(KernelArg::buffer(amax));
+    }
+    step.args.push_back(vTransposed);
+    step.args.push_back(KernelArg::int64(vtPitch));
+  }
   for (auto [capture, table] : llvm::zip(op.getCaptures(), tables)) {
     auto type = cast<RankedTensorType>(capture.getType());
     SmallVector<int64_t> strides = stridesOf(capture);
@@ -296,11 +366,34 @@ mlir::tg::emitAttentionStep(AttentionOp op, const tgc::CompileTarget &target, bo
     step.outputs.push_back(op.getOutput());
   if (Value stats = op.getStats())
     step.outputs.push_back(stats);
+  for (Value amax : {op.getAmaxS(), op.getAmaxO()})
+    if (amax)
+      step.outputs.push_back(amax);
   for (KernelStep &variant : step.preferred) {
     variant.args = step.args;
     variant.outputs = step.outputs;
   }
   SmallVector<KernelStep, 0> steps;
+  if (fp8) {
+    // V^T for the forward's P V (device/attention_fp8_prepare.cuh).
+    KernelStep prepare;
+    prepare.name = "attention fp8 V^T dv" + std::to_string(dimV);
+    prepare.source = forwardKernel->prepareSource;
+    prepare.entry = forwardKernel->prepareEntry;
+    prepare.grid = {static_cast<unsigned>(vtPitch / forwardKernel->prepareKeysPerBlock),
+                    static_cast<unsigned>(spec.numHeadsKV),
+                    static_cast<unsigned>(batch)};
+    prepare.block = {forwardKernel->prepareThreads, 1, 1};
+    prepare.target = tgc::KernelTarget::portable(tgc::kMinTargetArch);
+    prepare.args = {KernelArg::buffer(op.getV())};
+    for (int d = 0; d < 3; ++d)
+      prepare.args.push_back(KernelArg::int64(layouts[2][d]));
+    prepare.args.push_back(optionalBuffer(op.getSeqLenKv()));
+    prepare.args.push_back(KernelArg::int64(seqKv));
+    prepare.args.push_back(vTransposed);
+    prepare.args.push_back(KernelArg::int64(vtPitch));
+    steps.push_back(std::move(prepare));
+  }
   steps.push_back(std::move(step));
   if (!decode)
     return steps;

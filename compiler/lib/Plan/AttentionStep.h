@@ -9,10 +9,10 @@ namespace mlir::tg {
 /// decode step (few query rows per kv head) the split-KV kernel and its
 /// combine kernel. `stridesOf` gives the physical strides (elements) of
 /// each tensor's buffer. `fastMath`: the score region's approximate math
-/// (PlanOptions::fastMath).
+/// (PlanOptions::fastMath). `tile`: PlanOptions::attentionTile.
 FailureOr<SmallVector<KernelStep, 0>>
 emitAttentionStep(AttentionOp op, const tgc::CompileTarget &target, bool fastMath,
-                  function_ref<SmallVector<int64_t>(Value)> stridesOf);
+                  StringRef tile, function_ref<SmallVector<int64_t>(Value)> stridesOf);
 } // namespace mlir::tg
 
 #endif

@@ -446,9 +446,11 @@ FailureOr<tgc::Plan> PlanBuilder::build() {
   for (auto [value, index] : directResult)
     bufferNames[value] = resultName(fn, index);
 
+  bool attentionForward = false;
   auto emitAttention =
       [&](AttentionOp op) -> FailureOr<SmallVector<KernelStep, 0>> {
-    return emitAttentionStep(op, options.target, options.fastMath,
+    attentionForward = true;
+    return emitAttentionStep(op, options.target, options.fastMath, options.attentionTile,
                              [&](Value v) { return stridesOf(v); });
   };
   auto emitAttentionGrad =
@@ -460,6 +462,11 @@ FailureOr<tgc::Plan> PlanBuilder::build() {
       emitGenericKernels(fn, emitAttention, emitAttentionGrad);
   if (failed(steps))
     return failure();
+  if (!options.attentionTile.empty() && !attentionForward)
+    return fn.emitOpError("--attention-tile ")
+           << options.attentionTile
+           << " was given, but the plan has no fused attention forward kernel "
+              "(attention on cuDNN or expanded into generic kernels)";
   for (const KernelStep &step : *steps)
     if (failed(addLaunch(step)))
       return failure();

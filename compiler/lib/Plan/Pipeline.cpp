@@ -8,7 +8,8 @@ using namespace mlir;
 
 void tg::buildCompilePipeline(OpPassManager &pm, StringRef backend,
                               bool explain, bool numerics,
-                              bool deterministic, StringRef mixedMatmul) {
+                              bool deterministic, StringRef mixedMatmul,
+                              StringRef target) {
   OpPassManager &fn = pm.nest<func::FuncOp>();
   fn.addPass(createDecomposeSdpa());
   fn.addPass(createCanonicalizerPass());
@@ -34,11 +35,14 @@ void tg::buildCompilePipeline(OpPassManager &pm, StringRef backend,
   select.backend = backend.str();
   select.explain = explain;
   select.deterministic = deterministic;
+  select.target = target.str();
   fn.addPass(createSelectBackend(select));
   // Attention (forward or backward) that neither cuDNN nor the fused kernels
   // run (e.g. f32 on NVRTC) runs on the generic kernels instead. Ops it creates carry no
   // tg.backend: they run on NVRTC.
-  fn.addPass(createExpandAttention());
+  ExpandAttentionOptions expand;
+  expand.target = target.str();
+  fn.addPass(createExpandAttention(expand));
   fn.addPass(createCanonicalizerPass());
   fn.addPass(createCSEPass());
 }

@@ -237,7 +237,7 @@ struct ExpandAttentionPass
         return;
       }
       if (auto attention = dyn_cast<AttentionOp>(op)) {
-        if (all || !nvrtcBackend().unsupportedReason(attention).empty())
+        if (all || !nvrtcAttentionUnsupportedReason(attention, target).empty())
           ops.push_back(attention);
       } else if (auto grad = dyn_cast<AttentionGradOp>(op)) {
         if (all || !nvrtcBackend().unsupportedReason(grad).empty())
@@ -248,7 +248,7 @@ struct ExpandAttentionPass
       // The expansion builds dense [B, H, S, S] scores; packed sequences
       // run only on the fused kernel.
       if (op.isRagged() || op.isPaged()) {
-        std::string reason = nvrtcBackend().unsupportedReason(op);
+        std::string reason = nvrtcAttentionUnsupportedReason(op, target);
         op.emitOpError(op.isPaged()
                            ? "a paged K/V cache (page_table) runs only on the "
                              "fused NVRTC kernel and cannot be expanded into "

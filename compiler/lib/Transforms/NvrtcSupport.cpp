@@ -49,7 +49,65 @@ std::optional<cg::CaptureType> mlir::tg::nvrtcCaptureType(Type type) {
   return std::nullopt;
 }
 
-std::string mlir::tg::nvrtcAttentionUnsupportedReason(AttentionOp op) {
+/// FP8 attention on the fused sm_90a kernel (device/attention_fwd_fp8.cuh):
+/// the generator's rules on the op's shapes and options.
+static std::string fp8UnsupportedReason(AttentionOp op, StringRef target) {
+  if (target != "sm_90a")
+    return "FP8 attention has a fused kernel for target sm_90a only (" +
+           (target.empty() ? std::string("no target given")
+                           : "target " + target.str()) +
+           ")";
+  auto fp8Type = [](Type t) -> std::optional<cg::AttentionElementType> {
+    if (isa<Float8E4M3FNType>(t))
+      return cg::AttentionElementType::E4M3;
+    if (isa<Float8E5M2Type>(t))
+      return cg::AttentionElementType::E5M2;
+    if (t.isBF16())
+      return cg::AttentionElementType::BF16;
+    if (t.isF16())
+      return cg::AttentionElementType::F16;
+    return std::nullopt;
+  };
+  std::optional<cg::AttentionElementType> in = fp8Type(elementTypeOf(op.getQ()));
+  std::optional<cg::AttentionElementType> out =
+      fp8Type(elementTypeOf(op.getOutput()));
+  if (!in || !cg::isFp8(*in) || !out)
+    return "the fused FP8 kernel takes fp8 q, k, v and an fp8, bf16 or f16 "
+           "output";
+  auto q = cast<RankedTensorType>(op.getQ().getType());
+  auto k = cast<RankedTensorType>(op.getK().getType());
+  auto v = cast<RankedTensorType>(op.getV().getType());
+  cg::AttentionForwardSpec spec;
+  spec.elementType = *in;
+  spec.outputType = *out;
+  spec.headDimQK = q.getDimSize(q.getRank() - 1);
+  spec.headDimV = v.getDimSize(v.getRank() - 1);
+  spec.numHeadsQ = q.getDimSize(1);
+  spec.numHeadsKV = k.getDimSize(op.isPaged() ? 2 : 1);
+  spec.setMasks(attentionMasks(op));
+  spec.ragged = op.isRagged();
+  spec.paged = op.isPaged();
+  spec.pageSize = op.isPaged() ? static_cast<int>(k.getDimSize(1)) : 0;
+  spec.dropoutProbability = op.getDropout().convertToDouble();
+  spec.training = op.getTraining();
+  spec.scale = op.getScale().convertToDouble();
+  spec.target = tgc::CompileTarget::cubin(90, /*archSpecific=*/true);
+  // (a stand-in for the region's C++: the rule is that there is none)
+  if (!op.hasIdentityScore() || !op.getCaptures().empty())
+    spec.scoreModifier = "/* score region */";
+  std::string problem = cg::validateAttentionSpec(spec);
+  if (!problem.empty())
+    return "the fused FP8 kernel does not support it: " + problem;
+  return "";
+}
+
+std::string mlir::tg::nvrtcAttentionUnsupportedReason(AttentionOp op,
+                                                      StringRef target) {
+  for (Value len : {op.getSeqLenQ(), op.getSeqLenKv()})
+    if (op.isFp8() && len && !elementTypeOf(len).isInteger(32))
+      return "the fused kernel reads i32 sequence lengths";
+  if (op.isFp8())
+    return fp8UnsupportedReason(op, target);
   Type elem = elementTypeOf(op.getQ());
   if (!(elem.isBF16() || elem.isF16()) || elementTypeOf(op.getOutput()) != elem)
     return "the fused kernel takes bf16 or f16 q, k, v and output of one type";

@@ -140,7 +140,9 @@ struct SelectBackendPass : tg::impl::SelectBackendBase<SelectBackendPass> {
       // On NVRTC, say which kernels: the fused ones or, for what they cannot
       // run, the expansion into generic kernels (tg-expand-attention).
       std::string unsupported =
-          (*backends)->get(Backend::nvrtc).unsupportedReason(op);
+          isa<AttentionOp>(op)
+              ? nvrtcAttentionUnsupportedReason(cast<AttentionOp>(op), target)
+              : (*backends)->get(Backend::nvrtc).unsupportedReason(op);
       if (choice.backend == Backend::nvrtc &&
           isa<AttentionOp, AttentionGradOp>(op))
         choice.reason += unsupported.empty()

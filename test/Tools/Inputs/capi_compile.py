@@ -27,6 +27,8 @@ report("bad option", lib.tgc_compile_string(good, len(good), b"--fast", ctypes.b
 report("mixed plan", lib.tgc_compile_string(good, len(good), b"--mixed-matmul=dequant", ctypes.byref(exe)))
 lib.tgc_executable_destroy(exe)
 report("bad mixed plan", lib.tgc_compile_string(good, len(good), b"--mixed-matmul=split", ctypes.byref(exe)))
+report("tile without attention", lib.tgc_compile_string(good, len(good), b"--attention-tile=128x128:8:smem:s2:wg:ws",
+                                                        ctypes.byref(exe)))
 report("bad arch", lib.tgc_compile_string(good, len(good), b"--arch=gfx90a", ctypes.byref(exe)))
 report("null out", lib.tgc_compile_string(good, len(good), None, None))
 report("missing file", lib.tgc_compile_file(b"/nonexistent/graph.mlir", None, ctypes.byref(exe)))

@@ -48,6 +48,18 @@
 // The head-dim stride is 1 for q, k, v and o. Pointers must be 16-byte
 // aligned and the b/h/s strides multiples of 8 elements (16-byte rows).
 //
+// FP8 (elementType e4m3 or e5m2; sm_90a): q, k and v are bytes, o is bytes
+// or 16-bit words (outputType), their b/h/s strides multiples of 16
+// elements, and ten parameters follow o_stride_s (no captures):
+//   descale_q, descale_k, descale_v, descale_s, scale_s, scale_o
+//                                         const float*  rank-0 scales
+//   amax_s, amax_o                        float*        rank-0, may be null;
+//                                                       set to 0 before the launch
+//   v_t                                   const unsigned char*  V transposed
+//   v_t_pitch                             long long     its row pitch in bytes
+// v_t ([B * Hkv][Dv][v_t_pitch]) is written first by the prepare kernel
+// (AttentionKernel::prepareSource; v_t_pitch = fp8TransposedPitch(Skv)).
+//
 // Launch: grid = AttentionKernel::grid(B, Hq, Sq), block = (threads, 1, 1),
 // dynamic shared memory = sharedBytes (over 48 KB: the launcher must raise
 // CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES first).
@@ -63,7 +75,11 @@
 
 namespace tg::codegen {
 
-enum class AttentionElementType { BF16, F16 };
+enum class AttentionElementType { BF16, F16, E4M3, E5M2 };
+
+constexpr bool isFp8(AttentionElementType t) {
+  return t == AttentionElementType::E4M3 || t == AttentionElementType::E5M2;
+}
 
 /// Threads of the split-KV decode's combine kernel: four groups of 128,
 /// each taking every fourth split of its rows
@@ -143,6 +159,10 @@ struct AttentionTileConfig {
 
 struct AttentionForwardSpec {
   AttentionElementType elementType = AttentionElementType::BF16;
+  /// The output's type: the element type (empty), or for fp8 inputs (FP8
+  /// attention, tg.attention's fp8_scales) an fp8, bf16 or f16 output.
+  std::optional<AttentionElementType> outputType;
+  AttentionElementType outputElementType() const { return outputType.value_or(elementType); }
   int headDimQK = 128; // multiple of 8, <= 256
   int headDimV = 128;  // multiple of 8, <= 256
   int numHeadsQ = 1;
@@ -251,6 +271,18 @@ struct AttentionKernel {
   /// b, h, s strides.
   std::string combineSource, combineEntry;
   unsigned combineRowsPerBlock = 0;
+
+  /// FP8 only: the kernel that writes V^T (device/attention_fwd_fp8.cuh:
+  /// prepare_v_fp8), launched before this one with grid (v_t_pitch /
+  /// prepareKeysPerBlock, Hkv, B) and prepareThreads threads; parameters
+  /// v, v's b, h, s strides (bytes), seq_lens_kv (may be null), seq_len_kv,
+  /// v_t, v_t_pitch.
+  std::string prepareSource, prepareEntry;
+  unsigned prepareThreads = 0, prepareKeysPerBlock = 0;
+  /// FP8 only: v_t's row pitch in bytes for Skv keys (whole key tiles).
+  int64_t fp8TransposedPitch(int64_t seqLenKv) const {
+    return (seqLenKv + tile.blockN - 1) / tile.blockN * tile.blockN;
+  }
 };
 
 /// CTAs of the decode kernel of `spec` (AttentionForwardSpec::decode) that
@@ -276,6 +308,15 @@ std::string validateAttentionSpec(const AttentionForwardSpec &spec);
 
 /// The tile shape the generator uses for a spec without an override.
 AttentionTileConfig defaultAttentionTile(const AttentionForwardSpec &spec);
+
+/// A tile written as `MxN:W[:smem|regs][:sK][:pK][:wg][:ws][:pp][:B]`
+/// (blockM x blockN, W warps; Q in shared memory or registers; K stages;
+/// prefetch K; wgmma; warp-specialised; ping-pong; B min blocks per SM), as
+/// tg-gen-attention --tile and tg-compile --attention-tile take it. On a
+/// malformed text returns std::nullopt and sets `error`. Whether the tile
+/// suits a spec is validateAttentionSpec's to say.
+std::optional<AttentionTileConfig> parseAttentionTile(const std::string &text,
+                                                      std::string *error = nullptr);
 
 /// Generates the kernel. On an unsupported spec returns std::nullopt and sets
 /// `error` (if given) to validateAttentionSpec's message.

@@ -26,6 +26,7 @@ struct CompileSettings {
   bool fusionNumerics = false;
   bool deterministic = false; // reproducible kernels (PlanOptions)
   bool fastMath = false;      // approximate score-region math (PlanOptions)
+  std::string attentionTile;  // the forward kernels' tile (PlanOptions)
   /// auto | fused | dequant: how mixed-input matmuls run
   /// (tg-mixed-matmul-plan).
   std::string mixedMatmul = "auto";

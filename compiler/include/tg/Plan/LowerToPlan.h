@@ -27,6 +27,11 @@ struct PlanOptions {
   /// use the GPU's approximate exp, log, tanh and sigmoid (tg-compile
   /// --fast-math; ScalarExpr.h gives the errors).
   bool fastMath = false;
+  /// The tile of every fused attention forward kernel in the plan
+  /// (tg-compile --attention-tile, cg::parseAttentionTile's syntax), for
+  /// tile sweeps; empty: the tile table's. A wgmma tile (`:wg`) replaces the
+  /// sm_90a variant's tile, any other the portable variants'.
+  std::string attentionTile;
 };
 
 /// Makes the NVRTC and cuDNN backends (tg/Backend/Backend.h) available to
@@ -40,11 +45,14 @@ void registerBackends(DialectRegistry &registry);
 /// `numerics`: tg-fuse-attention's remarks on the roundings it drops;
 /// `deterministic`: tg.attention_grad on the deterministic fused backward;
 /// `mixedMatmul`: auto, fused or dequant, the plan of mixed-input matmuls,
-/// tg-mixed-matmul-plan).
+/// tg-mixed-matmul-plan; `target`: the compile target as tg-compile's --arch
+/// names it, which decides whether FP8 attention on NVRTC runs on its fused
+/// sm_90a kernel or is expanded; empty: expanded).
 void buildCompilePipeline(OpPassManager &pm, StringRef backend = "auto",
                           bool explain = false, bool numerics = false,
                           bool deterministic = false,
-                          StringRef mixedMatmul = "auto");
+                          StringRef mixedMatmul = "auto",
+                          StringRef target = "");
 
 /// Lowers `fn` to a Plan. Emits located diagnostics and fails on anything
 /// it cannot lower.

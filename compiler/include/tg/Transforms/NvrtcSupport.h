@@ -16,8 +16,11 @@
 namespace mlir::tg {
 
 /// Why the fused forward kernel cannot run `op` (empty: it can). Strides are
-/// checked when the plan is built.
-std::string nvrtcAttentionUnsupportedReason(AttentionOp op);
+/// checked when the plan is built. `target` is the compile target as
+/// tg-compile's --arch names it (empty: not known): FP8 attention has its
+/// fused kernel for sm_90a only.
+std::string nvrtcAttentionUnsupportedReason(AttentionOp op,
+                                            llvm::StringRef target = "");
 
 /// Why the fused backward kernels cannot run `op` (empty: they can).
 std::string nvrtcAttentionGradUnsupportedReason(AttentionGradOp op);

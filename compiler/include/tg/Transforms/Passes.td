@@ -167,6 +167,10 @@ def ExpandAttention : Pass<"tg-expand-attention", "func::FuncOp"> {
   let options = [
     Option<"all", "all", "bool", /*default=*/"false",
            "Expand every tg.attention, not only unsupported ones">,
+    Option<"target", "target", "std::string", /*default=*/"\"\"",
+           "The compile target as tg-compile --arch names it (e.g. sm_90a); "
+           "FP8 attention has its fused kernel for sm_90a only and is "
+           "expanded for any other (or no) target">,
   ];
   let dependentDialects = ["::mlir::tg::TGDialect"];
 }
@@ -253,6 +257,9 @@ def SelectBackend : Pass<"tg-select-backend", "func::FuncOp"> {
     Option<"deterministic", "deterministic", "bool", /*default=*/"false",
            "Reproducible results: tg.attention_grad runs on the fused NVRTC "
            "backward in its deterministic mode, not on cuDNN">,
+    Option<"target", "target", "std::string", /*default=*/"\"\"",
+           "The compile target (as tg-expand-attention's option): says "
+           "whether FP8 attention on NVRTC is fused or expanded">,
   ];
 }
 

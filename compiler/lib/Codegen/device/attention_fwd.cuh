@@ -26,6 +26,7 @@
 #pragma once
 #include "attention_fwd_common.cuh"
 #include "attention_fwd_epilogue.cuh"
+#include "attention_fwd_fp8.cuh"
 #include "attention_fwd_mma.cuh"
 #include "attention_fwd_wgmma.cuh"
 #include "attention_fwd_ws.cuh"
@@ -258,7 +259,12 @@ __device__ __forceinline__ void attention_forward(const ForwardParams &p, const 
       fence_mbarrier_init();
     }
     __syncthreads();
-    const ForwardTileRange range{b, h, m0, len_q, len_kv, tile_begin, tile_end, documents, q_tile, k_head, v_head};
+    // (fp8: V^T of kv head h_kv, and the runtime scales of S and P)
+    const u16 *v_t_head =
+        K::kFp8 ? p.v_t + (b * (p.num_heads_q / K::kQueryHeadsPerKvHead) + h_kv) * K::kHeadDimV * p.v_t_pitch
+                : nullptr;
+    const ForwardTileRange range{b,        h,         m0,     len_q,  len_kv, tile_begin,
+                                 tile_end, documents, q_tile, k_head, v_head, v_t_head};
     if (warp >= K::kWarps) {
       warpgroup_release_registers<K::kProducerRegisters>();
       if (tile_begin < tile_end)
@@ -268,7 +274,9 @@ __device__ __forceinline__ void attention_forward(const ForwardParams &p, const 
     warpgroup_claim_registers<K::kConsumerRegisters>();
     if (tile_begin < tile_end)
       consume_tiles<K>(p, range, score_mod, mask, o_acc, row_max, row_sum, smem_q, smem_k, smem_v, barriers,
-                       philox_key, philox_offset, warp, lane);
+                       philox_key, philox_offset, warp, lane,
+                       K::kFp8 ? K::kSoftmaxScaleLog2 * fp8_score_descale<K>(p) : K::kSoftmaxScaleLog2,
+                       K::kFp8 ? *p.scale_s : 1.0f);
     // Every consumer is done with Q before the epilogue stages O over it.
     named_barrier_sync(kTurnBarrier + K::kConsumerGroups, K::kWarps * 32);
   } else {
@@ -403,7 +411,7 @@ __device__ __forceinline__ void attention_forward(const ForwardParams &p, const 
                           : p.lse + (b * p.num_heads_q + h) * p.seq_len_q + m0;
   store_output<K>(o_acc, row_max, row_sum, smem, o_tile, p.o_stride_s, lse_tile,
                   K::kRagged ? p.num_heads_q : 1, m0, warp, lane, len_q,
-                  K::kRagged ? static_cast<long long>(len_q) : p.seq_len_q);
+                  K::kRagged ? static_cast<long long>(len_q) : p.seq_len_q, fp8_epilogue<K>(p));
 }
 
 } // namespace tg::device

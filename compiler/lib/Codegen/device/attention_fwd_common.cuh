@@ -37,6 +37,17 @@ struct ForwardParams {
   // [splits, B, Hq, Sq, Dv] and [splits, B, Hq, Sq] f32, which
   // attention_decode_combine.cuh merges.
   float *o_partial, *lse_partial;
+  // FP8 (Config::kElem e4m3 / e5m2): q, k, v (and an fp8 o) are bytes, seen
+  // here as 16-bit words (pointers and strides in words: the entry point
+  // halves the byte strides); the six rank-0 scales of tg.attention's
+  // fp8_scales; the amax results (null when not returned; set to 0 before
+  // the launch, the kernel raises them atomically); V transposed,
+  // [B * Hkv][Dv][v_t_pitch words] (attention_fp8_prepare.cuh: prepare_v_fp8).
+  const float *descale_q = nullptr, *descale_k = nullptr, *descale_v = nullptr, *descale_s = nullptr,
+              *scale_s = nullptr, *scale_o = nullptr;
+  float *amax_s = nullptr, *amax_o = nullptr;
+  const u16 *v_t = nullptr;
+  long long v_t_pitch = 0;
 };
 
 /// The score modifier of a kernel without one (Config::kScoreMod false).
@@ -73,9 +84,18 @@ struct ForwardTraits : Cfg {
   static constexpr int kMTiles = kWarpRows / 16;                // m16 mma tiles per warp
   static constexpr int kNTiles = kWarpKeys / 8;                 // n8 score tiles per warp and K tile
   static constexpr int kHeadDimQKPadded = round_up(Cfg::kHeadDimQK, 16);  // pad columns hold zeros
-  static constexpr int kQKSteps = kHeadDimQKPadded / 16;        // k16 steps of S = Q K^T
-  static constexpr int kPVSteps = kWarpKeys / 16;               // k16 steps of O += P V
-  static constexpr int kOTiles = Cfg::kHeadDimV / 8;            // n8 output tiles
+  // FP8 (sm_90a, warp-specialised): k32 steps of 32 bytes, as the 16-bit
+  // k16 steps; P rounded to fp8 for P V, V read transposed (K-major).
+  static constexpr bool kFp8 = is_fp8(Cfg::kElem);
+  static constexpr int kElemBytes = elem_bytes(Cfg::kElem);
+  static constexpr int kQKSteps = kHeadDimQKPadded * kElemBytes / 32;  // k steps of S = Q K^T
+  static constexpr int kPVSteps = kWarpKeys * kElemBytes / 32;         // k steps of O += P V
+  static constexpr int kOTiles = Cfg::kHeadDimV / 8;                   // n8 output tiles
+  // Row widths of Q, K and V in 16-bit words (the copies move words).
+  static constexpr int kQKWords = Cfg::kHeadDimQK * kElemBytes / 2, kVWords = Cfg::kHeadDimV * kElemBytes / 2;
+  // The online softmax lets a row's max lag by up to 2^8 (softmax.cuh);
+  // fp8 P must stay <= 1 (scale_s maps 1 to the format's range).
+  static constexpr bool kTightMax = kFp8;
 
   // Shared memory: [Q tile (later O staging) | K stages | V stages]. Row
   // pitches are conflict-free (prelude.cuh); pitch 0 means the
@@ -85,11 +105,11 @@ struct ForwardTraits : Cfg {
   static constexpr int kQKPitch = Cfg::kWgmma ? 0 : conflict_free_pitch(kHeadDimQKPadded);
   static constexpr int kVPitch = Cfg::kWgmma ? 0 : conflict_free_pitch(Cfg::kHeadDimV);
   static constexpr int kQRegionPitch = kQKPitch > kOPitch || Cfg::kWgmma ? kQKPitch : kOPitch;
-  static constexpr int kQBytes = Cfg::kBlockM * Cfg::kHeadDimQK * 2, kOBytes = Cfg::kBlockM * kOPitch * 2;
+  static constexpr int kQBytes = Cfg::kBlockM * kQKWords * 2, kOBytes = Cfg::kBlockM * kOPitch * 2;
   static constexpr unsigned kQRegionBytes =
       Cfg::kWgmma ? round_up(kQBytes > kOBytes ? kQBytes : kOBytes, 1024) : Cfg::kBlockM * kQRegionPitch * 2;
-  static constexpr unsigned kKStageBytes = Cfg::kBlockN * (Cfg::kWgmma ? Cfg::kHeadDimQK : kQKPitch) * 2;
-  static constexpr unsigned kVStageBytes = Cfg::kBlockN * (Cfg::kWgmma ? Cfg::kHeadDimV : kVPitch) * 2;
+  static constexpr unsigned kKStageBytes = Cfg::kBlockN * (Cfg::kWgmma ? kQKWords : kQKPitch) * 2;
+  static constexpr unsigned kVStageBytes = Cfg::kBlockN * (Cfg::kWgmma ? kVWords : kVPitch) * 2;
   static constexpr unsigned kAlignSlack = Cfg::kWgmma ? 1024 : 0;
   static constexpr unsigned kLayoutBytes =
       kQRegionBytes + Cfg::kStages * (kKStageBytes + kVStageBytes) + kAlignSlack;
@@ -104,6 +124,11 @@ struct ForwardTraits : Cfg {
   static_assert(!Cfg::kWarpSpecialized || (Cfg::kWgmma && !Cfg::kDecode && !Cfg::kPaged && !Cfg::kRagged),
                 "warp specialisation: the wgmma prefill kernel (not decode, paged or packed)");
   static_assert(!Cfg::kPingPong || Cfg::kWarpSpecialized, "ping-pong: warp-specialised kernels");
+  static_assert(!kFp8 || (Cfg::kWarpSpecialized && !Cfg::kScoreMod && !Cfg::kDropout && !Cfg::kDocumentMask &&
+                          Cfg::kHeadDimQK % 128 == 0 && Cfg::kHeadDimV % 128 == 0 && Cfg::kBlockN % 128 == 0),
+                "fp8: the warp-specialised kernel without score modifier or dropout, 128-byte rows of Q, K "
+                "and V^T");
+  static_assert(kFp8 || Cfg::kOutElem == Cfg::kElem, "16-bit inputs: the output has their type");
 
   // The warp-specialised pipeline's mbarriers, 8 bytes each from `base`:
   // Q landed, then per buffer K landed, V landed, K read, V read.

@@ -8,17 +8,41 @@
 
 namespace tg::device {
 
+/// What FP8 attention adds to the epilogue (tg.attention's fp8_scales; all 1
+/// and null otherwise): O = acc / rowsum * o_scale (descale_s * descale_v)
+/// is what amax_o takes the max of, the stored value is O * out_scale
+/// (scale_o) rounded to the output type, the log-sum-exp's scale is
+/// multiplied by lse_scale (descale_q * descale_k), and amax_s is the
+/// largest probability, 1 / rowsum of a row with keys.
+struct Fp8Epilogue {
+  float o_scale = 1.0f, out_scale = 1.0f, lse_scale = 1.0f;
+  float *amax_s = nullptr, *amax_o = nullptr;
+};
+
+/// Raises *amax (a non-negative float, 0 before the launch) to the largest
+/// `value` of the warp (NaN wins: its bits compare above every number's).
+__device__ __forceinline__ void raise_amax(float *amax, float value) {
+#pragma unroll
+  for (int offset = 16; offset > 0; offset /= 2) value = fmaxf(value, __shfl_xor_sync(0xffffffffu, value, offset));
+  if (amax != nullptr && (threadIdx.x % 32) == 0)
+    atomicMax(reinterpret_cast<unsigned *>(amax), __float_as_uint(value));
+}
+
 /// `o_stage` is the kernel's Q region (no longer read), rows of kOPitch
-/// elements; `lse_tile` is null without training, its rows `lse_stride`
+/// 16-bit words; `lse_tile` is null without training, its rows `lse_stride`
 /// apart. Rows >= `rows` (the tensor's, or a packed sequence's, end) are not
-/// written.
+/// written. An fp8 output (K::kOutElem) is stored as byte pairs: o_tile and
+/// o_stride_s count 16-bit words.
 template <class K>
 __device__ __forceinline__ void store_output(const float (&o_acc)[K::kMTiles][K::kOTiles][4],
                                              const float (&row_max)[K::kMTiles][2],
                                              const float (&row_sum)[K::kMTiles][2],
                                              unsigned char *smem, u16 *o_tile, long long o_stride_s,
                                              float *lse_tile, long long lse_stride, int m0, int warp,
-                                             int lane, int len_q, long long seq_len_q) {
+                                             int lane, int len_q, long long seq_len_q,
+                                             const Fp8Epilogue &fp8 = Fp8Epilogue{}) {
+  constexpr bool kFp8Out = is_fp8(K::kOutElem);
+  float amax_s = 0.0f, amax_o = 0.0f;
   u16 *o_stage = reinterpret_cast<u16 *>(smem);
 #pragma unroll
   for (int m = 0; m < K::kMTiles; ++m) {
@@ -35,19 +59,34 @@ __device__ __forceinline__ void store_output(const float (&o_acc)[K::kMTiles][K:
           // Natural-log log-sum-exp of the scaled, modified, masked scores.
           // The max is scaled in natural units (not base 2) so that a huge
           // finite max (finfo.min masks) does not overflow.
-          lse_tile[row * lse_stride] = has_keys ? row_max[m][half] * K::kSoftmaxScale + log2f(sum) * kLn2 : neg_inf();
+          lse_tile[row * lse_stride] =
+              has_keys ? row_max[m][half] * (K::kSoftmaxScale * fp8.lse_scale) + log2f(sum) * kLn2 : neg_inf();
         }
       }
+      if constexpr (K::kFp8) amax_s = fmaxf(amax_s, inv_sum);  // exp(max - max) / rowsum
 #pragma unroll
       for (int d = 0; d < K::kOTiles; ++d) {
-        const unsigned packed =
-            pack2<K::kElem>(o_acc[m][d][2 * half] * inv_sum, o_acc[m][d][2 * half + 1] * inv_sum);
-        *reinterpret_cast<unsigned *>(&o_stage[row * K::kOPitch + d * 8 + 2 * (lane % 4)]) = packed;
+        float o0 = o_acc[m][d][2 * half] * inv_sum, o1 = o_acc[m][d][2 * half + 1] * inv_sum;
+        if constexpr (K::kFp8) {
+          o0 *= fp8.o_scale, o1 *= fp8.o_scale;
+          amax_o = fmaxf(amax_o, fmaxf(fabsf(o0), fabsf(o1)));
+          o0 *= fp8.out_scale, o1 *= fp8.out_scale;
+        }
+        if constexpr (kFp8Out)
+          o_stage[row * K::kOPitch + d * 4 + lane % 4] =
+              K::kOutElem == Elem::E4M3 ? cvt_pack_e4m3x2(o0, o1) : cvt_pack_e5m2x2(o0, o1);
+        else
+          *reinterpret_cast<unsigned *>(&o_stage[row * K::kOPitch + d * 8 + 2 * (lane % 4)]) =
+              pack2<K::kOutElem>(o0, o1);
       }
     }
   }
+  if constexpr (K::kFp8) {
+    raise_amax(fp8.amax_s, amax_s);
+    raise_amax(fp8.amax_o, amax_o);
+  }
   __syncwarp();
-  constexpr int kChunksPerRow = K::kHeadDimV / 8;  // 16-byte chunks
+  constexpr int kChunksPerRow = K::kHeadDimV * elem_bytes(K::kOutElem) / 16;  // 16-byte chunks
 #pragma unroll
   for (int i = 0; i < (K::kWarpRows * kChunksPerRow + 31) / 32; ++i) {
     const int chunk = lane + 32 * i;

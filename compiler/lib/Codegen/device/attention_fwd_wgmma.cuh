@@ -39,15 +39,38 @@ __device__ __forceinline__ void compute_scores_wgmma(float (&s)[K::kMTiles][K::k
 
 /// P (rounded to the element type) as the register A operand of P V: its
 /// layout is the accumulator layout of S.
+///
+/// FP8: P * p_scale (tg's scale_s) rounded to fp8, four elements per
+/// register. A register of the A operand holds four consecutive k of one
+/// row, where this thread's accumulators hold two pairs 8 keys apart (keys
+/// 2t, 2t + 1, 2t + 8, 2t + 9 of each 16, t = lane % 4). So k slot
+/// 4t + i of each 16 is key fp8_key_of_slot(4t + i), and V^T is stored
+/// with its keys in slot order (prepare_v_fp8): the product sums over the
+/// same keys.
 template <class K>
 __device__ __forceinline__ void pack_probabilities(unsigned (&p_frag)[K::kPVSteps][4],
-                                                   const float (&p)[K::kMTiles][K::kNTiles][4]) {
+                                                   const float (&p)[K::kMTiles][K::kNTiles][4],
+                                                   float p_scale = 1.0f) {
+  if constexpr (K::kFp8) {
 #pragma unroll
-  for (int kk = 0; kk < K::kPVSteps; ++kk) {
-    p_frag[kk][0] = pack2<K::kElem>(p[0][2 * kk][0], p[0][2 * kk][1]);
-    p_frag[kk][1] = pack2<K::kElem>(p[0][2 * kk][2], p[0][2 * kk][3]);
-    p_frag[kk][2] = pack2<K::kElem>(p[0][2 * kk + 1][0], p[0][2 * kk + 1][1]);
-    p_frag[kk][3] = pack2<K::kElem>(p[0][2 * kk + 1][2], p[0][2 * kk + 1][3]);
+    for (int kk = 0; kk < K::kPVSteps; ++kk) {
+#pragma unroll
+      for (int r = 0; r < 4; ++r) {
+        // registers 0, 1: keys 0-15 of the step (n8 tiles 4 kk, 4 kk + 1),
+        // rows g and g + 8; registers 2, 3: keys 16-31
+        const int n = 4 * kk + 2 * (r / 2), half = r % 2;
+        p_frag[kk][r] = pack4_fp8<K::kElem>(p[0][n][2 * half] * p_scale, p[0][n][2 * half + 1] * p_scale,
+                                            p[0][n + 1][2 * half] * p_scale, p[0][n + 1][2 * half + 1] * p_scale);
+      }
+    }
+  } else {
+#pragma unroll
+    for (int kk = 0; kk < K::kPVSteps; ++kk) {
+      p_frag[kk][0] = pack2<K::kElem>(p[0][2 * kk][0], p[0][2 * kk][1]);
+      p_frag[kk][1] = pack2<K::kElem>(p[0][2 * kk][2], p[0][2 * kk][3]);
+      p_frag[kk][2] = pack2<K::kElem>(p[0][2 * kk + 1][0], p[0][2 * kk + 1][1]);
+      p_frag[kk][3] = pack2<K::kElem>(p[0][2 * kk + 1][2], p[0][2 * kk + 1][3]);
+    }
   }
 }
 
@@ -62,10 +85,14 @@ __device__ __forceinline__ void issue_pv_wgmma(float (&o_acc)[K::kMTiles][K::kOT
 #pragma unroll
   for (int d = 0; d < K::kOTiles; ++d) fence_operand(o_acc[0][d]);
   wgmma_fence();
+  // (fp8: V^T [dims x keys] is the K-major B operand, 32 keys a step;
+  // 128-key blocks kHeadDimV * 128 bytes apart)
 #pragma unroll
   for (int kk = 0; kk < K::kPVSteps; ++kk)
     WgmmaM64<K::kHeadDimV>::template rs<K::kElem>(
-        o_acc[0], p_frag[kk], mn_major_descriptor<K::kBlockN>(smem_v_stage + kk * 16 * 128));
+        o_acc[0], p_frag[kk],
+        K::kFp8 ? k_major_descriptor(smem_v_stage + (kk / 4) * (K::kHeadDimV * 128) + (kk % 4) * 32)
+                : mn_major_descriptor<K::kBlockN>(smem_v_stage + kk * 16 * 128));
   wgmma_commit();
 }
 

@@ -31,6 +31,7 @@ struct ForwardTileRange {
   int m0, len_q, len_kv, tile_begin, tile_end;
   DocumentSpan documents;  // (kDocumentMask) tiles in the rows' one document
   const u16 *q_tile, *k_head, *v_head;
+  const u16 *v_t_head;  // (fp8) this kv head's V^T, rows ForwardParams::v_t_pitch words apart
 };
 
 /// Named barriers (0 is __syncthreads'): one per consumer warpgroup's turn,
@@ -43,20 +44,24 @@ template <class K>
 __device__ __forceinline__ void produce_tiles(const ForwardParams &p, const ForwardTileRange &t, unsigned smem_q,
                                               unsigned smem_k, unsigned smem_v, unsigned barriers, int ptid) {
   constexpr int kThreads = K::kProducerThreads;
-  load_swizzled_rows_async<K::kBlockM, K::kHeadDimQK, kThreads>(smem_q, t.q_tile, p.q_stride_s,
-                                                                static_cast<int>(p.seq_len_q) - t.m0, ptid);
+  load_swizzled_rows_async<K::kBlockM, K::kQKWords, kThreads>(smem_q, t.q_tile, p.q_stride_s,
+                                                               static_cast<int>(p.seq_len_q) - t.m0, ptid);
   cp_async_mbarrier_arrive(K::q_full(barriers));
   for (int i = 0; i < t.tile_end - t.tile_begin; ++i) {
     const int stage = i % K::kStages;
     const unsigned phase = (i / K::kStages) & 1;
     const int n0 = (t.tile_begin + i) * K::kBlockN;
     mbarrier_wait(K::k_empty(barriers, stage), phase ^ 1);
-    load_swizzled_rows_async<K::kBlockN, K::kHeadDimQK, kThreads>(
+    load_swizzled_rows_async<K::kBlockN, K::kQKWords, kThreads>(
         smem_k + stage * K::kKStageBytes, t.k_head + n0 * p.k_stride_s, p.k_stride_s, t.len_kv - n0, ptid);
     cp_async_mbarrier_arrive(K::k_full(barriers, stage));
     mbarrier_wait(K::v_empty(barriers, stage), phase ^ 1);
-    load_swizzled_rows_async<K::kBlockN, K::kHeadDimV, kThreads>(
-        smem_v + stage * K::kVStageBytes, t.v_head + n0 * p.v_stride_s, p.v_stride_s, t.len_kv - n0, ptid);
+    if constexpr (K::kFp8)  // V^T: kHeadDimV rows of the tile's keys (zeros past the last key)
+      load_swizzled_rows_async<K::kHeadDimV, K::kBlockN / 2, kThreads>(
+          smem_v + stage * K::kVStageBytes, t.v_t_head + n0 / 2, p.v_t_pitch, K::kHeadDimV, ptid);
+    else
+      load_swizzled_rows_async<K::kBlockN, K::kHeadDimV, kThreads>(
+          smem_v + stage * K::kVStageBytes, t.v_head + n0 * p.v_stride_s, p.v_stride_s, t.len_kv - n0, ptid);
     cp_async_mbarrier_arrive(K::v_full(barriers, stage));
   }
   cp_async_commit();
@@ -72,6 +77,8 @@ __device__ __forceinline__ void wait_for_tile(unsigned barrier, unsigned phase) 
 
 /// One consumer warpgroup's loop over the visible tiles. Returns with O, the
 /// row max and the row sums as the online softmax leaves them.
+/// `scale_log2` is K::kSoftmaxScaleLog2 (times the fp8 descales of q and k);
+/// `p_scale` multiplies fp8 P before its rounding (scale_s).
 template <class K, class ScoreMod, class Mask>
 __device__ __forceinline__ void consume_tiles(const ForwardParams &p, const ForwardTileRange &t,
                                               const ScoreMod &score_mod, const Mask &mask,
@@ -79,7 +86,7 @@ __device__ __forceinline__ void consume_tiles(const ForwardParams &p, const Forw
                                               float (&row_max)[K::kMTiles][2], float (&row_sum)[K::kMTiles][2],
                                               unsigned smem_q, unsigned smem_k, unsigned smem_v, unsigned barriers,
                                               PhiloxKey philox_key, unsigned long long philox_offset, int warp,
-                                              int lane) {
+                                              int lane, float scale_log2, float p_scale) {
   const int group = warp / 4;
   const int warp_row0 = t.m0 + warp * K::kWarpRows;
   const int tiles = t.tile_end - t.tile_begin;
@@ -123,8 +130,8 @@ __device__ __forceinline__ void consume_tiles(const ForwardParams &p, const Forw
                        p.seq_len_q, p.seq_len_kv, distance);
     if (!mask.all_visible(t.m0, imin(t.m0 + K::kBlockM, t.len_q), n0, n0 + K::kBlockN))
       apply_masks<K>(s, mask, warp_row0, n0, lane);
-    const bool rescale = online_softmax_deferred<K::kMTiles, K::kNTiles, K::kSubtractMaxFirst>(
-        s, row_max, row_sum, correction, K::kSoftmaxScaleLog2);
+    const bool rescale = online_softmax_deferred<K::kMTiles, K::kNTiles, K::kSubtractMaxFirst, K::kTightMax>(
+        s, row_max, row_sum, correction, scale_log2);
     if constexpr (K::kDropout)
       apply_dropout<K>(s, philox_key, philox_offset, t.b, t.h, p.num_heads_q, warp_row0, n0, lane, p.seq_len_q,
                        p.seq_len_kv);
@@ -147,7 +154,7 @@ __device__ __forceinline__ void consume_tiles(const ForwardParams &p, const Forw
   for (int n = 0; n < K::kNTiles; ++n) fence_operand(s[0][n]);
   free_buffer(K::k_empty(barriers, 0));
   bool rescale = probabilities(s, t.tile_begin * K::kBlockN, distance);
-  pack_probabilities<K>(p_frag, s);
+  pack_probabilities<K>(p_frag, s, p_scale);
 
   for (int i = 1; i < tiles; ++i) {
     const int stage = i % K::kStages, previous = (i - 1) % K::kStages;
@@ -171,7 +178,7 @@ __device__ __forceinline__ void consume_tiles(const ForwardParams &p, const Forw
 #pragma unroll
     for (int kk = 0; kk < K::kPVSteps; ++kk) fence_operand(p_frag[kk]);
     free_buffer(K::v_empty(barriers, previous));
-    pack_probabilities<K>(p_frag, s);
+    pack_probabilities<K>(p_frag, s, p_scale);
   }
 
   const int last = (tiles - 1) % K::kStages;

@@ -9,11 +9,15 @@
 
 namespace tg::device {
 
-/// The 16-bit element type of attention operands. Values travel as raw
-/// 16-bit words; only the tensor cores and the cvt instructions interpret
-/// them.
-enum class Elem { BF16, F16 };
+/// The element type of attention operands: 16-bit (bf16, f16) or fp8
+/// (e4m3, e5m2; the sm_90a forward only). Values travel as raw words (fp8
+/// tiles as pairs of bytes in 16-bit words); only the tensor cores and the
+/// cvt instructions interpret them.
+enum class Elem { BF16, F16, E4M3, E5M2 };
 using u16 = unsigned short;
+
+__host__ __device__ constexpr bool is_fp8(Elem e) { return e == Elem::E4M3 || e == Elem::E5M2; }
+__host__ __device__ constexpr int elem_bytes(Elem e) { return is_fp8(e) ? 1 : 2; }
 
 __device__ __forceinline__ float neg_inf() { return __int_as_float(0xff800000); }
 __device__ __forceinline__ float pos_inf() { return __int_as_float(0x7f800000); }
@@ -24,6 +28,7 @@ __device__ __forceinline__ int imax(int a, int b) { return a > b ? a : b; }
 /// `lo` in the low half (the element with the smaller index).
 template <Elem E>
 __device__ __forceinline__ unsigned pack2(float lo, float hi) {
+  static_assert(!is_fp8(E), "pack2 packs 16-bit elements (fp8: pack4_fp8)");
   if constexpr (E == Elem::BF16)
     return cvt_pack_bf16x2(lo, hi);
   else
@@ -33,6 +38,7 @@ __device__ __forceinline__ unsigned pack2(float lo, float hi) {
 /// One element as a float (exact).
 template <Elem E>
 __device__ __forceinline__ float to_float(u16 bits) {
+  static_assert(!is_fp8(E), "a 16-bit element");
   if constexpr (E == Elem::BF16)
     return __uint_as_float(static_cast<unsigned>(bits) << 16);
   else
@@ -47,6 +53,19 @@ __device__ __forceinline__ float low_float(unsigned pair) {
 template <Elem E>
 __device__ __forceinline__ float high_float(unsigned pair) {
   return to_float<E>(static_cast<u16>(pair >> 16));
+}
+
+/// Four floats rounded to nearest even into one register of four fp8
+/// elements (`e0` in the lowest byte), saturating: finite overflow and
+/// infinities become the largest finite value, NaN stays NaN (tg.cast's
+/// rounding to fp8).
+template <Elem E>
+__device__ __forceinline__ unsigned pack4_fp8(float e0, float e1, float e2, float e3) {
+  static_assert(is_fp8(E), "an fp8 element type");
+  if constexpr (E == Elem::E4M3)
+    return cvt_pack_e4m3x2(e0, e1) | (static_cast<unsigned>(cvt_pack_e4m3x2(e2, e3)) << 16);
+  else
+    return cvt_pack_e5m2x2(e0, e1) | (static_cast<unsigned>(cvt_pack_e5m2x2(e2, e3)) << 16);
 }
 
 /// 32-bit shared-memory address of a generic pointer into shared memory.

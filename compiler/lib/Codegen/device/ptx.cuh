@@ -21,6 +21,18 @@ __device__ __forceinline__ unsigned cvt_pack_f16x2(float lo, float hi) {
   asm("cvt.rn.f16x2.f32 %0, %1, %2;" : "=r"(packed) : "f"(hi), "f"(lo));
   return packed;
 }
+// Two floats into a pair of fp8 elements (`lo` in the low byte), rounded
+// to nearest even with saturation to the largest finite value.
+__device__ __forceinline__ unsigned short cvt_pack_e4m3x2(float lo, float hi) {
+  unsigned short packed;
+  asm("cvt.rn.satfinite.e4m3x2.f32 %0, %1, %2;" : "=h"(packed) : "f"(hi), "f"(lo));
+  return packed;
+}
+__device__ __forceinline__ unsigned short cvt_pack_e5m2x2(float lo, float hi) {
+  unsigned short packed;
+  asm("cvt.rn.satfinite.e5m2x2.f32 %0, %1, %2;" : "=h"(packed) : "f"(hi), "f"(lo));
+  return packed;
+}
 __device__ __forceinline__ float cvt_f16_to_f32(unsigned short bits) {
   float f;
   asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(bits));
@@ -212,6 +224,8 @@ __device__ __forceinline__ void opaque(T &value) {
 
 unsigned cvt_pack_bf16x2(float lo, float hi);
 unsigned cvt_pack_f16x2(float lo, float hi);
+unsigned short cvt_pack_e4m3x2(float lo, float hi);
+unsigned short cvt_pack_e5m2x2(float lo, float hi);
 float cvt_f16_to_f32(unsigned short bits);
 float fast_exp2(float x);
 template <bool kPrefetchL2>

@@ -60,8 +60,9 @@ __device__ __forceinline__ float softmax_exp2(float x, float base, float base_sc
 /// of a row moves, the row's earlier output must be scaled:
 /// rescale_row(m, half, correction) is called for every row of the warp
 /// then, and the result says whether it was. `scale_log2` is a compile-time
-/// constant of the caller (exp(s) = exp2(x * scale_log2)).
-template <int kMTiles, int kNTiles, bool kSubtractMaxFirst, class RescaleRow>
+/// constant of the caller (exp(s) = exp2(x * scale_log2); fp8's runtime
+/// descales multiply into it). kTightMax: the max never lags (p <= 1).
+template <int kMTiles, int kNTiles, bool kSubtractMaxFirst, class RescaleRow, bool kTightMax = false>
 __device__ __forceinline__ bool online_softmax_step(float (&s)[kMTiles][kNTiles][4],
                                                     float (&row_max)[kMTiles][2],
                                                     float (&row_sum)[kMTiles][2], float scale_log2,
@@ -81,7 +82,7 @@ __device__ __forceinline__ bool online_softmax_step(float (&s)[kMTiles][kNTiles]
         for (int n = 0; n + stride < kNTiles; n += 2 * stride) mx[n] = fmaxf(mx[n], mx[n + stride]);
       tile_max[m][half] = quad_max(mx[0]);
       // -inf - -inf is NaN: a row still without keys does not grow.
-      grows |= (tile_max[m][half] - row_max[m][half]) * scale_log2 > kRescaleThreshold;
+      grows |= (tile_max[m][half] - row_max[m][half]) * scale_log2 > (kTightMax ? 0.0f : kRescaleThreshold);
     }
   }
   const bool rescale = __any_sync(0xffffffffu, grows);
@@ -146,14 +147,14 @@ __device__ __forceinline__ void online_softmax(float (&s)[kMTiles][kNTiles][4],
 /// online_softmax_step for a kernel whose P V is still in flight: the
 /// corrections are kept for rescale_output, the result says whether to
 /// apply them.
-template <int kMTiles, int kNTiles, bool kSubtractMaxFirst>
+template <int kMTiles, int kNTiles, bool kSubtractMaxFirst, bool kTightMax = false>
 __device__ __forceinline__ bool online_softmax_deferred(float (&s)[kMTiles][kNTiles][4],
                                                         float (&row_max)[kMTiles][2],
                                                         float (&row_sum)[kMTiles][2],
                                                         float (&correction)[kMTiles][2], float scale_log2) {
-  return online_softmax_step<kMTiles, kNTiles, kSubtractMaxFirst>(
-      s, row_max, row_sum, scale_log2,
-      [&](int m, int half, float c) { correction[m][half] = c; });
+  auto keep = [&](int m, int half, float c) { correction[m][half] = c; };
+  return online_softmax_step<kMTiles, kNTiles, kSubtractMaxFirst, decltype(keep), kTightMax>(
+      s, row_max, row_sum, scale_log2, keep);
 }
 
 /// Scales the output accumulators of each row by its correction.

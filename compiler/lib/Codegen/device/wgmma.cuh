@@ -1,5 +1,5 @@
 // tgc device library: warpgroup tensor-core tiles (sm_90a wgmma.mma_async,
-// m64nNk16 with f32 accumulators).
+// m64nNk16 for 16-bit and m64nNk32 for fp8 elements, f32 accumulators).
 //
 // A warpgroup (4 consecutive warps, the first a multiple of 4) computes a
 // 64 x N tile; warp w of the group holds rows 16 (w % 4) .. +15 in the
@@ -46,7 +46,11 @@ __device__ __forceinline__ unsigned long long mn_major_descriptor(unsigned addre
   return make_descriptor(address, kRows * 128, 1024);
 }
 
-/// One m64nNk16 step for 16-bit elements E:
+/// One m64nNk16 step for 16-bit elements E (m64nNk32 for fp8: each k step
+/// reads 32 bytes of a row either way; fp8 operands in shared memory are
+/// K-major, and the register A operand holds four fp8 elements per
+/// register, consecutive in k, in the places the mma.sync A fragment has
+/// its pairs):
 ///   ss: d (+)= A B, A and B from shared memory (accumulate = false
 ///       overwrites d), K-major unless kTransA / kTransB (then MN-major:
 ///       A stored [k][m], B stored [k][n]);
@@ -65,10 +69,12 @@ template <int N>
 struct WgmmaM64 {
   template <Elem E, int kTransA = 0, int kTransB = 0>
   static void ss(float (&d)[N / 8][4], unsigned long long desc_a, unsigned long long desc_b, bool accumulate) {
+    static_assert(!is_fp8(E), "the emulation has no fp8 wgmma");
     emulate_wgmma_ss(&d[0][0], N, E == Elem::BF16, desc_a, desc_b, accumulate, kTransA, kTransB);
   }
   template <Elem E>
   static void rs(float (&d)[N / 8][4], const unsigned (&a)[4], unsigned long long desc_b) {
+    static_assert(!is_fp8(E), "the emulation has no fp8 wgmma");
     emulate_wgmma_rs(&d[0][0], N, E == Elem::BF16, a, desc_b);
   }
 };
@@ -126,13 +132,28 @@ struct WgmmaM64 {
                      : ACC(d)                                                                      \
                      : "l"(desc_a), "l"(desc_b), "r"(static_cast<int>(accumulate)), "n"(kTransA),  \
                        "n"(kTransB));                                                              \
-      else                                                                                         \
+      else if constexpr (E == Elem::F16)                                                           \
         asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %" #K2 ", 0;\n"                             \
                      "wgmma.mma_async.sync.aligned.m64n" #N "k16.f32.f16.f16 {" REGS "}, %" #K0      \
                      ", %" #K1 ", p, 1, 1, %" #K3 ", %" #K4 ";\n}\n"                                \
                      : ACC(d)                                                                      \
                      : "l"(desc_a), "l"(desc_b), "r"(static_cast<int>(accumulate)), "n"(kTransA),  \
                        "n"(kTransB));                                                              \
+      else {                                                                                       \
+        static_assert(!kTransA && !kTransB, "fp8 wgmma operands are K-major");                     \
+        if constexpr (E == Elem::E4M3)                                                             \
+          asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %" #K2 ", 0;\n"                           \
+                       "wgmma.mma_async.sync.aligned.m64n" #N "k32.f32.e4m3.e4m3 {" REGS "}, %" #K0  \
+                       ", %" #K1 ", p, 1, 1;\n}\n"                                                 \
+                       : ACC(d)                                                                    \
+                       : "l"(desc_a), "l"(desc_b), "r"(static_cast<int>(accumulate)));             \
+        else                                                                                       \
+          asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %" #K2 ", 0;\n"                           \
+                       "wgmma.mma_async.sync.aligned.m64n" #N "k32.f32.e5m2.e5m2 {" REGS "}, %" #K0  \
+                       ", %" #K1 ", p, 1, 1;\n}\n"                                                 \
+                       : ACC(d)                                                                    \
+                       : "l"(desc_a), "l"(desc_b), "r"(static_cast<int>(accumulate)));             \
+      }                                                                                            \
     }                                                                                              \
     template <Elem E>                                                                              \
     static __device__ __forceinline__ void rs(float (&d)[N / 8][4], const unsigned (&a)[4],        \
@@ -143,10 +164,22 @@ struct WgmmaM64 {
                      ", %" #K1 ", %" #K2 ", %" #K3 "}, %" #K4 ", p, 1, 1, 1;\n}\n"                   \
                      : ACC(d)                                                                      \
                      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "r"(1));           \
-      else                                                                                         \
+      else if constexpr (E == Elem::F16)                                                           \
         asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %" #K5 ", 0;\n"                             \
                      "wgmma.mma_async.sync.aligned.m64n" #N "k16.f32.f16.f16 {" REGS "}, {%" #K0     \
                      ", %" #K1 ", %" #K2 ", %" #K3 "}, %" #K4 ", p, 1, 1, 1;\n}\n"                   \
+                     : ACC(d)                                                                      \
+                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "r"(1));           \
+      else if constexpr (E == Elem::E4M3)                                                          \
+        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %" #K5 ", 0;\n"                             \
+                     "wgmma.mma_async.sync.aligned.m64n" #N "k32.f32.e4m3.e4m3 {" REGS "}, {%" #K0   \
+                     ", %" #K1 ", %" #K2 ", %" #K3 "}, %" #K4 ", p, 1, 1;\n}\n"                      \
+                     : ACC(d)                                                                      \
+                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "r"(1));           \
+      else                                                                                         \
+        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %" #K5 ", 0;\n"                             \
+                     "wgmma.mma_async.sync.aligned.m64n" #N "k32.f32.e5m2.e5m2 {" REGS "}, {%" #K0   \
+                     ", %" #K1 ", %" #K2 ", %" #K3 "}, %" #K4 ", p, 1, 1;\n}\n"                      \
                      : ACC(d)                                                                      \
                      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "r"(1));           \
     }                                                                                              \
@@ -205,10 +238,10 @@ TG_WGMMA_M64(256, TG_WGMMA_ACC_32, TG_WGMMA_REGS_128, 128, 129, 130, 131, 132, 1
 #undef TG_WGMMA_ACC
 #endif // TG_DEVICE_HOST_EMULATION
 
-/// d = A B^T over kSteps k16 steps, A and B K-major tiles in the swizzled
-/// layout (64-column blocks of kRowsA / kRowsB rows, 128 bytes each) from
-/// a and b: step ks reads block ks / 4, 32 bytes per step inside the
-/// swizzled row. Issues only (no fence, commit or wait).
+/// d = A B^T over kSteps k steps (k16, or k32 for fp8), A and B K-major
+/// tiles in the swizzled layout (128-byte-wide column blocks of kRowsA /
+/// kRowsB rows) from a and b: step ks reads block ks / 4, 32 bytes per step
+/// inside the swizzled row. Issues only (no fence, commit or wait).
 template <int N, Elem E, int kSteps, int kRowsA, int kRowsB>
 __device__ __forceinline__ void wgmma_k_major_product(float (&d)[N / 8][4], unsigned a, unsigned b) {
 #pragma unroll
