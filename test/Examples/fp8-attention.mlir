@@ -7,6 +7,7 @@
 // RUN: tg-run --ref --entry=fp8_attention %tgc_src/examples/fp8_attention.mlir | FileCheck %s --check-prefix=REF
 // RUN: tg-compile %tgc_src/examples/fp8_attention.mlir --entry=fp8_attention --backend=cudnn --emit=cudnn | FileCheck %s --check-prefix=CUDNN
 // RUN: tg-compile %tgc_src/examples/fp8_attention.mlir --entry=fp8_attention_output --backend=nvrtc --emit=cuda | FileCheck %s --check-prefix=NVRTC
+// RUN: tg-compile %tgc_src/examples/fp8_attention.mlir --entry=fp8_attention_output --explain-backend --emit=plan -o /dev/null 2>&1 | FileCheck %s --check-prefix=AUTO
 // RUN: tg-compile %tgc_src/examples/fp8_attention.mlir --entry=fp8_attention_output --backend=nvrtc --arch=sm_80 --explain-backend --emit=cuda 2>&1 | FileCheck %s --check-prefix=SM80
 
 // FUSED-LABEL: func.func @fp8_attention
@@ -30,6 +31,9 @@
 // NVRTC: kernel k1: tg_attention_fwd_e4m3_d128_{{[0-9a-f]+}} (sm_90a)
 // NVRTC: static constexpr tg::device::Elem kElem = tg::device::Elem::E4M3;
 // NVRTC-NOT: tg_matmul
+
+// The backend choice by the FP8 measurements (cuDNN at hd 128).
+// AUTO: remark: backend cudnn: measured on H200 (FP8 attention forward): cuDNN {{[0-9.]+}} TFLOP/s, the fused FP8 kernel {{[0-9.]+}} (nearest measured: hd 128, causal, S 4096; bench/results/2026-12-03_fp8/bench_fp8)
 
 // SM80: remark: backend nvrtc: requested (nvrtc); expanded into generic kernels (FP8 attention has a fused kernel for target sm_90a only (target sm_80))
 // SM80: kernel k0: tg_matmul_0

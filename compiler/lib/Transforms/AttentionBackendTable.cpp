@@ -62,10 +62,28 @@ static const PrefillMeasurement kBackward[] = {
     {256, true, 8192, 137.7, 377.5},   {256, true, 16384, 141.4, 376.4},
 };
 
+// FP8 forward (e4m3 in and out, the fused sm_90a FP8 kernel against cuDNN's
+// FP8 graph): H200, cuDNN 9.19, 2026-12-03, B = 16k / S, H = 2048 / hd
+// (bench/results/2026-12-03_fp8/bench_fp8.json).
+static const PrefillMeasurement kFp8Forward[] = {
+    {128, false, 4096, 671.5, 940.3},   {128, false, 8192, 722.3, 948.0},
+    {128, false, 16384, 791.5, 991.3},  {128, true, 4096, 562.4, 801.1},
+    {128, true, 8192, 652.0, 876.7},    {128, true, 16384, 750.0, 891.1},
+    {256, false, 4096, 1007.9, 1054.7}, {256, false, 8192, 1107.8, 1111.5},
+    {256, false, 16384, 1175.2, 1144.3}, {256, true, 4096, 778.7, 947.8},
+    {256, true, 8192, 944.9, 1051.9},   {256, true, 16384, 1130.5, 995.3},
+};
+
 llvm::ArrayRef<PrefillMeasurement> tg::prefillMeasurements(AttentionPass pass) {
-  if (pass == AttentionPass::Forward)
+  switch (pass) {
+  case AttentionPass::Forward:
     return kForward;
-  return kBackward;
+  case AttentionPass::Backward:
+    return kBackward;
+  case AttentionPass::Fp8Forward:
+    return kFp8Forward;
+  }
+  return kForward;
 }
 
 const PrefillMeasurement &
@@ -86,15 +104,17 @@ std::string tg::describePrefillMeasurement(AttentionPass pass,
                                            const PrefillMeasurement &row) {
   std::string text;
   llvm::raw_string_ostream os(text);
-  bool forward = pass == AttentionPass::Forward;
-  os << "measured on H200 (plain attention " << (forward ? "forward" : "backward")
-     << "): cuDNN " << llvm::format("%.1f", row.cudnnTflops) << " TFLOP/s, the "
-     << (forward ? "generated kernel " : "fused NVRTC backward ")
-     << llvm::format("%.1f", row.nvrtcTflops) << " (nearest measured: hd "
-     << row.headDim << ", " << (row.causal ? "causal" : "no mask") << ", S "
-     << row.seqLen << "; bench/results/"
-     << (forward ? "2026-12-02_ws/forward" : "2026-12-02_2f381a5/bench_backward")
-     << ")";
+  const char *what = "plain attention forward", *kernel = "the generated kernel ",
+             *source = "2026-12-02_ws/forward";
+  if (pass == AttentionPass::Backward)
+    what = "plain attention backward", kernel = "the fused NVRTC backward ",
+    source = "2026-12-02_2f381a5/bench_backward";
+  if (pass == AttentionPass::Fp8Forward)
+    what = "FP8 attention forward", kernel = "the fused FP8 kernel ", source = "2026-12-03_fp8/bench_fp8";
+  os << "measured on H200 (" << what << "): cuDNN " << llvm::format("%.1f", row.cudnnTflops)
+     << " TFLOP/s, " << kernel << llvm::format("%.1f", row.nvrtcTflops) << " (nearest measured: hd "
+     << row.headDim << ", " << (row.causal ? "causal" : "no mask") << ", S " << row.seqLen
+     << "; bench/results/" << source << ")";
   return text;
 }
 

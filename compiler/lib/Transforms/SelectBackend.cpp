@@ -76,9 +76,28 @@ static const char *cudnnPreference(Operation *op) {
   return nullptr;
 }
 
+/// The measured choice for FP8 attention that cuDNN can run: cuDNN when
+/// the fused FP8 kernel cannot run it for `target`, else the FP8 rows.
+static Choice measuredFp8Choice(AttentionOp op, StringRef target) {
+  std::string unsupported = nvrtcAttentionUnsupportedReason(op, target);
+  if (!unsupported.empty())
+    return {Backend::cudnn, "FP8: the fused NVRTC kernel cannot run it (" + unsupported +
+                                "), the expansion into generic kernels is far slower"};
+  auto q = cast<RankedTensorType>(op.getQ().getType());
+  auto k = cast<RankedTensorType>(op.getK().getType());
+  const PrefillMeasurement &row =
+      nearestPrefillMeasurement(AttentionPass::Fp8Forward, q.getDimSize(q.getRank() - 1),
+                                op.getCausal() != CausalMode::none, k.getDimSize(k.getRank() - 2));
+  std::string why = describePrefillMeasurement(AttentionPass::Fp8Forward, row);
+  bool nvrtcFaster = row.nvrtcTflops > row.cudnnTflops * kMeasuredMargin;
+  if (row.nvrtcTflops > row.cudnnTflops && !nvrtcFaster)
+    why += "; within the 5% margin that a move off cuDNN needs";
+  return {nvrtcFaster ? Backend::nvrtc : Backend::cudnn, why};
+}
+
 /// `requested`: the pass option's backend, none for auto.
 static Choice choose(Operation *op, std::optional<Backend> requested,
-                     bool deterministic,
+                     bool deterministic, StringRef target,
                      const BackendsDialectInterface &backends) {
   // A backend written on the op by the user wins over the pass option.
   if (std::optional<Backend> pinned = getBackend(op))
@@ -106,7 +125,8 @@ static Choice choose(Operation *op, std::optional<Backend> requested,
   // the warp-specialised kernel is 7% faster; the decode kernel 3.6-6.3x
   // faster than cuDNN at Sq 2-8, cuDNN at Sq 1).
   if (auto attention = dyn_cast<AttentionOp>(op))
-    return measuredAttentionChoice(attention, AttentionPass::Forward);
+    return attention.isFp8() ? measuredFp8Choice(attention, target)
+                             : measuredAttentionChoice(attention, AttentionPass::Forward);
   if (auto grad = dyn_cast<AttentionGradOp>(op))
     return measuredAttentionChoice(grad, AttentionPass::Backward);
   if (const char *why = cudnnPreference(op))
@@ -136,7 +156,7 @@ struct SelectBackendPass : tg::impl::SelectBackendBase<SelectBackendPass> {
       if (!isa<AttentionOp, AttentionGradOp, FusedMatmulOp, MatmulOp,
                SoftmaxOp, ReduceOp>(op))
         return;
-      Choice choice = choose(op, requested, deterministic, **backends);
+      Choice choice = choose(op, requested, deterministic, target, **backends);
       // On NVRTC, say which kernels: the fused ones or, for what they cannot
       // run, the expansion into generic kernels (tg-expand-attention).
       std::string unsupported =

@@ -24,7 +24,9 @@ struct PrefillMeasurement {
   double nvrtcTflops, cudnnTflops;
 };
 
-enum class AttentionPass { Forward, Backward };
+/// Fp8Forward: FP8 attention forward (e4m3, fp8 output), the fused sm_90a
+/// FP8 kernel against cuDNN's FP8 graph.
+enum class AttentionPass { Forward, Backward, Fp8Forward };
 
 /// The committed rows of each pass.
 llvm::ArrayRef<PrefillMeasurement> prefillMeasurements(AttentionPass pass);
