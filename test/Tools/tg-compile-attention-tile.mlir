@@ -24,7 +24,7 @@
 // PORTABLE: static constexpr int kBlockN = 64;
 // PORTABLE: static constexpr int kStages = 1;
 
-// MALFORMED: error: 'tg.attention' op --attention-tile: attention tile '128x:4': no MxN (expected MxN:W[:smem|regs][:sK][:pK][:wg][:ws][:pp][:eK][:B])
+// MALFORMED: error: 'tg.attention' op --attention-tile: attention tile '128x:4': no MxN (expected MxN:W[:smem|regs][:sK][:pK][:wg][:ws][:pp][:B])
 // UNKNOWN: error: 'tg.attention' op --attention-tile: attention tile '128x128:8:smem:s2:wg:ws:zz': unknown part 'zz'
 // UNUSED: error: 'tg.attention' op --attention-tile 128x128:8:smem:s2:wg:ws is a wgmma tile, but this plan has no sm_90a kernel (target sm_80)
 // TOO-BIG: error: 'tg.attention' op the NVRTC attention kernel does not support this configuration: {{.*}}shared memory

@@ -323,11 +323,6 @@ inline float __int_as_float(int i) {
   std::memcpy(&f, &i, 4);
   return f;
 }
-inline int __float_as_int(float f) {
-  int i;
-  std::memcpy(&i, &f, 4);
-  return i;
-}
 inline float __uint_as_float(unsigned i) {
   float f;
   std::memcpy(&f, &i, 4);

@@ -27,11 +27,6 @@ static float __int_as_float(int i) {
   std::memcpy(&f, &i, 4);
   return f;
 }
-static int __float_as_int(float f) {
-  int i;
-  std::memcpy(&i, &f, 4);
-  return i;
-}
 static float __uint_as_float(unsigned i) {
   float f;
   std::memcpy(&f, &i, 4);
@@ -191,25 +186,6 @@ void checkRule(const MaskCase &c, std::mt19937 &rng) {
         all = all && visibleByDefinition(d, q, kv);
     EXPECT_EQ(rule.all_visible(q0, q0 + 16, lo, hi), all) << q0 << " x " << lo;
   }
-}
-
-// poly_exp2 (the FP8 softmax's exp2 on the FMA pipe) against std::exp2:
-// relative error at most 1.5e-4 over the exponents a softmax gives, 0 below
-// -126 and for -inf, as ex2.approx.ftz.
-TEST(DevicePrelude, PolynomialExp2) {
-  double worst = 0;
-  for (int i = 0; i <= 2000000; ++i) {
-    const float x = -126.0f + 134.0f * float(i) / 2000000.0f;  // [-126, 8]
-    const double expected = std::exp2(double(x));
-    const double got = device_host::tg::device::poly_exp2(x);
-    worst = std::max(worst, std::fabs(got - expected) / expected);
-  }
-  EXPECT_LT(worst, 1.5e-4);
-  EXPECT_EQ(device_host::tg::device::poly_exp2(-126.5f), 0.0f);
-  EXPECT_EQ(device_host::tg::device::poly_exp2(-1e30f), 0.0f);
-  EXPECT_EQ(device_host::tg::device::poly_exp2(-INFINITY), 0.0f);
-  EXPECT_EQ(device_host::tg::device::poly_exp2(0.0f), device_host::tg::device::poly_exp2(-0.0f));
-  EXPECT_NEAR(device_host::tg::device::poly_exp2(0.0f), 1.0f, 1e-4);
 }
 
 TEST(DeviceMasks, RuleMatchesTheDefinition) {

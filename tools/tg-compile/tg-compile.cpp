@@ -72,7 +72,7 @@ cl::opt<bool> fastMath(
 cl::opt<std::string> attentionTile(
     "attention-tile",
     cl::desc("The tile of every fused attention forward kernel, "
-             "MxN:W[:smem|regs][:sK][:pK][:wg][:ws][:pp][:eK][:B] as "
+             "MxN:W[:smem|regs][:sK][:pK][:wg][:ws][:pp][:B] as "
              "tg-gen-attention --tile takes it (for tile sweeps; a :wg tile "
              "replaces the sm_90a variant's, any other the portable ones'; "
              "an unsuitable tile is an error)"),

@@ -41,12 +41,11 @@ const char *kUsage = R"(usage: tg-gen-attention [options]
   --arch=TARGET               the target, as tg-compile takes it (default sm_80): its arch
                               selects the tile table; sm_90a with head dims multiple of 64
                               gives the wgmma kernel (compile it for sm_90a)
-  --tile=MxN:W[:smem|regs][:B][:s1..s4][:pN][:wg][:ws][:pp][:eK]  override the tile: M query
+  --tile=MxN:W[:smem|regs][:B][:s1..s4][:pN][:wg][:ws][:pp]  override the tile: M query
                               rows, N keys, W warps, Q in shared memory or registers,
                               B blocks per SM, 1 to 4 K/V buffers, fragment prefetch N,
                               wgmma (sm_90a), warp-specialised (a copying warpgroup),
-                              ping-pong between the two compute warpgroups, the exp2 of
-                              every K-th score tile by a polynomial on the FMA pipe (ws)
+                              ping-pong between the two compute warpgroups
   -o PATH                     write the source there (default: stdout)
   --meta=PATH                 write entry, block, shared memory, tile as JSON
 )";

@@ -234,8 +234,6 @@ std::string validateAttentionSpec(const AttentionForwardSpec &spec) {
       return "a warp-specialised tile has at most 12 compute warps (and one copying warpgroup)";
     if (t.pingPong && (!t.warpSpecialized || t.warps != 8))
       return "ping-pong needs a warp-specialised tile with 8 warps (two compute warpgroups)";
-    if (t.polyExp2Every < 0 || t.polyExp2Every > 8 || (t.polyExp2Every > 0 && !t.warpSpecialized))
-      return "the polynomial exp2 (every 1-8th score tile) is for warp-specialised tiles";
     if (t.prefetch < 1 || t.prefetch > 4 || t.prefetch > t.blockN / 16) {
       err << "fragment prefetch " << t.prefetch << " must be in [1, min(4, blockN / 16)]";
       return err.str();
@@ -419,7 +417,6 @@ std::string AttentionEmitter::configuration() const {
       .set("WGMMA", boolName(tile.wgmma))
       .set("WARP_SPECIALIZED", boolName(tile.warpSpecialized))
       .set("PING_PONG", boolName(tile.pingPong))
-      .set("POLY_EXP2", tile.polyExp2Every)
       .set("SMEM", layout.totalBytes)
       .set("GROUP", spec.numHeadsQ / spec.numHeadsKV)
       .set("MASKS_AND_DROPOUT", maskAndDropoutConstants(spec.masks(), spec.dropoutProbability))
@@ -457,7 +454,6 @@ struct ForwardConfig {
   static constexpr bool kWgmma = $(WGMMA);                  // sm_90a warpgroup mma (else mma.sync)
   static constexpr bool kWarpSpecialized = $(WARP_SPECIALIZED);  // wgmma: a warpgroup copies, kWarps compute
   static constexpr bool kPingPong = $(PING_PONG);                // the compute warpgroups take turns
-  static constexpr int kPolyExp2Every = $(POLY_EXP2);  // ws: every k-th score tile's exp2 on the FMA pipe (0: none)
   static constexpr unsigned kSharedBytes = $(SMEM);      // dynamic shared memory of the launch
   static constexpr long long kQueryHeadsPerKvHead = $(GROUP);  // GQA: kv head = h / this
   // Score modifier: s = kScoreScale * (q . k), then ScoreMod::apply.

@@ -127,7 +127,7 @@ std::optional<AttentionTileConfig> parseAttentionTile(const std::string &text, s
   auto fail = [&](const std::string &why) -> std::optional<AttentionTileConfig> {
     if (error)
       *error = "attention tile '" + text + "': " + why +
-               " (expected MxN:W[:smem|regs][:sK][:pK][:wg][:ws][:pp][:eK][:B])";
+               " (expected MxN:W[:smem|regs][:sK][:pK][:wg][:ws][:pp][:B])";
     return std::nullopt;
   };
   auto number = [](const std::string &part, int &out) {
@@ -169,8 +169,6 @@ std::optional<AttentionTileConfig> parseAttentionTile(const std::string &text, s
       t.stages = part[1] - '0';
     else if (part.size() == 2 && part[0] == 'p' && part[1] >= '1' && part[1] <= '4')
       t.prefetch = part[1] - '0';
-    else if (part.size() == 2 && part[0] == 'e' && part[1] >= '1' && part[1] <= '8')
-      t.polyExp2Every = part[1] - '0';
     else if (!number(part, t.minBlocksPerSM))
       return fail("unknown part '" + part + "'");
   }

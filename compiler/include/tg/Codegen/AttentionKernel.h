@@ -155,11 +155,6 @@ struct AttentionTileConfig {
   /// and slice w / (warps / keyWarps)), merging their partial softmax
   /// results through shared memory at the end; 1 = every warp sees all keys.
   int keyWarps = 1;
-  /// Warp-specialised only: every polyExp2Every-th n8 tile of scores takes
-  /// its exp2 from a polynomial on the FMA pipe instead of the
-  /// special-function unit, which otherwise bounds the softmax (0: none;
-  /// relative error 1.4e-4, for kernels whose P is rounded to fp8).
-  int polyExp2Every = 0;
 };
 
 struct AttentionForwardSpec {
@@ -314,10 +309,9 @@ std::string validateAttentionSpec(const AttentionForwardSpec &spec);
 /// The tile shape the generator uses for a spec without an override.
 AttentionTileConfig defaultAttentionTile(const AttentionForwardSpec &spec);
 
-/// A tile written as `MxN:W[:smem|regs][:sK][:pK][:wg][:ws][:pp][:eK][:B]`
+/// A tile written as `MxN:W[:smem|regs][:sK][:pK][:wg][:ws][:pp][:B]`
 /// (blockM x blockN, W warps; Q in shared memory or registers; K stages;
-/// prefetch K; wgmma; warp-specialised; ping-pong; the polynomial exp2 on
-/// every K-th score tile; B min blocks per SM), as
+/// prefetch K; wgmma; warp-specialised; ping-pong; B min blocks per SM), as
 /// tg-gen-attention --tile and tg-compile --attention-tile take it. On a
 /// malformed text returns std::nullopt and sets `error`. Whether the tile
 /// suits a spec is validateAttentionSpec's to say.

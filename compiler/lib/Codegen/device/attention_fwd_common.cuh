@@ -124,7 +124,6 @@ struct ForwardTraits : Cfg {
   static_assert(!Cfg::kWarpSpecialized || (Cfg::kWgmma && !Cfg::kDecode && !Cfg::kPaged && !Cfg::kRagged),
                 "warp specialisation: the wgmma prefill kernel (not decode, paged or packed)");
   static_assert(!Cfg::kPingPong || Cfg::kWarpSpecialized, "ping-pong: warp-specialised kernels");
-  static_assert(Cfg::kPolyExp2Every == 0 || Cfg::kWarpSpecialized, "polynomial exp2: warp-specialised kernels");
   static_assert(!kFp8 || (Cfg::kWarpSpecialized && !Cfg::kScoreMod && !Cfg::kDropout && !Cfg::kDocumentMask &&
                           Cfg::kHeadDimQK % 128 == 0 && Cfg::kHeadDimV % 128 == 0 && Cfg::kBlockN % 128 == 0),
                 "fp8: the warp-specialised kernel without score modifier or dropout, 128-byte rows of Q, K "

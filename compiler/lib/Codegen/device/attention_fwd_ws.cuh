@@ -130,8 +130,7 @@ __device__ __forceinline__ void consume_tiles(const ForwardParams &p, const Forw
                        p.seq_len_q, p.seq_len_kv, distance);
     if (!mask.all_visible(t.m0, imin(t.m0 + K::kBlockM, t.len_q), n0, n0 + K::kBlockN))
       apply_masks<K>(s, mask, warp_row0, n0, lane);
-    const bool rescale = online_softmax_deferred<K::kMTiles, K::kNTiles, K::kSubtractMaxFirst, K::kTightMax,
-                                                 K::kPolyExp2Every>(
+    const bool rescale = online_softmax_deferred<K::kMTiles, K::kNTiles, K::kSubtractMaxFirst, K::kTightMax>(
         s, row_max, row_sum, correction, scale_log2);
     if constexpr (K::kDropout)
       apply_dropout<K>(s, philox_key, philox_offset, t.b, t.h, p.num_heads_q, warp_row0, n0, lane, p.seq_len_q,

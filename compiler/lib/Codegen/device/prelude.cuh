@@ -24,20 +24,6 @@ __device__ __forceinline__ float pos_inf() { return __int_as_float(0x7f800000); 
 __device__ __forceinline__ int imin(int a, int b) { return a < b ? a : b; }
 __device__ __forceinline__ int imax(int a, int b) { return a > b ? a : b; }
 
-/// 2^x on the FMA pipe, for x <= 8: x = j + f with j = round(x) (x +
-/// 1.5 * 2^23 keeps j in its low mantissa bits) and f in [-1/2, 1/2]; 2^f
-/// by a degree-3 polynomial (least squares in relative error: at most
-/// 1.4e-4), 2^j added to its exponent bits; 0 below -126, as the
-/// special-function unit's ex2.approx.ftz flushes (ex2(-inf) = 0).
-__host__ __device__ __forceinline__ float poly_exp2(float x) {
-  constexpr float kRound = 12582912.0f;
-  const float t = x + kRound;
-  const float f = x - (t - kRound);
-  const float p = fmaf(fmaf(fmaf(0.05502884f, f, 0.24225878f), f, 0.69325324f), f, 0.99995125f);
-  const int bits = __float_as_int(p) + static_cast<int>(static_cast<unsigned>(__float_as_int(t)) << 23);
-  return x < -126.0f ? 0.0f : __int_as_float(bits);
-}
-
 /// Two floats rounded (nearest even) into one register of two elements,
 /// `lo` in the low half (the element with the smaller index).
 template <Elem E>

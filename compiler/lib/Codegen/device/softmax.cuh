@@ -45,16 +45,14 @@ __device__ __forceinline__ float softmax_base(float row_max) {
 }
 
 /// exp2 of score x relative to the row max `base` (softmax_base), with
-/// base_scaled = base * scale_log2 precomputed once per row; kPoly: by
-/// poly_exp2 instead of the special-function unit.
-template <bool kSubtractMaxFirst, bool kPoly = false>
+/// base_scaled = base * scale_log2 precomputed once per row.
+template <bool kSubtractMaxFirst>
 __device__ __forceinline__ float softmax_exp2(float x, float base, float base_scaled,
                                               float scale_log2) {
-  const float e = kSubtractMaxFirst ? (x - base) * scale_log2 : x * scale_log2 - base_scaled;
-  if constexpr (kPoly)
-    return poly_exp2(e);
+  if constexpr (kSubtractMaxFirst)
+    return fast_exp2((x - base) * scale_log2);
   else
-    return fast_exp2(e);
+    return fast_exp2(x * scale_log2 - base_scaled);
 }
 
 /// One tile of scores s (kMTiles x kNTiles accumulator tiles of this warp)
@@ -64,10 +62,7 @@ __device__ __forceinline__ float softmax_exp2(float x, float base, float base_sc
 /// then, and the result says whether it was. `scale_log2` is a compile-time
 /// constant of the caller (exp(s) = exp2(x * scale_log2); fp8's runtime
 /// descales multiply into it). kTightMax: the max never lags (p <= 1).
-/// kPolyExp2Every > 0: n tiles kPolyExp2Every - 1, 2 kPolyExp2Every - 1, ...
-/// take poly_exp2, the rest the special-function unit (both pipes busy).
-template <int kMTiles, int kNTiles, bool kSubtractMaxFirst, class RescaleRow, bool kTightMax = false,
-          int kPolyExp2Every = 0>
+template <int kMTiles, int kNTiles, bool kSubtractMaxFirst, class RescaleRow, bool kTightMax = false>
 __device__ __forceinline__ bool online_softmax_step(float (&s)[kMTiles][kNTiles][4],
                                                     float (&row_max)[kMTiles][2],
                                                     float (&row_sum)[kMTiles][2], float scale_log2,
@@ -119,9 +114,7 @@ __device__ __forceinline__ bool online_softmax_step(float (&s)[kMTiles][kNTiles]
 #pragma unroll
         for (int j = 0; j < 2; ++j)
           s[m][n][2 * half + j] =
-              kPolyExp2Every > 0 && n % kPolyExp2Every == kPolyExp2Every - 1
-                  ? softmax_exp2<kSubtractMaxFirst, true>(s[m][n][2 * half + j], base, base_scaled, scale_log2)
-                  : softmax_exp2<kSubtractMaxFirst>(s[m][n][2 * half + j], base, base_scaled, scale_log2);
+              softmax_exp2<kSubtractMaxFirst>(s[m][n][2 * half + j], base, base_scaled, scale_log2);
         sum[n] = s[m][n][2 * half] + s[m][n][2 * half + 1];
       }
 #pragma unroll
@@ -154,13 +147,13 @@ __device__ __forceinline__ void online_softmax(float (&s)[kMTiles][kNTiles][4],
 /// online_softmax_step for a kernel whose P V is still in flight: the
 /// corrections are kept for rescale_output, the result says whether to
 /// apply them.
-template <int kMTiles, int kNTiles, bool kSubtractMaxFirst, bool kTightMax = false, int kPolyExp2Every = 0>
+template <int kMTiles, int kNTiles, bool kSubtractMaxFirst, bool kTightMax = false>
 __device__ __forceinline__ bool online_softmax_deferred(float (&s)[kMTiles][kNTiles][4],
                                                         float (&row_max)[kMTiles][2],
                                                         float (&row_sum)[kMTiles][2],
                                                         float (&correction)[kMTiles][2], float scale_log2) {
   auto keep = [&](int m, int half, float c) { correction[m][half] = c; };
-  return online_softmax_step<kMTiles, kNTiles, kSubtractMaxFirst, decltype(keep), kTightMax, kPolyExp2Every>(
+  return online_softmax_step<kMTiles, kNTiles, kSubtractMaxFirst, decltype(keep), kTightMax>(
       s, row_max, row_sum, scale_log2, keep);
 }
 
