@@ -4,9 +4,9 @@
 // RUN: tg-opt %s --tg-select-backend="explain=true target=sm_90a" 2>&1 | FileCheck %s
 // RUN: tg-opt %s --tg-select-backend="explain=true target=sm_80" 2>&1 | FileCheck %s --check-prefix=SM80
 
-// CHECK: remark: backend nvrtc: measured on H200 (FP8 attention forward): cuDNN 995.3 TFLOP/s, the fused FP8 kernel 1130.5 (nearest measured: hd 256, causal, S 16384; bench/results/2026-12-03_fp8/bench_fp8); fused kernel
-// CHECK: remark: backend cudnn: measured on H200 (FP8 attention forward): cuDNN 1144.3 TFLOP/s, the fused FP8 kernel 1175.2 (nearest measured: hd 256, no mask, S 16384; bench/results/2026-12-03_fp8/bench_fp8); within the 5% margin that a move off cuDNN needs
-// CHECK: remark: backend cudnn: measured on H200 (FP8 attention forward): cuDNN 801.1 TFLOP/s, the fused FP8 kernel 562.4 (nearest measured: hd 128, causal, S 4096;
+// CHECK: remark: backend nvrtc: measured on H200 (FP8 attention forward): cuDNN 982.9 TFLOP/s, the fused FP8 kernel 1114.9 (nearest measured: hd 256, causal, S 16384; bench/results/2026-12-03_fp8/bench_fp8); fused kernel
+// CHECK: remark: backend cudnn: measured on H200 (FP8 attention forward): cuDNN 1136.0 TFLOP/s, the fused FP8 kernel 1136.3 (nearest measured: hd 256, no mask, S 16384; bench/results/2026-12-03_fp8/bench_fp8); within the 5% margin that a move off cuDNN needs
+// CHECK: remark: backend cudnn: measured on H200 (FP8 attention forward): cuDNN 783.8 TFLOP/s, the fused FP8 kernel 575.5 (nearest measured: hd 128, causal, S 4096;
 // SM80: remark: backend cudnn: FP8: the fused NVRTC kernel cannot run it (FP8 attention has a fused kernel for target sm_90a only (target sm_80)), the expansion into generic kernels is far slower
 // SM80: remark: backend cudnn: FP8: the fused NVRTC kernel cannot run it
 // SM80: remark: backend cudnn: FP8: the fused NVRTC kernel cannot run it

@@ -67,9 +67,16 @@ AttentionTileConfig defaultAttentionTile(const AttentionForwardSpec &spec) {
       if (isFp8(spec.elementType)) {
         // FP8: key tiles of 128 (V^T's rows are 128 bytes), two compute
         // warpgroups; S (64 registers), O (64 or 128) and P (16) fit 240.
-        tile = {128, 128, 8, false, /*minBlocksPerSM=*/1, /*stages=*/headDim <= 128 ? 3 : 2, 1,
-                /*wgmma=*/true};
+        // H200, e4m3, 16k tokens, TFLOP/s at S 4096 / 8192 / 16384, not
+        // causal then causal (bench/results/2026-12-03_fp8/sweep): hd 128
+        // with ping-pong and two K/V buffers 703 / 756 / 797, 600 / 696 /
+        // 799, without it and three buffers 640 / 718 / 801, 525 / 626 /
+        // 732; hd 256 without ping-pong 1010 / 1109 / 1176, 779 / 950 /
+        // 1131, with it 990 / 1091 / 1143, 784 / 936 / 1113. (128x256 at
+        // hd 128 spills: 0.85x.)
+        tile = {128, 128, 8, false, /*minBlocksPerSM=*/1, /*stages=*/2, 1, /*wgmma=*/true};
         tile.warpSpecialized = true;
+        tile.pingPong = headDim <= 128;
         return tile;
       }
       const bool plain = spec.scoreModifier.empty() && spec.dropoutProbability == 0;
