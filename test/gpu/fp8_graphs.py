@@ -11,9 +11,12 @@ and back by descale_s, O at scale_o), not random ones: random descales
 would make the scores and the outputs meaningless for an fp8 check. A
 config sets scale_s / scale_o / descales to vary them."""
 import os
-import struct
+import sys
 
 import attention_graphs as ag
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "Reference", "Inputs"))
+import npy  # noqa: E402  (the lit tests' .npy reader and writer, no numpy)
 
 FORMATS = {"e4m3": ("f8E4M3FN", 448.0), "e5m2": ("f8E5M2", 57344.0)}
 
@@ -57,19 +60,11 @@ def scales(c):
     return s
 
 
-def save_scalar_npy(path, value):
-    """A rank-0 float32 .npy file (format 1.0), without numpy."""
-    header = "{'descr': '<f4', 'fortran_order': False, 'shape': (), }"
-    header += " " * (63 - (10 + len(header)) % 64) + "\n"
-    with open(path, "wb") as f:
-        f.write(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)) + header.encode() + struct.pack("<f", value))
-
-
 def write_inputs(c, workdir):
     out = []
     for name, value in scales(c).items():
         path = os.path.join(workdir, "%s_%s.npy" % (c["name"], name))
-        save_scalar_npy(path, value)
+        npy.save(path, (), [value])  # rank 0, float32
         out.append("--input=%s=%s" % (name, path))
     return out
 

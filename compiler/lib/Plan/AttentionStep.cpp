@@ -26,20 +26,9 @@ mlir::tg::emitAttentionStep(AttentionOp op, const tgc::CompileTarget &target, bo
   Type elem = qType.getElementType();
 
   cg::AttentionForwardSpec spec;
-  auto kernelType = [](Type type) -> std::optional<cg::AttentionElementType> {
-    if (type.isBF16())
-      return cg::AttentionElementType::BF16;
-    if (type.isF16())
-      return cg::AttentionElementType::F16;
-    if (isa<Float8E4M3FNType>(type))
-      return cg::AttentionElementType::E4M3;
-    if (isa<Float8E5M2Type>(type))
-      return cg::AttentionElementType::E5M2;
-    return std::nullopt;
-  };
-  std::optional<cg::AttentionElementType> inType = kernelType(elem);
+  std::optional<cg::AttentionElementType> inType = nvrtcAttentionElementType(elem);
   Type outElem = cast<RankedTensorType>(op.getOutput().getType()).getElementType();
-  std::optional<cg::AttentionElementType> outType = kernelType(outElem);
+  std::optional<cg::AttentionElementType> outType = nvrtcAttentionElementType(outElem);
   const bool fp8 = op.isFp8();
   if (!inType || !outType || cg::isFp8(*inType) != fp8)
     return op.emitOpError("the NVRTC attention kernel takes bf16 or f16 "

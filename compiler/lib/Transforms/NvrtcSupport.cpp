@@ -31,6 +31,19 @@ cg::AttentionCapture mlir::tg::nvrtcCapture(unsigned index, cg::CaptureType type
   return capture;
 }
 
+std::optional<cg::AttentionElementType>
+mlir::tg::nvrtcAttentionElementType(Type type) {
+  if (type.isBF16())
+    return cg::AttentionElementType::BF16;
+  if (type.isF16())
+    return cg::AttentionElementType::F16;
+  if (isa<Float8E4M3FNType>(type))
+    return cg::AttentionElementType::E4M3;
+  if (isa<Float8E5M2Type>(type))
+    return cg::AttentionElementType::E5M2;
+  return std::nullopt;
+}
+
 std::optional<cg::CaptureType> mlir::tg::nvrtcCaptureType(Type type) {
   if (type.isF32())
     return cg::CaptureType::F32;
@@ -57,20 +70,10 @@ static std::string fp8UnsupportedReason(AttentionOp op, StringRef target) {
            (target.empty() ? std::string("no target given")
                            : "target " + target.str()) +
            ")";
-  auto fp8Type = [](Type t) -> std::optional<cg::AttentionElementType> {
-    if (isa<Float8E4M3FNType>(t))
-      return cg::AttentionElementType::E4M3;
-    if (isa<Float8E5M2Type>(t))
-      return cg::AttentionElementType::E5M2;
-    if (t.isBF16())
-      return cg::AttentionElementType::BF16;
-    if (t.isF16())
-      return cg::AttentionElementType::F16;
-    return std::nullopt;
-  };
-  std::optional<cg::AttentionElementType> in = fp8Type(elementTypeOf(op.getQ()));
+  std::optional<cg::AttentionElementType> in =
+      nvrtcAttentionElementType(elementTypeOf(op.getQ()));
   std::optional<cg::AttentionElementType> out =
-      fp8Type(elementTypeOf(op.getOutput()));
+      nvrtcAttentionElementType(elementTypeOf(op.getOutput()));
   if (!in || !cg::isFp8(*in) || !out)
     return "the fused FP8 kernel takes fp8 q, k, v and an fp8, bf16 or f16 "
            "output";
@@ -104,7 +107,7 @@ static std::string fp8UnsupportedReason(AttentionOp op, StringRef target) {
 std::string mlir::tg::nvrtcAttentionUnsupportedReason(AttentionOp op,
                                                       StringRef target) {
   for (Value len : {op.getSeqLenQ(), op.getSeqLenKv()})
-    if (op.isFp8() && len && !elementTypeOf(len).isInteger(32))
+    if (len && !elementTypeOf(len).isInteger(32))
       return "the fused kernel reads i32 sequence lengths";
   if (op.isFp8())
     return fp8UnsupportedReason(op, target);
@@ -119,9 +122,6 @@ std::string mlir::tg::nvrtcAttentionUnsupportedReason(AttentionOp op,
       return "head dim " + std::to_string(headDim) +
              " is not a multiple of 8 up to 256";
   }
-  for (Value len : {op.getSeqLenQ(), op.getSeqLenKv()})
-    if (len && !elementTypeOf(len).isInteger(32))
-      return "the fused kernel reads i32 sequence lengths";
   for (Value cu : {op.getCuSeqlensQ(), op.getCuSeqlensKv()})
     if (cu && !elementTypeOf(cu).isInteger(32))
       return "the fused kernel reads i32 cu_seqlens";

@@ -25,6 +25,17 @@ struct Choice {
 /// the table's NVRTC figures are of the sm_90a kernels.
 constexpr double kMeasuredMargin = 1.05;
 
+/// The choice of a measured row of `pass`: NVRTC when its figure beats
+/// cuDNN's by the margin; the remark quotes the row (and the margin when it
+/// kept the op on cuDNN).
+static Choice rowChoice(AttentionPass pass, const PrefillMeasurement &row) {
+  std::string why = describePrefillMeasurement(pass, row);
+  bool nvrtcFaster = row.nvrtcTflops > row.cudnnTflops * kMeasuredMargin;
+  if (row.nvrtcTflops > row.cudnnTflops && !nvrtcFaster)
+    why += "; within the 5% margin that a move off cuDNN needs";
+  return {nvrtcFaster ? Backend::nvrtc : Backend::cudnn, why};
+}
+
 /// The measured choice for attention that cuDNN can run
 /// (AttentionBackendTable.h): a decode step the split-KV kernel takes by
 /// the decode rows, otherwise the prefill rows of its pass nearest to its
@@ -45,10 +56,8 @@ static Choice measuredAttentionChoice(OpTy op, AttentionPass pass) {
   const PrefillMeasurement &row = nearestPrefillMeasurement(
       pass, q.getDimSize(q.getRank() - 1), op.getCausal() != CausalMode::none,
       seqKv);
-  std::string why = describePrefillMeasurement(pass, row);
-  bool nvrtcFaster = row.nvrtcTflops > row.cudnnTflops * kMeasuredMargin;
-  if (row.nvrtcTflops > row.cudnnTflops && !nvrtcFaster)
-    why += "; within the 5% margin that a move off cuDNN needs";
+  auto [backend, why] = rowChoice(pass, row);
+  bool nvrtcFaster = backend == Backend::nvrtc;
   // The forward rows time the warp-specialised sm_90a kernel: other head
   // dims, paged and packed operands run slower NVRTC kernels.
   auto v = cast<RankedTensorType>(op.getV().getType());
@@ -88,11 +97,7 @@ static Choice measuredFp8Choice(AttentionOp op, StringRef target) {
   const PrefillMeasurement &row =
       nearestPrefillMeasurement(AttentionPass::Fp8Forward, q.getDimSize(q.getRank() - 1),
                                 op.getCausal() != CausalMode::none, k.getDimSize(k.getRank() - 2));
-  std::string why = describePrefillMeasurement(AttentionPass::Fp8Forward, row);
-  bool nvrtcFaster = row.nvrtcTflops > row.cudnnTflops * kMeasuredMargin;
-  if (row.nvrtcTflops > row.cudnnTflops && !nvrtcFaster)
-    why += "; within the 5% margin that a move off cuDNN needs";
-  return {nvrtcFaster ? Backend::nvrtc : Backend::cudnn, why};
+  return rowChoice(AttentionPass::Fp8Forward, row);
 }
 
 /// `requested`: the pass option's backend, none for auto.

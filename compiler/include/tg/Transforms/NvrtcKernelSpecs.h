@@ -16,6 +16,10 @@ namespace mlir::tg {
 /// The capture element types the generated kernels read.
 std::optional<::tg::codegen::CaptureType> nvrtcCaptureType(Type elementType);
 
+/// The q/k/v and output element types the generated forward kernels have
+/// a form for (bf16, f16; e4m3, e5m2 for FP8 attention).
+std::optional<::tg::codegen::AttentionElementType> nvrtcAttentionElementType(Type elementType);
+
 /// Capture `index` of tg.attention / tg.attention_grad as the kernels name
 /// and read it: `capture<index>`, a table of the capture's rank when `table`
 /// (tg.gather reads it), else an element capture whose size-1 dims are

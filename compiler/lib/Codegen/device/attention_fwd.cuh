@@ -274,9 +274,8 @@ __device__ __forceinline__ void attention_forward(const ForwardParams &p, const 
     warpgroup_claim_registers<K::kConsumerRegisters>();
     if (tile_begin < tile_end)
       consume_tiles<K>(p, range, score_mod, mask, o_acc, row_max, row_sum, smem_q, smem_k, smem_v, barriers,
-                       philox_key, philox_offset, warp, lane,
-                       K::kFp8 ? K::kSoftmaxScaleLog2 * fp8_score_descale<K>(p) : K::kSoftmaxScaleLog2,
-                       K::kFp8 ? *p.scale_s : 1.0f);
+                       philox_key, philox_offset, warp, lane, K::kSoftmaxScaleLog2 * fp8_score_descale<K>(p),
+                       fp8_p_scale<K>(p));
     // Every consumer is done with Q before the epilogue stages O over it.
     named_barrier_sync(kTurnBarrier + K::kConsumerGroups, K::kWarps * 32);
   } else {

@@ -30,7 +30,7 @@ __device__ __forceinline__ float fp8_p_scale(const ForwardParams &p) {
 template <class K>
 __device__ __forceinline__ Fp8Epilogue fp8_epilogue(const ForwardParams &p) {
   if constexpr (K::kFp8)
-    return Fp8Epilogue{*p.descale_s * *p.descale_v, *p.scale_o, *p.descale_q * *p.descale_k, p.amax_s, p.amax_o};
+    return Fp8Epilogue{*p.descale_s * *p.descale_v, *p.scale_o, fp8_score_descale<K>(p), p.amax_s, p.amax_o};
   else
     return Fp8Epilogue{};
 }
