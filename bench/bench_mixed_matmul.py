@@ -11,6 +11,9 @@ and 8192. Per shape:
   - tgc fused    --mixed-matmul=fused: cuDNN's mixed-input matmul graph
   - tgc dequant  --mixed-matmul=dequant: NVRTC dequantise kernel into a bf16
                  workspace tensor, then a bf16 cuDNN matmul
+  - tgc generated --mixed-matmul=generated: the generated NVRTC mixed-input
+                 kernel (device/mixed_matmul.cuh: the weight converted in
+                 registers)
   - tgc auto     --mixed-matmul=auto: what the committed table chooses (and
                  which plan that was, from the runtime's step list)
   - torch dequant + matmul: x @ w.to(bf16) (x @ (w.to(bf16) * scale))
@@ -43,7 +46,10 @@ from bench_cudnn import TgcX, backend_of, torch_cudnn  # noqa: E402
 import attention_graphs as ag  # noqa: E402
 
 DEV = "cuda"
-PLANS = ("fused", "dequant", "auto")
+PLANS = ("fused", "dequant", "generated", "auto")
+FP8_TORCH = {"f8E4M3FN": "float8_e4m3fn", "f8E5M2": "float8_e5m2"}
+# The generated kernel runs on NVRTC (the plan pins the op there).
+PLAN_BACKEND = {"generated": "auto"}
 
 
 def max_rel_err(got, ref):
@@ -64,14 +70,17 @@ def plan_of(describe_text):
     return "dequant" if len(steps) > 1 else "fused"
 
 
-def shape_row(tgc, M, KN, scaled, args, stream):
+def shape_row(tgc, M, KN, scaled, args, stream, weight="i8"):
     K = N = KN
     flops = 2.0 * M * N * K
     tflops = lambda ms: round(flops / ms / 1e9, 1)  # noqa: E731
-    row = {"M": M, "K": K, "N": N, "weight": "i8", "scaled": scaled}
+    row = {"M": M, "K": K, "N": N, "weight": weight, "scaled": scaled}
     torch.manual_seed(0)
     x = torch.randn(M, K, device=DEV, dtype=torch.bfloat16)
-    w = torch.randint(-128, 128, (K, N), device=DEV, dtype=torch.int8)
+    if weight == "i8":
+        w = torch.randint(-128, 128, (K, N), device=DEV, dtype=torch.int8)
+    else:  # fp8: normal values of the format (torch rounds, saturating)
+        w = (torch.randn(K, N, device=DEV) * 8).to(getattr(torch, FP8_TORCH[weight]))
     scale = (torch.rand(1, N, device=DEV) * 0.02 + 0.001).to(torch.bfloat16)
     # tg's prologue: cast to bf16 (exact), then a bf16 multiply (rounded).
     w_deq = w.to(torch.bfloat16) * scale if scaled else w.to(torch.bfloat16)
@@ -93,11 +102,12 @@ def shape_row(tgc, M, KN, scaled, args, stream):
         check(name, fn())
         row[name] = tflops(bench(fn, reps=args.reps, warm=args.warm))
 
-    graph = ag.mixed_matmul_graph(M, K, N, scaled)
-    for plan in PLANS:
+    graph = ag.mixed_matmul_graph(M, K, N, scaled, weight=weight)
+    for plan in args.plans.split(","):
         key = "tgc_" + plan
         try:
-            exe = tgc.compile(graph, "--arch=%s --backend=cudnn --mixed-matmul=%s" % (args.arch, plan))
+            exe = tgc.compile(graph, "--arch=%s --backend=%s --mixed-matmul=%s" % (
+                args.arch, PLAN_BACKEND.get(plan, "cudnn"), plan))
             y = torch.full((M, N), float("nan"), device=DEV, dtype=torch.bfloat16)
             bindings = {"x": x, "w": w, "y": y}
             if scaled:
@@ -118,6 +128,8 @@ def shape_row(tgc, M, KN, scaled, args, stream):
     for plan in PLANS:
         if row.get("tgc_" + plan) and row.get("torch_dequant"):
             row["ratio_%s_vs_torch_dequant" % plan] = round(row["tgc_" + plan] / row["torch_dequant"], 3)
+    if row.get("tgc_generated") and row.get("torch_bf16"):
+        row["ratio_generated_vs_torch_bf16"] = round(row["tgc_generated"] / row["torch_bf16"], 3)
     del x, w, w_bf16, w_deq, ref
     torch.cuda.empty_cache()
     return row
@@ -127,30 +139,35 @@ def fmt(v, spec="%s"):
     return "-" if v is None else spec % v
 
 
+def wname(r):
+    return "%s %s" % (r.get("weight", "i8"), "scaled" if r["scaled"] else "plain")
+
+
 def markdown(env, rows, tol):
     L = ["# Mixed-input matmul plans vs PyTorch (%s, %s, commit %s)" % (env["gpu"], env["date"], env["commit"]), "",
-         "x bf16 [M,K] · w int8 [K,N] → y bf16; scaled: w × a per-output-channel bf16 scale [1,N]. One process; "
+         "x bf16 [M,K] · w int8 (or fp8, column w) [K,N] → y bf16; scaled: w × a per-output-channel bf16 scale [1,N]. One process; "
          "torch %s, cuDNN %s (`%s`, also tgc's). TFLOP/s = 2·M·N·K / median time. tgc: `--backend=cudnn "
-         "--mixed-matmul=fused|dequant|auto`; auto's column says which plan the committed table chose. torch "
+         "--mixed-matmul=fused|dequant|auto`, generated: `--mixed-matmul=generated` (NVRTC); auto's column says which plan the committed table chose. torch "
          "dequant: `x @ w.to(bf16)` (`* scale`), conversion timed; torch bf16: `x @ w_bf16`, weight converted "
          "beforehand (the GEMM ceiling). Every output checked against a float32 reference (TF32 off) of the "
          "bf16-rounded dequantised weight: max err / max |ref| <= %.0e; a failed check or error is marked ✗." % (
              env["torch"], env["torch_cudnn"], env["cudnn_path"], tol), "",
-         "| M | K=N | w | tgc fused | tgc dequant | tgc auto (plan) | torch dequant | torch bf16 | "
-         "best tgc / torch dequant | ran fused / dequant | max err |",
-         "|---|---|---|---|---|---|---|---|---|---|---|"]
+         "| M | K=N | w | tgc fused | tgc dequant | tgc generated | tgc auto (plan) | torch dequant | torch bf16 | "
+         "best tgc / torch dequant | generated / torch bf16 | ran fused / dequant / generated | max err |",
+         "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         if r.get("skipped"):
-            L.append("| %d | %d | %s | skipped: %s | | | | | | | |" % (r["M"], r["K"], "scaled" if r["scaled"] else
-                                                                      "plain", r["skipped"]))
+            L.append("| %d | %d | %s | skipped: %s | | | | | | | | | |" % (r["M"], r["K"], wname(r), r["skipped"]))
             continue
-        best = max([r.get("tgc_fused") or 0, r.get("tgc_dequant") or 0])
+        best = max([r.get("tgc_fused") or 0, r.get("tgc_dequant") or 0, r.get("tgc_generated") or 0])
         errs = [r[k] for k in r if k.startswith("err_")]
-        L.append("| %d | %d | %s | %s | %s | %s (%s) | %s | %s | %s | %s / %s | %s%s |" % (
-            r["M"], r["K"], "scaled" if r["scaled"] else "plain", fmt(r.get("tgc_fused")), fmt(r.get("tgc_dequant")),
+        L.append("| %d | %d | %s | %s | %s | %s | %s (%s) | %s | %s | %s | %s | %s / %s / %s | %s%s |" % (
+            r["M"], r["K"], wname(r), fmt(r.get("tgc_fused")), fmt(r.get("tgc_dequant")),
+            fmt(r.get("tgc_generated")),
             fmt(r.get("tgc_auto")), r.get("auto_plan", "-"), fmt(r.get("torch_dequant")), fmt(r.get("torch_bf16")),
             fmt(round(best / r["torch_dequant"], 3) if best and r.get("torch_dequant") else None),
-            r.get("ran_fused", "-"), r.get("ran_dequant", "-"),
+            fmt(r.get("ratio_generated_vs_torch_bf16")),
+            r.get("ran_fused", "-"), r.get("ran_dequant", "-"), r.get("ran_generated", "-"),
             fmt(max(errs) if errs and all(e == e for e in errs) else (float("nan") if errs else None), "%.1e"),
             " ✗ " + ",".join(r["bad"]) if r.get("bad") else ""))
     errors = [(r, k, r[k]) for r in rows for k in r if k.startswith("error_")]
@@ -165,11 +182,13 @@ def chart(path, rows):
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    groups = sorted({(r["K"], r["scaled"]) for r in rows})
+    groups = sorted({(r.get("weight", "i8"), r["K"], r["scaled"]) for r in rows})
     fig, axes = plt.subplots(1, len(groups), figsize=(5 * len(groups), 4.5), squeeze=False)
-    for ax, (KN, scaled) in zip(axes[0], groups):
-        sub = sorted((r for r in rows if r["K"] == KN and r["scaled"] == scaled), key=lambda r: r["M"])
-        for key, label in (("tgc_fused", "tgc fused"), ("tgc_dequant", "tgc dequant"), ("tgc_auto", "tgc auto"),
+    for ax, (weight, KN, scaled) in zip(axes[0], groups):
+        sub = sorted((r for r in rows if r.get("weight", "i8") == weight and r["K"] == KN and r["scaled"] == scaled),
+                     key=lambda r: r["M"])
+        for key, label in (("tgc_fused", "tgc fused"), ("tgc_dequant", "tgc dequant"),
+                           ("tgc_generated", "tgc generated"), ("tgc_auto", "tgc auto"),
                            ("torch_dequant", "torch dequant+mm"), ("torch_bf16", "torch bf16 GEMM")):
             pts = [(r["M"], r[key]) for r in sub if r.get(key)]
             if pts:
@@ -177,7 +196,7 @@ def chart(path, rows):
         ax.set_xscale("log", base=2)
         ax.set_yscale("log")
         ax.set_xlabel("M")
-        ax.set_title("K=N=%d int8 %s (TFLOP/s)" % (KN, "scaled" if scaled else "plain"))
+        ax.set_title("K=N=%d %s %s (TFLOP/s)" % (KN, weight, "scaled" if scaled else "plain"))
         ax.legend(fontsize=7)
     fig.tight_layout()
     fig.savefig(path, dpi=80)
@@ -195,6 +214,8 @@ def main():
     ap.add_argument("--warm", type=int, default=2)
     ap.add_argument("--tol", type=float, default=2e-2)
     ap.add_argument("--total-s", type=float, default=180, help="shapes after this are skipped")
+    ap.add_argument("--plans", default=",".join(PLANS), help="tgc plans to time (default: all)")
+    ap.add_argument("--weights", default="i8", help="weight types: i8, f8E4M3FN, f8E5M2 (comma-separated)")
     args = ap.parse_args()
     t_start = time.time()
     torch.backends.cuda.matmul.allow_tf32 = False  # the float32 reference is exact f32
@@ -211,15 +232,16 @@ def main():
     print(env, flush=True)
     stream = torch.cuda.current_stream().cuda_stream
     rows = []
-    for KN in map(int, args.kns.split(",")):
+    for weight in args.weights.split(","):
+      for KN in map(int, args.kns.split(",")):
         for scaled in (False, True):
             for M in map(int, args.ms.split(",")):
                 if time.time() - t_start > args.total_s:
-                    rows.append({"M": M, "K": KN, "N": KN, "weight": "i8", "scaled": scaled,
+                    rows.append({"M": M, "K": KN, "N": KN, "weight": weight, "scaled": scaled,
                                  "skipped": "time budget"})
                     continue
                 t0 = time.time()
-                row = shape_row(tgc, M, KN, scaled, args, stream)
+                row = shape_row(tgc, M, KN, scaled, args, stream, weight)
                 row["seconds"] = round(time.time() - t0, 1)
                 rows.append(row)
                 print("mixed", row, flush=True)

@@ -8,7 +8,7 @@
 // CHECK: fast math: 0
 // CHECK: bad option: 1 unknown compile option '--fast' (expected --arch=TARGET, --entry=NAME, --backend=NAME, --mixed-matmul=PLAN, --attention-tile=TILE, --deterministic or --fast-math)
 // CHECK: mixed plan: 0
-// CHECK: bad mixed plan: 4 {{.*}}error: unknown mixed-matmul plan 'split' (expected auto, fused or dequant)
+// CHECK: bad mixed plan: 4 {{.*}}error: unknown mixed-matmul plan 'split' (expected auto, fused, dequant or generated)
 // CHECK: tile without attention: 4 {{.*}}error: 'func.func' op --attention-tile 128x128:8:smem:s2:wg:ws was given, but the plan has no fused attention forward kernel (attention on cuDNN or expanded into generic kernels)
 // CHECK: bad arch: 1 unknown arch 'gfx90a'
 // CHECK: null out: 1 tgc_compile_string: source and out must not be null

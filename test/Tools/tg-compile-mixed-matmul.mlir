@@ -49,7 +49,7 @@
 // FORCED: remark: mixed-input matmul plan fused: requested (fused)
 // FORCED: remark: backend cudnn
 
-// BAD: error: unknown mixed-matmul plan 'fast' (expected auto, fused or dequant)
+// BAD: error: unknown mixed-matmul plan 'fast' (expected auto, fused, dequant or generated)
 
 func.func @m16(%x: tensor<16x8192xbf16> {tg.name = "x"},
                %w: tensor<8192x8192xi8> {tg.name = "w"},

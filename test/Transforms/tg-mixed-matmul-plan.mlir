@@ -4,7 +4,7 @@
 // RUN: tg-opt %s --tg-mixed-matmul-plan="backend=nvrtc explain=true" 2>&1 | FileCheck %s --check-prefix=NVRTC
 // RUN: not tg-opt %s --tg-mixed-matmul-plan="plan=split" 2>&1 | FileCheck %s --check-prefix=BAD
 
-// BAD: error: unknown mixed-matmul plan 'split' (expected auto, fused or dequant)
+// BAD: error: unknown mixed-matmul plan 'split' (expected auto, fused, dequant or generated)
 
 // Decode-sized M: cuDNN's mixed-input graph reads half the weight bytes and
 // is measured several times faster; prefill-sized M: the 16-bit GEMM wins.

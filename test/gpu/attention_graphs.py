@@ -228,12 +228,12 @@ def fp8_sdpa_graph(B, H, S, D, causal=False, elem="f8E4M3FN", out_elem="f8E4M3FN
                qt, qt, qt, ot, sc, sc, ot, sc, sc))
 
 
-def mixed_matmul_graph(M, K, N, scaled=False, fn="mixed_matmul"):
-    """x [M,K] bf16 times w [K,N] int8 -> y [M,N] bf16. Plain: tg.matmul
-    (w converted exactly). Scaled: tg.fused_matmul dequantising w per output
-    channel in prologue_b (cast, times scale [1,N] bf16), as
-    examples/mixed_attention_matmul.mlir does."""
-    x, w, y = ttype([M, K], "bf16"), ttype([K, N], "i8"), ttype([M, N], "bf16")
+def mixed_matmul_graph(M, K, N, scaled=False, fn="mixed_matmul", weight="i8"):
+    """x [M,K] bf16 times w [K,N] (int8, or `weight`: f8E4M3FN, f8E5M2) ->
+    y [M,N] bf16. Plain: tg.matmul (w converted exactly). Scaled:
+    tg.fused_matmul dequantising w per output channel in prologue_b (cast,
+    times scale [1,N] bf16), as examples/mixed_attention_matmul.mlir does."""
+    x, w, y = ttype([M, K], "bf16"), ttype([K, N], weight), ttype([M, N], "bf16")
     args = '%%x: %s {tg.name = "x"}, %%w: %s {tg.name = "w"}' % (x, w)
     if not scaled:
         return ('func.func @%s(%s) -> (%s {tg.name = "y"}) {\n'
@@ -243,13 +243,13 @@ def mixed_matmul_graph(M, K, N, scaled=False, fn="mixed_matmul"):
             '  %%y = tg.fused_matmul %%x, %%w b_captures(%%scale : %s) : %s, %s -> %s\n'
             '    prologue_a {}\n'
             '    prologue_b {\n'
-            '    ^bb0(%%e: tensor<i8>, %%s: tensor<bf16>):\n'
-            '      %%h = tg.cast %%e : tensor<i8> to tensor<bf16>\n'
+            '    ^bb0(%%e: tensor<%s>, %%s: tensor<bf16>):\n'
+            '      %%h = tg.cast %%e : tensor<%s> to tensor<bf16>\n'
             '      %%d = tg.mul %%h, %%s : tensor<bf16>, tensor<bf16>\n'
             '      tg.yield %%d : tensor<bf16>\n'
             '    }\n'
             '    epilogue {}\n'
-            '  return %%y : %s\n}\n' % (fn, args, sc, y, sc, x, w, y, y))
+            '  return %%y : %s\n}\n' % (fn, args, sc, y, sc, x, w, y, weight, weight, y))
 
 
 # ---------------------------------------------------------------------------

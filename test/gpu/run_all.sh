@@ -27,6 +27,8 @@
 #   fp8san      the same under compute-sanitizer memcheck
 #   benchfp8    bench/bench_fp8.py (FP8 forward: NVRTC vs cuDNN vs torch bf16; bench_fp8.{json,md,png})
 #   benchgather bench/bench_gather.py (table gathers vs FlexAttention; bench_gather.{json,md})
+#   mixed       tg-run --check of test/gpu/mixed_matmul_graphs.mlir on the generated mixed-input
+#               kernel (--mixed-matmul=generated), two of them under compute-sanitizer memcheck
 #   benchmixed  tg-run --check of a mixed-input matmul under each --mixed-matmul plan, then
 #               bench/bench_mixed_matmul.py (both plans vs torch, M = 1..16384;
 #               bench_mixed_matmul.{json,md,png}), e.g. STAGES="env benchmixed"
@@ -86,7 +88,7 @@ stage() {
   cat "$f" >>"$LOG"
   if [[ $name == env ]]; then cat "$f"; fi
   if [[ $name == bench || $name == benchbwd || $name == benchgather || $name == benchfp8 || $name == benchmixed ]]; then grep -E "^\|" "$f" | cut -c1-220 | head -50; fi
-  if [[ $name == mixedcheck_* ]]; then cut -c1-220 "$f" | head -20; fi
+  if [[ $name == mixedcheck_* || $name == mixed_* || $name == mixedsan_* ]]; then cut -c1-220 "$f" | head -20; fi
   grep -E "^(summary|kind |fwd |bwd |train |graph |mask_|cuDNN loaded|note:|bench_cudnn:|Ratios|tgc GPU suite|sanitizer:)|FAIL|Traceback|Error|error:" "$f" \
     | grep -v "^\s*$" | head -60
   local dt=$(( $(date +%s) - t ))
@@ -151,7 +153,18 @@ for s in $STAGES; do
       left=$(bench_budget 200)
       stage benchgather "$left" "$VENV_CUDNN:$CUDA_LIB:$BASE_LD" \
         python3 bench/bench_gather.py --lib "$LIB" --out "$OUT" ${BENCH_ARGS:-} ;;
+    mixed)  # the generated mixed-input kernel against the reference, then under memcheck
+      for fn in $(grep -o '^func.func @[a-z0-9_]*' test/gpu/mixed_matmul_graphs.mlir | cut -c12-); do
+        stage "mixed_$fn" 60 "$CUDA_LIB:$BASE_LD" \
+          "$BIN/tg-run" test/gpu/mixed_matmul_graphs.mlir --entry=$fn --check --mixed-matmul=generated
+      done
+      for fn in i8_column_scale_split e4m3_scale_epilogue; do
+        stage "mixedsan_$fn" 120 "$CUDA_LIB:$BASE_LD" /usr/local/cuda/bin/compute-sanitizer --tool memcheck \
+          --error-exitcode 3 "$BIN/tg-run" test/gpu/mixed_matmul_graphs.mlir --entry=$fn --check --mixed-matmul=generated
+      done ;;
     benchmixed)
+      stage mixedcheck_generated 40 "$VENV_CUDNN:$CUDA_LIB:$BASE_LD" \
+        "$BIN/tg-run" examples/mixed_attention_matmul.mlir --check --seed=3 --mixed-matmul=generated
       for plan in fused dequant auto; do
         stage "mixedcheck_$plan" 40 "$VENV_CUDNN:$CUDA_LIB:$BASE_LD" \
           "$BIN/tg-run" examples/mixed_attention_matmul.mlir --check --seed=3 --backend=cudnn --mixed-matmul=$plan

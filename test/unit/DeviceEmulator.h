@@ -328,6 +328,15 @@ inline float __uint_as_float(unsigned i) {
   std::memcpy(&f, &i, 4);
   return f;
 }
+/// PRMT's default mode: byte i of the result is byte (s >> 4i) & 7 of
+/// {y, x} (x holds bytes 0-3).
+inline unsigned __byte_perm(unsigned x, unsigned y, unsigned s) {
+  uint64_t both = (uint64_t(y) << 32) | x;
+  unsigned r = 0;
+  for (int i = 0; i < 4; ++i)
+    r |= unsigned((both >> (8 * ((s >> (4 * i)) & 7))) & 0xffu) << (8 * i);
+  return r;
+}
 inline unsigned __umulhi(unsigned a, unsigned b) {
   return static_cast<unsigned>((static_cast<uint64_t>(a) * b) >> 32);
 }
@@ -348,6 +357,32 @@ inline unsigned cvt_pack_f16x2(float lo, float hi) {
   return unsigned(emu::floatToF16(lo)) | (unsigned(emu::floatToF16(hi)) << 16);
 }
 inline float cvt_f16_to_f32(unsigned short bits) { return emu::f16ToFloat(bits); }
+// The product of two 16-bit values is exact in f32, so rounding it once
+// from f32 is the instruction's single rounding.
+inline unsigned mul_bf16x2(unsigned a, unsigned b) {
+  auto lane = [&](int half) {
+    float x = emu::bf16ToFloat(static_cast<unsigned short>(half ? a >> 16 : a & 0xffffu));
+    float y = emu::bf16ToFloat(static_cast<unsigned short>(half ? b >> 16 : b & 0xffffu));
+    return unsigned(emu::floatToBf16(x * y));
+  };
+  return lane(0) | (lane(1) << 16);
+}
+inline unsigned sub_f16x2(unsigned a, unsigned b) {
+  auto lane = [&](int half) {
+    float x = emu::f16ToFloat(static_cast<unsigned short>(half ? a >> 16 : a & 0xffffu));
+    float y = emu::f16ToFloat(static_cast<unsigned short>(half ? b >> 16 : b & 0xffffu));
+    return unsigned(emu::floatToF16(x - y)); // exact in f32 for the kernel's operands
+  };
+  return lane(0) | (lane(1) << 16);
+}
+inline unsigned mul_f16x2(unsigned a, unsigned b) {
+  auto lane = [&](int half) {
+    float x = emu::f16ToFloat(static_cast<unsigned short>(half ? a >> 16 : a & 0xffffu));
+    float y = emu::f16ToFloat(static_cast<unsigned short>(half ? b >> 16 : b & 0xffffu));
+    return unsigned(emu::floatToF16(x * y));
+  };
+  return lane(0) | (lane(1) << 16);
+}
 inline float fast_exp2(float x) { return std::exp2(x); }
 
 template <bool kPrefetchL2 = false>  // (the L2 prefetch hint changes nothing here)

@@ -79,10 +79,11 @@ cl::opt<std::string> attentionTile(
     cl::init(""), cl::cat(category));
 cl::opt<std::string> mixedMatmul(
     "mixed-matmul",
-    cl::desc("auto, fused or dequant: run mixed-input matmuls (16-bit x "
-             "i8/fp8) as one fused cuDNN graph or as a dequantise kernel "
-             "and a 16-bit matmul (auto: the measured faster, "
-             "docs/cudnn.md)"),
+    cl::desc("auto, fused, dequant or generated: run mixed-input matmuls "
+             "(16-bit x i8/fp8) as one fused cuDNN graph, as a dequantise "
+             "kernel and a 16-bit matmul (auto: the measured faster, "
+             "docs/cudnn.md), or on the generated NVRTC mixed-input "
+             "kernel"),
     cl::init("auto"), cl::cat(category));
 cl::opt<bool> explainBackend("explain-backend",
                              cl::desc("Report why each op got its backend"),

@@ -82,5 +82,6 @@ const std::vector<std::pair<std::string, std::string>> &deviceLibraryHeaders() {
 }
 
 std::string cudaElementwiseSource() { return deviceLibrarySource({"elementwise.cuh"}); }
+std::string mixedMatmulLibrarySource() { return deviceLibrarySource({"mixed_matmul.cuh"}); }
 
 } // namespace tg::codegen

@@ -22,6 +22,7 @@
 #include "KernelEmitters.h"
 
 #include "tg/Dialect/TG/IR/Backend.h"
+#include "tg/Lowering/MixedMatmulKernel.h"
 #include "tg/Lowering/ScalarExpr.h"
 
 #include "llvm/ADT/TypeSwitch.h"
@@ -195,6 +196,11 @@ tg::emitGenericKernels(func::FuncOp fn, AttentionEmitter emitAttention,
               return emitSoftmaxKernel(softmax, state);
             })
             .Case<MatmulOp, FusedMatmulOp>([&](Operation *matmul) {
+              // The mixed-input kernel copies its operands with cp.async:
+              // they must be row-major buffers, not folded views.
+              if (!onCudnn && mixedMatmulKernelRefusal(matmul).empty())
+                for (Value operand : matmul->getOperands().take_front(2))
+                  materialize(operand, "mixed-input matmul operand", state);
               return emitMatmulKernel(matmul, state);
             })
             .Case([&](AttentionOp attention) -> LogicalResult {

@@ -15,8 +15,10 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "KernelEmitters.h"
+#include "MatmulParts.h"
 
+#include "tg/Dialect/TG/IR/Backend.h"
+#include "tg/Lowering/MixedMatmulKernel.h"
 #include "tg/Lowering/ScalarExpr.h"
 
 #include "llvm/Support/raw_ostream.h"
@@ -26,23 +28,6 @@ using namespace mlir::tg;
 using namespace mlir::tg::lowering;
 
 namespace {
-/// One matmul operand as the kernel sees it.
-struct Operand {
-  Value value;
-  Region *prologue = nullptr; // null or empty: identity
-  ValueRange captures;
-  Type stagedType; // element type after the prologue
-};
-
-/// The whole op: plain tg.matmul has no regions or captures.
-struct MatmulDesc {
-  Operand a, b;
-  Region *epilogue = nullptr;
-  ValueRange epilogueCaptures;
-  Type accType;
-  Value result;
-};
-
 /// Tile geometry of an engine.
 struct Engine {
   bool tensorCores;
@@ -74,10 +59,8 @@ static SmallVector<std::string> operandCoords(ArrayRef<std::string> coords,
   return broadcastCoords(coords, shape);
 }
 
-/// Loads the captures of a region at `coords` and runs the region on
-/// `element`; returns the code and sets `resultVar` (declared by the code).
-static FailureOr<std::string>
-regionCode(Region *region, ValueRange captures, StringRef element,
+FailureOr<std::string>
+lowering::regionCode(Region *region, ValueRange captures, StringRef element,
            Type resultType, StringRef resultVar, StringRef prefix,
            ArrayRef<std::string> coords, LoweringState &state,
            KernelParams &params) {
@@ -180,9 +163,7 @@ stagingLoop(const Operand &operand, StringRef name, StringRef tile,
   return text;
 }
 
-/// The code that turns `accVar` (accumulator compute type) at (m, n) into
-/// the stored result element.
-static FailureOr<std::string> epilogueCode(const MatmulDesc &desc,
+FailureOr<std::string> lowering::epilogueCode(const MatmulDesc &desc,
                                            ArrayRef<std::string> batchCoords,
                                            StringRef accVar, StringRef out,
                                            bool batched, LoweringState &state,
@@ -459,6 +440,11 @@ LogicalResult lowering::emitMatmulKernel(Operation *op, LoweringState &state) {
   state.views[desc.result] = TensorView::ofBuffer(desc.result);
   if (numElements(shapeOf(desc.result)) == 0)
     return success();
+  // An op on cuDNN keeps the one-launch generic kernel as its fallback.
+  if (getBackend(op) != Backend::cudnn && mixedMatmulKernelRefusal(op).empty() &&
+      state.view(desc.a.value).isDenseBufferOf(desc.a.value) &&
+      state.view(desc.b.value).isDenseBufferOf(desc.b.value))
+    return emitMixedMatmulKernel(op, desc, opName, state);
   FailureOr<KernelStep> step = matmulKernel(desc, opName, state);
   if (failed(step))
     return failure();

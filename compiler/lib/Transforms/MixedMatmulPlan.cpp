@@ -1,10 +1,13 @@
 // tg-mixed-matmul-plan: run each mixed-input matmul (16-bit activations x
-// i8/fp8 weights) as it is (cuDNN's mixed-input graph) or as a dequantise
+// i8/fp8 weights) as it is (cuDNN's mixed-input graph), as a dequantise
 // step into a 16-bit tensor followed by a 16-bit matmul, whichever the
-// committed H200 measurements say is faster (or as forced).
+// committed H200 measurements say is faster, or as forced; or on the
+// generated mixed-input kernel (NVRTC), when asked for.
 #include "FusionUtils.h"
 
 #include "tg/Backend/Backend.h"
+#include "tg/Dialect/TG/IR/Backend.h"
+#include "tg/Lowering/MixedMatmulKernel.h"
 #include "tg/Dialect/TG/IR/TGOps.h"
 #include "tg/Transforms/MixedMatmulTable.h"
 #include "tg/Transforms/Passes.h"
@@ -149,9 +152,10 @@ struct MixedMatmulPlanPass
   }
 
   void runOnOperation() override {
-    if (plan != "auto" && plan != "fused" && plan != "dequant") {
+    if (plan != "auto" && plan != "fused" && plan != "dequant" &&
+        plan != "generated") {
       getOperation().emitError("unknown mixed-matmul plan '")
-          << plan << "' (expected auto, fused or dequant)";
+          << plan << "' (expected auto, fused, dequant or generated)";
       return signalPassFailure();
     }
     FailureOr<const BackendsDialectInterface *> backends =
@@ -163,6 +167,25 @@ struct MixedMatmulPlanPass
       if (std::optional<MixedMatmul> m = asMixed(op))
         mixed.push_back(*m);
     });
+    if (plan == "generated") {
+      // The op stays as it is, on NVRTC, where the lowering gives it the
+      // mixed-input kernel; an op that kernel cannot run is an error (the
+      // request would otherwise be ignored).
+      for (const MixedMatmul &m : mixed) {
+        std::string refusal = mixedMatmulKernelRefusal(m.op);
+        if (!refusal.empty()) {
+          m.op->emitError("--mixed-matmul=generated: the generated "
+                          "mixed-input kernel cannot run this matmul (")
+              << refusal << ")";
+          return signalPassFailure();
+        }
+        setBackend(m.op, Backend::nvrtc);
+        if (explain)
+          m.op->emitRemark("mixed-input matmul plan generated: requested "
+                           "(the NVRTC mixed-input kernel)");
+      }
+      return;
+    }
     for (const MixedMatmul &m : mixed) {
       MixedMatmulChoice choice = choose(m, **backends);
       bool dequant = choice.plan == MixedMatmulPlan::Dequant;

@@ -23,6 +23,11 @@ std::string floatLiteral(double value);
 /// the attention library.
 std::string cudaElementwiseSource();
 
+/// The device library's device/mixed_matmul.cuh as pasted into a kernel
+/// (with the headers it includes), for the mixed-input matmul kernels of
+/// the generic generator.
+std::string mixedMatmulLibrarySource();
+
 } // namespace tg::codegen
 
 #endif // TG_CODEGEN_CUDATEXT_H

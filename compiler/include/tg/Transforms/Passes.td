@@ -195,7 +195,11 @@ def MixedMatmulPlan : Pass<"tg-mixed-matmul-plan", "func::FuncOp"> {
     and where they came from). Auto only decides ops cuDNN can run as they
     are and that are not on NVRTC (`backend=nvrtc` or a `tg.backend =
     #tg<backend nvrtc>`): the table measures cuDNN plans. `plan=fused` or
-    `plan=dequant` forces one plan for every mixed-input matmul. With
+    `plan=dequant` forces one plan for every mixed-input matmul.
+    `plan=generated` places every mixed-input matmul on NVRTC as it is,
+    where the lowering runs it on the generated mixed-input kernel
+    (device/mixed_matmul.cuh: the weight converted in registers); an op
+    that kernel cannot run is an error with the reason. With
     `explain`, a remark says which plan each op got and which figures
     decided.
 
@@ -218,8 +222,9 @@ def MixedMatmulPlan : Pass<"tg-mixed-matmul-plan", "func::FuncOp"> {
   }];
   let options = [
     Option<"plan", "plan", "std::string", /*default=*/"\"auto\"",
-           "auto (from the measurement table), fused or dequant "
-           "(tg-compile --mixed-matmul)">,
+           "auto (from the measurement table), fused, dequant or "
+           "generated (the NVRTC mixed-input kernel; tg-compile "
+           "--mixed-matmul)">,
     Option<"backend", "backend", "std::string", /*default=*/"\"auto\"",
            "The backend request tg-select-backend will see: auto does not "
            "decide ops bound for nvrtc">,

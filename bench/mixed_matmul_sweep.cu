@@ -1,0 +1,212 @@
+// Benchmark (not a test): a sweep of the mixed-input matmul kernel's tile
+// (device/mixed_matmul.cuh: warps per CTA, K per stage, pipeline stages)
+// and of the CTA count that K is split for, at the weight-bound shapes
+// (M = 1 ... 64), to choose MixedTile in compiler/lib/Lowering/
+// MixedMatmulKernel.cpp. It instantiates the header as the generator does
+// (the identity prologue: x bf16 times w converted exactly), times each
+// configuration with CUDA events (median of 7 runs of 20 launches, the
+// split-K combine included) and checks every configuration's output against
+// a plain f32 GEMV-style kernel (max |y - ref| / max |ref|).
+//
+// Build and run (GPU machine, repository root):
+//   nvcc -std=c++17 -O3 -arch=sm_90a -I compiler/lib/Codegen/device \
+//        bench/mixed_matmul_sweep.cu -o mixed_matmul_sweep && ./mixed_matmul_sweep > sweep.md
+#include <cuda_bf16.h>
+#include <cuda_runtime.h>
+
+#include "mixed_matmul.cuh"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <random>
+#include <vector>
+
+using tg::device::Elem;
+using tg::device::Narrow;
+using tg::device::u16;
+
+#define CHECK_CUDA(call)                                                                             \
+  do {                                                                                               \
+    cudaError_t e_ = (call);                                                                         \
+    if (e_ != cudaSuccess) {                                                                         \
+      std::fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, cudaGetErrorString(e_));               \
+      std::exit(1);                                                                                  \
+    }                                                                                                \
+  } while (0)
+
+template <Narrow W, long long M, long long N, long long K, int MTile, int Warps, int BlockK, int Stages>
+struct Cfg {
+  static constexpr Elem kElem = Elem::BF16;
+  static constexpr Narrow kWeight = W;
+  static constexpr long long kM = M, kN = N, kK = K;
+  static constexpr int kMTile = MTile, kWarps = Warps, kBlockK = BlockK, kStages = Stages;
+};
+
+template <class C>
+__global__ void __launch_bounds__(32 * C::kWarps)
+    sweep_main(const u16 *x, const unsigned char *w, float *partials, long long k_per_split, __nv_bfloat16 *y) {
+  auto column = [&](long long) { return 0u; };
+  auto prologue = [&](unsigned, unsigned word, bool odd, long long, long long, long long) {
+    return tg::device::mixed::narrow_pair<C::kWeight, C::kElem>(word, odd);
+  };
+  auto epilogue = [&](float acc, long long m, long long n) { y[m * C::kN + n] = __float2bfloat16_rn(acc); };
+  tg::device::mixed::mixed_matmul<C>(x, w, partials, k_per_split, column, prologue, epilogue);
+}
+
+template <class C>
+__global__ void __launch_bounds__(256) sweep_combine(const float *partials, int splits, __nv_bfloat16 *y) {
+  auto epilogue = [&](float acc, long long m, long long n) { y[m * C::kN + n] = __float2bfloat16_rn(acc); };
+  tg::device::mixed::mixed_matmul_combine<C>(partials, splits, epilogue);
+}
+
+/// y = x . w in f32, one thread per output (the check).
+template <Narrow W>
+__global__ void reference(const __nv_bfloat16 *x, const unsigned char *w, float *y, long long M, long long N,
+                          long long K) {
+  long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= M * N)
+    return;
+  long long m = i / N, n = i % N;
+  float acc = 0;
+  for (long long k = 0; k < K; ++k) {
+    unsigned word = w[k * N + n];
+    acc += __bfloat162float(x[m * K + k]) * tg::device::mixed::narrow_to_float<W>(word, 0);
+  }
+  y[i] = acc;
+}
+
+struct Buffers {
+  __nv_bfloat16 *x = nullptr, *y = nullptr;
+  unsigned char *w = nullptr;
+  float *partials = nullptr, *ref = nullptr;
+};
+
+template <class C>
+void runConfig(const Buffers &b, int target_ctas, float ref_max, const std::vector<float> &ref_host) {
+  constexpr int kBlockN = 32 * C::kWarps;
+  const int smem = tg::device::mixed::shared_bytes(C::kMTile, C::kBlockK, C::kWarps, C::kStages);
+  if (smem > 227 * 1024)
+    return;
+  // The generator's split rule (MixedMatmulKernel.cpp) for this target.
+  long long ctas = ((C::kN + kBlockN - 1) / kBlockN) * ((C::kM + C::kMTile - 1) / C::kMTile);
+  long long splits = 1;
+  if (ctas < target_ctas)
+    splits = std::min<long long>((target_ctas + ctas - 1) / ctas,
+                                 std::max<long long>(1, C::kK / (C::kStages * C::kBlockK)));
+  long long kps = ((C::kK + splits - 1) / splits + C::kBlockK - 1) / C::kBlockK * C::kBlockK;
+  splits = (C::kK + kps - 1) / kps;
+  CHECK_CUDA(cudaFuncSetAttribute(sweep_main<C>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+  dim3 grid(unsigned((C::kN + kBlockN - 1) / kBlockN), unsigned((C::kM + C::kMTile - 1) / C::kMTile),
+            unsigned(splits));
+  auto launch = [&] {
+    sweep_main<C><<<grid, kBlockN, smem>>>(reinterpret_cast<const u16 *>(b.x), b.w, b.partials, kps, b.y);
+    if (splits > 1)
+      sweep_combine<C><<<unsigned((C::kM * C::kN + 255) / 256), 256>>>(b.partials, int(splits), b.y);
+  };
+  CHECK_CUDA(cudaMemset(b.y, 0xff, C::kM * C::kN * 2)); // NaN
+  launch();
+  CHECK_CUDA(cudaDeviceSynchronize());
+  std::vector<__nv_bfloat16> y(C::kM * C::kN);
+  CHECK_CUDA(cudaMemcpy(y.data(), b.y, y.size() * 2, cudaMemcpyDeviceToHost));
+  double err = 0;
+  for (size_t i = 0; i < y.size(); ++i) {
+    double d = std::fabs(double(__bfloat162float(y[i])) - ref_host[i]);
+    err = std::isnan(d) ? INFINITY : std::max(err, d);
+  }
+  cudaEvent_t start, stop;
+  CHECK_CUDA(cudaEventCreate(&start));
+  CHECK_CUDA(cudaEventCreate(&stop));
+  for (int i = 0; i < 5; ++i)
+    launch();
+  std::vector<float> times;
+  for (int rep = 0; rep < 7; ++rep) {
+    CHECK_CUDA(cudaEventRecord(start));
+    for (int i = 0; i < 20; ++i)
+      launch();
+    CHECK_CUDA(cudaEventRecord(stop));
+    CHECK_CUDA(cudaEventSynchronize(stop));
+    float ms;
+    CHECK_CUDA(cudaEventElapsedTime(&ms, start, stop));
+    times.push_back(ms * 1000.0f / 20);
+  }
+  std::sort(times.begin(), times.end());
+  double us = times[3];
+  double tflops = 2.0 * C::kM * C::kN * C::kK / us / 1e6;
+  double gbs = double(C::kK) * C::kN / us / 1e3;
+  std::printf("| %lld | %lld | %lld | %s | %d | %d | %d | %d | %d | %lld | %d | %.2f | %.1f | %.0f | %.1e%s |\n",
+              C::kM, C::kK, C::kN, C::kWeight == Narrow::I8 ? "i8" : "e4m3", C::kMTile, C::kWarps, C::kBlockK,
+              C::kStages, target_ctas, splits, smem / 1024, us, tflops, gbs, err / ref_max,
+              err / ref_max <= 2e-2 ? "" : " FAIL");
+  std::fflush(stdout);
+  CHECK_CUDA(cudaEventDestroy(start));
+  CHECK_CUDA(cudaEventDestroy(stop));
+}
+
+template <Narrow W, long long M, long long N, long long K, int MTile>
+struct Shape {
+  template <int Warps, int BlockK, int Stages>
+  using C = Cfg<W, M, N, K, MTile, Warps, BlockK, Stages>;
+
+  static void run() {
+    Buffers b;
+    CHECK_CUDA(cudaMalloc(&b.x, M * K * 2));
+    CHECK_CUDA(cudaMalloc(&b.w, K * N));
+    CHECK_CUDA(cudaMalloc(&b.y, M * N * 2));
+    CHECK_CUDA(cudaMalloc(&b.ref, M * N * 4));
+    CHECK_CUDA(cudaMalloc(&b.partials, 64 * M * N * 4));
+    std::mt19937 rng(1);
+    std::vector<__nv_bfloat16> x(M * K);
+    std::normal_distribution<float> normal;
+    for (auto &v : x)
+      v = __float2bfloat16_rn(normal(rng));
+    std::vector<unsigned char> w(K * N);
+    for (auto &v : w) {
+      v = static_cast<unsigned char>(rng());
+      if (W == Narrow::E4M3 && (v & 0x7f) == 0x7f)
+        v ^= 1; // finite weights
+    }
+    CHECK_CUDA(cudaMemcpy(b.x, x.data(), x.size() * 2, cudaMemcpyHostToDevice));
+    CHECK_CUDA(cudaMemcpy(b.w, w.data(), w.size(), cudaMemcpyHostToDevice));
+    reference<W><<<unsigned((M * N + 255) / 256), 256>>>(b.x, b.w, b.ref, M, N, K);
+    std::vector<float> ref(M * N);
+    CHECK_CUDA(cudaMemcpy(ref.data(), b.ref, ref.size() * 4, cudaMemcpyDeviceToHost));
+    float ref_max = 0;
+    for (float r : ref)
+      ref_max = std::max(ref_max, std::fabs(r));
+    for (int target : {132, 264, 528, 1056}) {
+      runConfig<C<4, 64, 4>>(b, target, ref_max, ref);
+      runConfig<C<4, 64, 6>>(b, target, ref_max, ref);
+      runConfig<C<4, 64, 8>>(b, target, ref_max, ref);
+      runConfig<C<4, 128, 3>>(b, target, ref_max, ref);
+      runConfig<C<4, 128, 4>>(b, target, ref_max, ref);
+      runConfig<C<8, 64, 4>>(b, target, ref_max, ref);
+      runConfig<C<8, 64, 6>>(b, target, ref_max, ref);
+      runConfig<C<8, 128, 3>>(b, target, ref_max, ref);
+      runConfig<C<8, 128, 4>>(b, target, ref_max, ref);
+    }
+    cudaFree(b.x);
+    cudaFree(b.w);
+    cudaFree(b.y);
+    cudaFree(b.ref);
+    cudaFree(b.partials);
+  }
+};
+
+int main() {
+  cudaDeviceProp prop;
+  CHECK_CUDA(cudaGetDeviceProperties(&prop, 0));
+  std::printf("# Mixed-input kernel sweep on %s (%d SMs)\n\n", prop.name, prop.multiProcessorCount);
+  std::printf("x bf16 [M,K] . w [K,N] -> y bf16, identity prologue; us = median of 7 x 20 launches "
+              "(combine included); GB/s = weight bytes / time; err = max |y - ref| / max |ref|.\n\n");
+  std::printf("| M | K | N | w | rows/CTA | warps | BK | stages | target CTAs | splits | smem KB | us | "
+              "TFLOP/s | weight GB/s | err |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+  Shape<Narrow::I8, 16, 8192, 8192, 16>::run();
+  Shape<Narrow::I8, 1, 8192, 8192, 16>::run();
+  Shape<Narrow::I8, 16, 4096, 4096, 16>::run();
+  Shape<Narrow::I8, 64, 8192, 8192, 64>::run();
+  Shape<Narrow::E4M3, 16, 8192, 8192, 16>::run();
+  Shape<Narrow::E4M3, 16, 4096, 4096, 16>::run();
+  return 0;
+}

@@ -1,0 +1,349 @@
+// tgc device library: the mixed-input matmul y = x . w' of 16-bit
+// activations x [M, K] (bf16 or f16, row-major) and narrow weights w [K, N]
+// (i8, e4m3 or e5m2, row-major as users store them), where w' is the
+// weight after its prologue (a conversion, scales, zero points) applied per
+// element in registers. It is built for the sizes where the weight's bytes
+// set the time (decode and small batches): the weight is read once, at one
+// byte per element, and never written back converted.
+//
+// Shape of the work:
+//  - a CTA of kWarps warps owns 32 kWarps output columns, kMTile rows and
+//    one split of K; warp w owns columns [32w, 32w + 32) of them;
+//  - the roles of the operands are swapped for the tensor cores: the
+//    converted weight is the A operand of mma.m16n8k16 (16 columns of w as
+//    the 16 "rows") and x^T is the B operand (8 rows of x as the 8
+//    "columns"), so that a handful of rows of x still fill the MMA;
+//  - each K step (kBlockK rows) is copied by cp.async into a kStages ring:
+//    the weight as kBlockK rows of 32 kWarps bytes, x as kMTile rows of
+//    kBlockK elements, both with the 16-byte chunks of row r at chunk
+//    c ^ (r % 8), so that the ldmatrix row addresses of a warp hit distinct
+//    banks;
+//  - ldmatrix.trans on the weight bytes, read as 16-bit pairs of columns,
+//    hands lane (g = lane / 4, t = lane % 4) the 2x2 block of rows
+//    {2t, 2t + 1} and columns {2g, 2g + 1} of each 8x16-byte matrix; pairing
+//    its bytes by column gives the A fragment of the MMA whose row g is
+//    column 2g and whose row g + 8 is column 2g + 1 (a permutation of the
+//    output columns the epilogue undoes);
+//  - with K split over gridDim.z > 1 CTAs, each writes f32 partial sums
+//    [split][M][N] that
+//    mixed_matmul_combine adds in split order (deterministic) before the
+//    epilogue.
+#pragma once
+#include "prelude.cuh"
+
+namespace tg::device {
+
+/// The weight's element type.
+enum class Narrow { I8, E4M3, E5M2 };
+
+namespace mixed {
+
+/// Dynamic shared memory of a CTA: `stages` stages of a weight tile
+/// (block_k rows of 32 * warps bytes) and an x tile (m_tile rows of block_k
+/// 16-bit elements).
+__host__ __device__ constexpr int shared_bytes(int m_tile, int block_k, int warps, int stages) {
+  return stages * (block_k * 32 * warps + m_tile * block_k * 2);
+}
+
+/// The tile of a configuration (Cfg: kWarps, kBlockK, kStages, kMTile).
+template <class Cfg>
+struct Tile {
+  static constexpr int kWarps = Cfg::kWarps;
+  static constexpr int kThreads = 32 * kWarps;
+  static constexpr int kBlockN = 32 * kWarps; // output columns per CTA (bytes of a weight row)
+  static constexpr int kBlockK = Cfg::kBlockK; // K per pipeline stage
+  static constexpr int kStages = Cfg::kStages;
+  static constexpr int kWeightStageBytes = kBlockK * kBlockN; // one byte per element
+  static constexpr int kXRowBytes = kBlockK * 2;
+  static constexpr int kStageBytes = kWeightStageBytes + Cfg::kMTile * kXRowBytes;
+  static_assert(kWarps == 4 || kWarps == 8, "4 or 8 warps");
+  static_assert(kBlockK == 64 || kBlockK == 128, "K steps of 64 or 128");
+  static_assert(kStages >= 2 && kStages <= 8, "2 to 8 stages");
+};
+
+/// The byte offset of 16-byte chunk `chunk` of row `row` in a tile of
+/// `kRowBytes`-byte rows (at least 128): the chunk's low three bits are
+/// swizzled by the row's, so that 8 rows' ldmatrix addresses at the same
+/// column hit 8 different groups of banks.
+template <int kRowBytes>
+__device__ __forceinline__ unsigned swizzled(int row, int chunk) {
+  static_assert(kRowBytes >= 128 && kRowBytes % 128 == 0, "rows of whole 128-byte lines");
+  return static_cast<unsigned>(row * kRowBytes + ((chunk ^ (row & 7)) << 4));
+}
+
+/// Byte `index` of `word` (a weight element) as an exact float (the
+/// generic prologue's input; `index` is a constant after unrolling).
+template <Narrow W>
+__device__ __forceinline__ float narrow_to_float(unsigned word, int index) {
+  if constexpr (W == Narrow::I8) {
+    // 0x4B0000uu is 2^23 + uu as a float; uu is the byte biased by 128.
+    const unsigned biased = __byte_perm(word ^ 0x80808080u, 0x4B000000u, 0x7440 | index);
+    return __uint_as_float(biased) - 8388736.0f; // 2^23 + 128
+  } else {
+    const unsigned byte = (word >> (8 * index)) & 0xffu;
+    const unsigned magnitude = byte & 0x7fu;
+    float value;
+    if constexpr (W == Narrow::E4M3) {
+      // Normal numbers: the exponent and mantissa bits moved into an f32
+      // (bias 127 instead of 7); subnormals (exponent 0) as m * 2^-9.
+      // Neither path makes an f32 subnormal, so flush-to-zero is harmless.
+      const float normal = __uint_as_float(magnitude << 20) * 0x1p120f;
+      const float subnormal = (__uint_as_float(0x4B000000u | magnitude) - 8388608.0f) * 0x1p-9f;
+      value = magnitude < 8 ? subnormal : normal;
+      if (magnitude == 0x7f)
+        value = __uint_as_float(0x7fc00000u); // e4m3's only NaN
+    } else {
+      // e5m2: bias 15; exponent 31 is infinity (mantissa 0) or NaN.
+      const float normal = __uint_as_float(magnitude << 21) * 0x1p112f;
+      const float subnormal = (__uint_as_float(0x4B000000u | magnitude) - 8388608.0f) * 0x1p-16f;
+      value = magnitude < 4 ? subnormal : normal;
+      if (magnitude >= 0x7c)
+        value = magnitude == 0x7c ? pos_inf() : __uint_as_float(0x7fc00000u);
+    }
+    return (byte & 0x80u) ? -value : value;
+  }
+}
+
+/// Bytes (0, 2) of `word` (or (1, 3) when `odd`) as a pair of E, exactly,
+/// the first in the low half: the identity and column-scale prologues' fast
+/// path (2-3 integer or packed operations per element instead of a float
+/// round trip).
+template <Narrow W, Elem E>
+__device__ __forceinline__ unsigned narrow_pair(unsigned word, bool odd) {
+  const unsigned v = odd ? word >> 8 : word; // the pair's bytes at bits 0-7 and 16-23
+  if constexpr (W == Narrow::I8) {
+    if constexpr (E == Elem::F16) {
+      // 0x64uu is 1024 + uu in f16; uu is the byte biased by 128.
+      return sub_f16x2(__byte_perm(v ^ 0x00800080u, 0x64u, 0x4240), 0x64806480u); // - (1024 + 128)
+    }
+    return pack2<E>(narrow_to_float<W>(word, odd ? 1 : 0), narrow_to_float<W>(word, odd ? 3 : 2));
+  } else if constexpr (W == Narrow::E5M2 && E == Elem::F16) {
+    return (v & 0x00ff00ffu) << 8; // e5m2 is the high byte of f16 (infinities and NaN included)
+  } else {
+    // Sign, exponent and mantissa moved into the 16-bit format's fields; the
+    // exponent bias is then the 16-bit format's, which one exact multiply by a
+    // power of two corrects (subnormals included: the packed multiplies keep
+    // them).
+    constexpr bool kE4M3 = W == Narrow::E4M3;
+    constexpr int kShift = E == Elem::BF16 ? (kE4M3 ? 4 : 5) : 7; // f16 from e4m3 only
+    const unsigned magnitude = (v & 0x007f007fu) << kShift;
+    const unsigned sign = (v & 0x00800080u) << 8;
+    unsigned pair;
+    if constexpr (E == Elem::BF16)
+      pair = mul_bf16x2(sign | magnitude, kE4M3 ? 0x7b807b80u : 0x77807780u); // 2^120, 2^112
+    else
+      pair = mul_f16x2(sign | magnitude, 0x5c005c00u); // 2^8
+    // The formats' non-finite codes (rare): e4m3's NaN is S.1111.111, e5m2's
+    // infinities and NaN are S.11111.xx.
+    const unsigned special = kE4M3 ? 0x007f007fu : 0x007c007cu;
+    const unsigned hits = (v & special) ^ special; // a zero half: that element is special
+    if (((hits & 0xffffu) == 0) | ((hits >> 16) == 0)) {
+#pragma unroll
+      for (int half = 0; half < 2; ++half) {
+        const unsigned byte = (v >> (16 * half)) & 0xffu;
+        if ((byte & special & 0xffu) != (special & 0xffu))
+          continue;
+        const bool infinity = !kE4M3 && (byte & 3u) == 0;
+        const unsigned code = E == Elem::BF16 ? (infinity ? 0x7f80u : 0x7fc0u) : (infinity ? 0x7c00u : 0x7e00u);
+        pair = (pair & ~(0xffffu << (16 * half))) | ((code | ((byte & 0x80u) << 8)) << (16 * half));
+      }
+    }
+    return pair;
+  }
+}
+
+/// The main kernel. Launch: grid (ceil(N / (32 kWarps)), ceil(M / kMTile),
+/// splits), 32 kWarps threads, shared_bytes(kMTile, kBlockK, kWarps,
+/// kStages) of dynamic shared memory. Split z takes K rows [z k_per_split,
+/// (z + 1) k_per_split) (k_per_split a multiple of kBlockK; the last split
+/// may be shorter). x and w must be 16-byte aligned with K % 8 == 0 and
+/// N % 16 == 0 (rows of whole chunks).
+///
+/// Cfg: kElem (Elem::BF16 or F16: x's type and the type w' enters the
+/// product as), kWeight, kM, kN, kK, kMTile (16, 32 or 64), kWarps (4, 8),
+/// kBlockK (64, 128), kStages.
+/// column(n) returns what the prologue reads per output column (hoisted out
+/// of the K loop); prologue(column(n), word, odd, k0, k1, n) is the pair
+/// (w'[k0][n], w'[k1][n]) packed as two kElem (w'[k0][n] in the low half)
+/// from bytes (0, 2) of the weight word (bytes (1, 3) when odd): the
+/// identity is narrow_pair, a generic prologue converts
+/// narrow_to_float(word, byte) per element. epilogue(acc, m, n)
+/// finishes and stores y[m][n] (one split; with more, each split writes its
+/// partial sums [split][M][N] and mixed_matmul_combine calls it).
+template <class Cfg, class Column, class Prologue, class Epilogue>
+__device__ __forceinline__ void mixed_matmul(const u16 *__restrict__ x, const unsigned char *__restrict__ w,
+                                             float *__restrict__ partials, long long k_per_split,
+                                             Column column, Prologue prologue, Epilogue epilogue) {
+  using T = Tile<Cfg>;
+  constexpr int kBlockK = T::kBlockK, kBlockN = T::kBlockN, kStages = T::kStages, kThreads = T::kThreads;
+  constexpr Elem E = Cfg::kElem;
+  constexpr int kMTile = Cfg::kMTile;
+  static_assert(E == Elem::BF16 || E == Elem::F16, "x is 16-bit");
+  static_assert(kMTile == 16 || kMTile == 32 || kMTile == 64, "rows per CTA");
+  static_assert(Cfg::kK % 8 == 0 && Cfg::kN % 16 == 0, "rows of whole 16-byte chunks");
+  constexpr int kTokenTiles = kMTile / 8;
+  constexpr int kWChunks = kBlockN / 16, kXChunks = kBlockK / 8; // 16-byte chunks per row
+
+  extern __shared__ __align__(128) unsigned char smem_raw[];
+  const unsigned smem = shared_address(smem_raw);
+  constexpr int kStageBytes = T::kStageBytes;
+
+  const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
+  const int g = lane / 4, t = lane % 4;
+  const long long n_block = static_cast<long long>(blockIdx.x) * kBlockN;
+  const long long m_block = static_cast<long long>(blockIdx.y) * kMTile;
+  const long long k_begin = static_cast<long long>(blockIdx.z) * k_per_split;
+  const long long k_end = k_begin + k_per_split < Cfg::kK ? k_begin + k_per_split : Cfg::kK;
+  const int steps = static_cast<int>((k_end - k_begin + kBlockK - 1) / kBlockK);
+
+  auto load_stage = [&](int step) {
+    const unsigned base = smem + (step % kStages) * kStageBytes;
+    const long long k0 = k_begin + static_cast<long long>(step) * kBlockK;
+#pragma unroll
+    for (int i = tid; i < kBlockK * kWChunks; i += kThreads) {
+      const int row = i / kWChunks, chunk = i % kWChunks;
+      const long long k = k0 + row, n = n_block + 16 * chunk;
+      const bool valid = k < k_end && n < Cfg::kN;
+      cp_async_16(base + swizzled<kBlockN>(row, chunk), valid ? w + k * Cfg::kN + n : w, valid);
+    }
+#pragma unroll
+    for (int i = tid; i < kMTile * kXChunks; i += kThreads) {
+      const int row = i / kXChunks, chunk = i % kXChunks;
+      const long long m = m_block + row, k = k0 + 8 * chunk;
+      const bool valid = m < Cfg::kM && k < k_end;
+      cp_async_16(base + T::kWeightStageBytes + swizzled<T::kXRowBytes>(row, chunk),
+                  valid ? x + m * Cfg::kK + k : x, valid);
+    }
+  };
+
+  // The four output columns of this lane (fixed for the whole K loop):
+  // column (f, j) = n_block + 32 warp + 16 f + 2 g + j. Loads of what the
+  // prologue reads stay inside the weight (columns past N are computed and
+  // dropped).
+  auto lane_column = [&](int f, int j) { return n_block + 32 * warp + 16 * f + 2 * g + j; };
+  long long inside[2][2]; // the lane's columns, clamped into the weight
+  decltype(column(0LL)) columns[2][2];
+#pragma unroll
+  for (int f = 0; f < 2; ++f)
+#pragma unroll
+    for (int j = 0; j < 2; ++j) {
+      const long long n = lane_column(f, j);
+      inside[f][j] = n < Cfg::kN ? n : Cfg::kN - 1;
+      columns[f][j] = column(inside[f][j]);
+    }
+
+  float acc[2][kTokenTiles][4];
+#pragma unroll
+  for (int f = 0; f < 2; ++f)
+#pragma unroll
+    for (int tt = 0; tt < kTokenTiles; ++tt)
+#pragma unroll
+      for (int e = 0; e < 4; ++e)
+        acc[f][tt][e] = 0.0f;
+
+#pragma unroll
+  for (int s = 0; s < kStages - 1; ++s) {
+    if (s < steps)
+      load_stage(s);
+    cp_async_commit();
+  }
+
+  const int mat = lane / 8, mat_row = lane % 8;
+  for (int step = 0; step < steps; ++step) {
+    cp_async_wait<kStages - 2>();
+    __syncthreads(); // this stage landed for every thread; the slot refilled below is free
+    if (step + kStages - 1 < steps)
+      load_stage(step + kStages - 1);
+    cp_async_commit();
+
+    const unsigned w_stage = smem + (step % kStages) * kStageBytes;
+    const unsigned x_stage = w_stage + T::kWeightStageBytes;
+    const long long k_step = k_begin + static_cast<long long>(step) * kBlockK;
+#pragma unroll
+    for (int kk = 0; kk < kBlockK / 16; ++kk) {
+      // Matrices: 0 = rows kk*16 + 0..7, columns 32 warp + 0..15; 1 = rows
+      // + 8..15; 2, 3 = the same rows, columns + 16..31.
+      unsigned raw[4];
+      const int w_row = kk * 16 + (mat & 1) * 8 + mat_row;
+      ldmatrix_x4_trans(w_stage + swizzled<kBlockN>(w_row, 2 * warp + (mat >> 1)), raw);
+      unsigned a[2][4];
+#pragma unroll
+      for (int f = 0; f < 2; ++f)
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+          // Bytes: 0 = (row 2t, column 2g), 1 = (2t, 2g + 1), 2 = (2t + 1, 2g), 3 = (2t + 1, 2g + 1).
+          const unsigned word = raw[2 * f + h];
+          const long long k = k_step + kk * 16 + 8 * h + 2 * t;
+          // Rows past K (the zero-filled tail) read the prologue's tensors at
+          // the last row.
+          const long long k0 = k < Cfg::kK ? k : Cfg::kK - 1;
+          const long long k1 = k + 1 < Cfg::kK ? k + 1 : Cfg::kK - 1;
+          unsigned even = prologue(columns[f][0], word, false, k0, k1, inside[f][0]);
+          unsigned odd = prologue(columns[f][1], word, true, k0, k1, inside[f][1]);
+          if constexpr (Cfg::kK % kBlockK != 0) {
+            // Rows past K were zero-filled, but a prologue may map 0 to a
+            // non-finite value; x is zero there, and 0 * inf would be NaN.
+            const unsigned keep = (k < k_end ? 0xffffu : 0u) | (k + 1 < k_end ? 0xffff0000u : 0u);
+            even &= keep;
+            odd &= keep;
+          }
+          a[f][2 * h] = even;    // fragment row g: column 2g
+          a[f][2 * h + 1] = odd; // fragment row g + 8: column 2g + 1
+        }
+#pragma unroll
+      for (int tp = 0; tp < kTokenTiles / 2; ++tp) {
+        // Matrices: rows of x 16 tp + 0..7 at k + 0..7 and + 8..15, then
+        // rows + 8..15 the same.
+        unsigned b[4];
+        const int x_row = 16 * tp + 8 * (mat >> 1) + mat_row;
+        ldmatrix_x4(x_stage + swizzled<T::kXRowBytes>(x_row, 2 * kk + (mat & 1)), b);
+#pragma unroll
+        for (int f = 0; f < 2; ++f) {
+          if constexpr (E == Elem::BF16) {
+            mma_bf16_16x8x16(acc[f][2 * tp], a[f], b[0], b[1]);
+            mma_bf16_16x8x16(acc[f][2 * tp + 1], a[f], b[2], b[3]);
+          } else {
+            mma_f16_16x8x16(acc[f][2 * tp], a[f], b[0], b[1]);
+            mma_f16_16x8x16(acc[f][2 * tp + 1], a[f], b[2], b[3]);
+          }
+        }
+      }
+    }
+  }
+  cp_async_wait<0>();
+
+  // acc[f][tt][e]: column 2g + (e / 2) of sub-tile f, row 8 tt + 2t + (e % 2).
+#pragma unroll
+  for (int f = 0; f < 2; ++f)
+#pragma unroll
+    for (int tt = 0; tt < kTokenTiles; ++tt)
+#pragma unroll
+      for (int e = 0; e < 4; ++e) {
+        const long long n = lane_column(f, e / 2);
+        const long long m = m_block + 8 * tt + 2 * t + (e % 2);
+        if (m >= Cfg::kM || n >= Cfg::kN)
+          continue;
+        if (gridDim.z == 1)
+          epilogue(acc[f][tt][e], m, n);
+        else
+          partials[(static_cast<long long>(blockIdx.z) * Cfg::kM + m) * Cfg::kN + n] = acc[f][tt][e];
+      }
+}
+
+/// The sums of the splits' partials, in split order, through the epilogue.
+/// Launch: grid (ceil(M * N / 256)), 256 threads.
+template <class Cfg, class Epilogue>
+__device__ __forceinline__ void mixed_matmul_combine(const float *__restrict__ partials, int splits,
+                                                     Epilogue epilogue) {
+  const long long i = static_cast<long long>(blockIdx.x) * 256 + threadIdx.x;
+  if (i >= Cfg::kM * Cfg::kN)
+    return;
+  float sum = 0.0f;
+#pragma unroll 4
+  for (int s = 0; s < splits; ++s)
+    sum += partials[s * Cfg::kM * Cfg::kN + i];
+  epilogue(sum, i / Cfg::kN, i % Cfg::kN);
+}
+
+} // namespace mixed
+} // namespace tg::device

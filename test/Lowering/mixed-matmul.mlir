@@ -1,0 +1,90 @@
+// RUN: tg-emit-kernels %s | FileCheck %s
+
+// A 16-bit x times an i8/fp8 weight runs on the device library's
+// mixed-input kernel (device/mixed_matmul.cuh); the generator writes the
+// configuration and the weight's prologue in one of three forms.
+
+// Identity (the weight converted exactly): one CTA of 128 columns, no split.
+// CHECK-LABEL: // ===== @identity: kernels: 1
+// CHECK: // ----- kernel 0: tg.matmul 16x128x256 mixed-input i8
+// CHECK: // grid: [1, 1, 1] block: [128, 1, 1] shared: 40960
+// CHECK: static constexpr tg::device::Narrow kWeight = tg::device::Narrow::I8;
+// CHECK: static constexpr int kWarps = 4, kBlockK = 64, kStages = 4;
+// CHECK: auto column = [&](long long) { return 0u; };
+// CHECK: return tg::device::mixed::narrow_pair<kWeight, kElem>(word, odd);
+// CHECK: tg::device::mixed::mixed_matmul<MixedCfg>(
+// CHECK-NEXT: reinterpret_cast<const tg::device::u16 *>(in0),
+// CHECK-NEXT: reinterpret_cast<const unsigned char *>(in1), nullptr, 256LL, column, prologue, epilogue);
+func.func @identity(%x: tensor<16x256xbf16>, %w: tensor<256x128xi8>) -> tensor<16x128xbf16> {
+  %y = tg.matmul %x, %w : tensor<16x256xbf16>, tensor<256x128xi8> -> tensor<16x128xbf16>
+  return %y : tensor<16x128xbf16>
+}
+
+// A per-column scale is loaded once per column and multiplied into packed
+// pairs; a grid this small splits K, and a combine kernel adds the splits'
+// partial sums (the op's own f32 scratch) in order.
+// CHECK-LABEL: // ===== @column_scale: kernels: 2
+// CHECK: // ----- kernel 0: tg.fused_matmul 1x1024x4096 mixed-input f8E4M3FN
+// CHECK: // grid: [8, 1, 16] block: [128, 1, 1] shared: 40960
+// CHECK: K in 16 splits of 256.
+// CHECK: auto column = [&](long long n) {
+// CHECK-NEXT: const float scale = tg_load(in2, n);
+// CHECK: return tg::device::mul_bf16x2(tg::device::mixed::narrow_pair<kWeight, kElem>(word, odd), scale);
+// CHECK: partials, 256LL, column, prologue, epilogue);
+// CHECK: // ----- kernel 1: tg.fused_matmul 1x1024x4096 mixed-input f8E4M3FN combine
+// CHECK: // grid: [4, 1, 1] block: [256, 1, 1] shared: 0
+// CHECK: tg::device::mixed::mixed_matmul_combine<MixedCfg>(partials, 16, epilogue);
+func.func @column_scale(%x: tensor<1x4096xbf16>, %w: tensor<4096x1024xf8E4M3FN>, %s: tensor<1x1024xbf16>) -> tensor<1x1024xbf16> {
+  %y = tg.fused_matmul %x, %w b_captures(%s : tensor<1x1024xbf16>)
+      : tensor<1x4096xbf16>, tensor<4096x1024xf8E4M3FN> -> tensor<1x1024xbf16>
+    prologue_a {}
+    prologue_b {
+    ^bb0(%e: tensor<f8E4M3FN>, %c: tensor<bf16>):
+      %h = tg.cast %e : tensor<f8E4M3FN> to tensor<bf16>
+      %d = tg.mul %h, %c : tensor<bf16>, tensor<bf16>
+      tg.yield %d : tensor<bf16>
+    }
+    epilogue {}
+  return %y : tensor<1x1024xbf16>
+}
+
+// Any other region runs per element, with its captures at (k, n); an i8
+// element used by integer ops enters as tg's i8 compute type.
+// CHECK-LABEL: // ===== @zero_point: kernels: 1
+// CHECK: 64 rows per CTA
+// CHECK: tg::device::mixed::narrow_to_float<kWeight>(word, odd ? 1 : 0),
+// CHECK: const long long b_elem = (long long)values[i];
+// CHECK-NEXT: const long long b_cap0 = tg_load(in2, n);
+// CHECK: tg_wrap_i8(tg_isub(b_elem, b_cap0)); // tg.sub
+// CHECK: return tg::device::pack2<kElem>(converted[0], converted[1]);
+func.func @zero_point(%x: tensor<40x256xf16>, %w: tensor<256x64xi8>, %z: tensor<1x64xi8>) -> tensor<40x64xf16> {
+  %y = tg.fused_matmul %x, %w b_captures(%z : tensor<1x64xi8>)
+      : tensor<40x256xf16>, tensor<256x64xi8> -> tensor<40x64xf16>
+    prologue_a {}
+    prologue_b {
+    ^bb0(%e: tensor<i8>, %c: tensor<i8>):
+      %d = tg.sub %e, %c : tensor<i8>, tensor<i8>
+      %h = tg.cast %d : tensor<i8> to tensor<f16>
+      tg.yield %h : tensor<f16>
+    }
+    epilogue {}
+  return %y : tensor<40x64xf16>
+}
+
+// A transposed x (an intermediate's folded view) is copied into a buffer
+// first; N = 40 is no multiple of 16: the generic tiled kernel.
+// CHECK-LABEL: // ===== @transposed_x: kernels: 3
+// CHECK: // ----- kernel 1: copy mixed-input matmul operand 16x64
+// CHECK: // ----- kernel 2: tg.matmul 16x32x64 mixed-input i8
+// CHECK-LABEL: // ===== @odd_n: kernels: 1
+// CHECK: // ----- kernel 0: tg.matmul 16x40x64 wmma bf16
+func.func @transposed_x(%xt: tensor<64x16xbf16>, %w: tensor<64x32xi8>) -> tensor<16x32xbf16> {
+  %e = tg.exp %xt : tensor<64x16xbf16>
+  %x = tg.transpose %e perm = [1, 0] : tensor<64x16xbf16> -> tensor<16x64xbf16>
+  %y = tg.matmul %x, %w : tensor<16x64xbf16>, tensor<64x32xi8> -> tensor<16x32xbf16>
+  return %y : tensor<16x32xbf16>
+}
+func.func @odd_n(%x: tensor<16x64xbf16>, %w: tensor<64x40xi8>) -> tensor<16x40xbf16> {
+  %y = tg.matmul %x, %w : tensor<16x64xbf16>, tensor<64x40xi8> -> tensor<16x40xbf16>
+  return %y : tensor<16x40xbf16>
+}

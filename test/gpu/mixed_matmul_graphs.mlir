@@ -1,0 +1,93 @@
+// Mixed-input matmuls for the generated kernel (device/mixed_matmul.cuh),
+// run on the GPU by run_all.sh's `mixed` stage:
+//   tg-run test/gpu/mixed_matmul_graphs.mlir --entry=NAME --check --mixed-matmul=generated
+// Each prologue form (identity, per-column scale, a generic region), every
+// weight type, split K with a K tail, several CTAs of rows, a batched x,
+// an epilogue, and decode/prefill sizes. The first five are also
+// test/unit/Lowering/KernelGraphs.cpp's "mixed_matmul" graphs (NVRTC
+// compile in CI).
+// RUN: tg-emit-kernels %s | FileCheck %s
+// CHECK-COUNT-8: // ----- kernel 0: {{.*}} mixed-input
+func.func @i8_plain(%x: tensor<16x256xbf16>, %w: tensor<256x128xi8>) -> tensor<16x128xbf16> {
+  %y = tg.matmul %x, %w : tensor<16x256xbf16>, tensor<256x128xi8> -> tensor<16x128xbf16>
+  return %y : tensor<16x128xbf16>
+}
+func.func @i8_column_scale_split(%x: tensor<3x5x1024xbf16>, %w: tensor<1x1024x48xi8>, %scale: tensor<1x1x48xbf16>) -> tensor<3x5x48xf32> {
+  %y = tg.fused_matmul %x, %w b_captures(%scale : tensor<1x1x48xbf16>)
+      : tensor<3x5x1024xbf16>, tensor<1x1024x48xi8> -> tensor<3x5x48xf32>
+    prologue_a {}
+    prologue_b {
+    ^bb0(%e: tensor<i8>, %s: tensor<bf16>):
+      %h = tg.cast %e : tensor<i8> to tensor<bf16>
+      %d = tg.mul %s, %h : tensor<bf16>, tensor<bf16>
+      tg.yield %d : tensor<bf16>
+    }
+    epilogue {}
+  return %y : tensor<3x5x48xf32>
+}
+func.func @i8_zero_point_generic(%x: tensor<40x200xf16>, %w: tensor<200x64xi8>, %zero: tensor<1x64xi8>, %scale: tensor<200x1xf16>) -> tensor<40x64xf16> {
+  %y = tg.fused_matmul %x, %w b_captures(%zero, %scale : tensor<1x64xi8>, tensor<200x1xf16>)
+      : tensor<40x200xf16>, tensor<200x64xi8> -> tensor<40x64xf16>
+    prologue_a {}
+    prologue_b {
+    ^bb0(%e: tensor<i8>, %z: tensor<i8>, %s: tensor<f16>):
+      %d = tg.sub %e, %z : tensor<i8>, tensor<i8>
+      %h = tg.cast %d : tensor<i8> to tensor<f16>
+      %r = tg.mul %h, %s : tensor<f16>, tensor<f16>
+      tg.yield %r : tensor<f16>
+    }
+    epilogue {}
+  return %y : tensor<40x64xf16>
+}
+func.func @e4m3_scale_epilogue(%x: tensor<100x512xbf16>, %w: tensor<512x96xf8E4M3FN>, %scale: tensor<bf16>, %bias: tensor<1x96xf32>) -> tensor<100x96xbf16> {
+  %y = tg.fused_matmul %x, %w b_captures(%scale : tensor<bf16>) epilogue_captures(%bias : tensor<1x96xf32>)
+      : tensor<100x512xbf16>, tensor<512x96xf8E4M3FN> -> tensor<100x96xbf16>
+    prologue_a {}
+    prologue_b {
+    ^bb0(%e: tensor<f8E4M3FN>, %s: tensor<bf16>):
+      %h = tg.cast %e : tensor<f8E4M3FN> to tensor<bf16>
+      %d = tg.mul %h, %s : tensor<bf16>, tensor<bf16>
+      tg.yield %d : tensor<bf16>
+    }
+    epilogue {
+    ^bb0(%acc: tensor<f32>, %b: tensor<f32>):
+      %a = tg.add %acc, %b : tensor<f32>, tensor<f32>
+      %c = tg.cast %a : tensor<f32> to tensor<bf16>
+      tg.yield %c : tensor<bf16>
+    }
+  return %y : tensor<100x96xbf16>
+}
+func.func @e5m2_identity_tail(%x: tensor<1x72xf16>, %w: tensor<72x32xf8E5M2>) -> tensor<1x32xf16> {
+  %y = tg.matmul %x, %w : tensor<1x72xf16>, tensor<72x32xf8E5M2> -> tensor<1x32xf16>
+  return %y : tensor<1x32xf16>
+}
+func.func @decode_i8_scaled(%x: tensor<1x4096xbf16>, %w: tensor<4096x4096xi8>, %scale: tensor<1x4096xbf16>) -> tensor<1x4096xbf16> {
+  %y = tg.fused_matmul %x, %w b_captures(%scale : tensor<1x4096xbf16>)
+      : tensor<1x4096xbf16>, tensor<4096x4096xi8> -> tensor<1x4096xbf16>
+    prologue_a {}
+    prologue_b {
+    ^bb0(%e: tensor<i8>, %s: tensor<bf16>):
+      %h = tg.cast %e : tensor<i8> to tensor<bf16>
+      %d = tg.mul %h, %s : tensor<bf16>, tensor<bf16>
+      tg.yield %d : tensor<bf16>
+    }
+    epilogue {}
+  return %y : tensor<1x4096xbf16>
+}
+func.func @decode16_e4m3_scaled(%x: tensor<16x2048xbf16>, %w: tensor<2048x6144xf8E4M3FN>, %scale: tensor<1x6144xbf16>) -> tensor<16x6144xbf16> {
+  %y = tg.fused_matmul %x, %w b_captures(%scale : tensor<1x6144xbf16>)
+      : tensor<16x2048xbf16>, tensor<2048x6144xf8E4M3FN> -> tensor<16x6144xbf16>
+    prologue_a {}
+    prologue_b {
+    ^bb0(%e: tensor<f8E4M3FN>, %s: tensor<bf16>):
+      %h = tg.cast %e : tensor<f8E4M3FN> to tensor<bf16>
+      %d = tg.mul %h, %s : tensor<bf16>, tensor<bf16>
+      tg.yield %d : tensor<bf16>
+    }
+    epilogue {}
+  return %y : tensor<16x6144xbf16>
+}
+func.func @prefill_i8(%x: tensor<4x128x1024xbf16>, %w: tensor<1x1024x1024xi8>) -> tensor<4x128x1024xbf16> {
+  %y = tg.matmul %x, %w : tensor<4x128x1024xbf16>, tensor<1x1024x1024xi8> -> tensor<4x128x1024xbf16>
+  return %y : tensor<4x128x1024xbf16>
+}
