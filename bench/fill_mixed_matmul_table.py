@@ -36,15 +36,18 @@ def render(header, env, results_dir, rows):
         src, env.get("torch_cudnn", "?"), env.get("commit", "?"), env.get("date", "?")[:10],
         ", " + results_dir if results_dir else "")
     lines = list(header)
-    lines += ["// MEASURED: tgc's two plans forced (--mixed-matmul=fused and =dequant,",
-              "// --backend=cudnn), timed in one process on %s by" % env.get("gpu", "?"),
+    lines += ["// MEASURED: tgc's plans forced (--mixed-matmul=fused and =dequant with",
+              "// --backend=cudnn; --mixed-matmul=generated), timed in one process on %s by" % env.get("gpu", "?"),
               "// bench/bench_mixed_matmul.py and written here by",
               "// bench/fill_mixed_matmul_table.py%s." % (" from " + results_dir if results_dir else "")]
     lines.append('TG_MIXED_MATMUL_SOURCE("%s")' % source.replace('"', "'"))
     for r in sorted(rows, key=lambda r: (r.get("weight", "i8"), r["scaled"], r["K"], r["N"], r["M"])):
-        lines.append('TG_MIXED_MATMUL_ROW("%s", %s, %d, %d, %d, %.1f, %.1f)' % (
+        generated = r.get("tgc_generated") or 0.0
+        if "tgc_generated" in r.get("bad", []):
+            generated = 0.0  # failed its check: never chosen
+        lines.append('TG_MIXED_MATMUL_ROW("%s", %s, %d, %d, %d, %.1f, %.1f, %.1f)' % (
             r.get("weight", "i8"), "true" if r["scaled"] else "false", r["M"], r["K"], r["N"],
-            r["tgc_fused"], r["tgc_dequant"]))
+            r["tgc_fused"], r["tgc_dequant"], generated))
     return "\n".join(lines) + "\n"
 
 

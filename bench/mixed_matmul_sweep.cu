@@ -36,13 +36,26 @@ using tg::device::u16;
     }                                                                                                \
   } while (0)
 
-template <Narrow W, long long M, long long N, long long K, int MTile, int Warps, int BlockK, int Stages>
+template <Narrow W, long long M, long long N, long long K, int MTile, int Warps, int WarpN, int BlockK,
+          int Stages>
 struct Cfg {
   static constexpr Elem kElem = Elem::BF16;
   static constexpr Narrow kWeight = W;
   static constexpr long long kM = M, kN = N, kK = K;
-  static constexpr int kMTile = MTile, kWarps = Warps, kBlockK = BlockK, kStages = Stages;
+  static constexpr int kMTile = MTile, kWarps = Warps, kWarpN = WarpN, kBlockK = BlockK, kStages = Stages;
 };
+
+/// The read ceiling: every weight byte loaded once, 16 bytes per load.
+__global__ void __launch_bounds__(256) stream_read(const uint4 *w, long long count, unsigned *sink) {
+  unsigned acc = 0;
+  for (long long i = static_cast<long long>(blockIdx.x) * 256 + threadIdx.x; i < count;
+       i += static_cast<long long>(gridDim.x) * 256) {
+    uint4 v = __ldcs(w + i);
+    acc ^= v.x ^ v.y ^ v.z ^ v.w;
+  }
+  if (acc == 0x12345678u)
+    *sink = acc; // keeps the loads
+}
 
 template <class C>
 __global__ void __launch_bounds__(32 * C::kWarps)
@@ -85,8 +98,8 @@ struct Buffers {
 
 template <class C>
 void runConfig(const Buffers &b, int target_ctas, float ref_max, const std::vector<float> &ref_host) {
-  constexpr int kBlockN = 32 * C::kWarps;
-  const int smem = tg::device::mixed::shared_bytes(C::kMTile, C::kBlockK, C::kWarps, C::kStages);
+  constexpr int kBlockN = C::kWarpN * C::kWarps;
+  const int smem = tg::device::mixed::shared_bytes(C::kMTile, C::kBlockK, kBlockN, C::kStages);
   if (smem > 227 * 1024)
     return;
   // The generator's split rule (MixedMatmulKernel.cpp) for this target.
@@ -101,7 +114,7 @@ void runConfig(const Buffers &b, int target_ctas, float ref_max, const std::vect
   dim3 grid(unsigned((C::kN + kBlockN - 1) / kBlockN), unsigned((C::kM + C::kMTile - 1) / C::kMTile),
             unsigned(splits));
   auto launch = [&] {
-    sweep_main<C><<<grid, kBlockN, smem>>>(reinterpret_cast<const u16 *>(b.x), b.w, b.partials, kps, b.y);
+    sweep_main<C><<<grid, 32 * C::kWarps, smem>>>(reinterpret_cast<const u16 *>(b.x), b.w, b.partials, kps, b.y);
     if (splits > 1)
       sweep_combine<C><<<unsigned((C::kM * C::kN + 255) / 256), 256>>>(b.partials, int(splits), b.y);
   };
@@ -135,8 +148,9 @@ void runConfig(const Buffers &b, int target_ctas, float ref_max, const std::vect
   double us = times[3];
   double tflops = 2.0 * C::kM * C::kN * C::kK / us / 1e6;
   double gbs = double(C::kK) * C::kN / us / 1e3;
-  std::printf("| %lld | %lld | %lld | %s | %d | %d | %d | %d | %d | %lld | %d | %.2f | %.1f | %.0f | %.1e%s |\n",
-              C::kM, C::kK, C::kN, C::kWeight == Narrow::I8 ? "i8" : "e4m3", C::kMTile, C::kWarps, C::kBlockK,
+  std::printf("| %lld | %lld | %lld | %s | %d | %dx%d | %d | %d | %d | %lld | %d | %.2f | %.1f | %.0f | %.1e%s |\n",
+              C::kM, C::kK, C::kN, C::kWeight == Narrow::I8 ? "i8" : "e4m3", C::kMTile, C::kWarps, C::kWarpN,
+              C::kBlockK,
               C::kStages, target_ctas, splits, smem / 1024, us, tflops, gbs, err / ref_max,
               err / ref_max <= 2e-2 ? "" : " FAIL");
   std::fflush(stdout);
@@ -146,8 +160,8 @@ void runConfig(const Buffers &b, int target_ctas, float ref_max, const std::vect
 
 template <Narrow W, long long M, long long N, long long K, int MTile>
 struct Shape {
-  template <int Warps, int BlockK, int Stages>
-  using C = Cfg<W, M, N, K, MTile, Warps, BlockK, Stages>;
+  template <int Warps, int WarpN, int BlockK, int Stages>
+  using C = Cfg<W, M, N, K, MTile, Warps, WarpN, BlockK, Stages>;
 
   static void run() {
     Buffers b;
@@ -169,22 +183,48 @@ struct Shape {
     }
     CHECK_CUDA(cudaMemcpy(b.x, x.data(), x.size() * 2, cudaMemcpyHostToDevice));
     CHECK_CUDA(cudaMemcpy(b.w, w.data(), w.size(), cudaMemcpyHostToDevice));
+    {
+      // The read ceiling of this weight: a plain stream of 16-byte loads.
+      unsigned *sink;
+      CHECK_CUDA(cudaMalloc(&sink, 4));
+      cudaEvent_t start, stop;
+      CHECK_CUDA(cudaEventCreate(&start));
+      CHECK_CUDA(cudaEventCreate(&stop));
+      std::vector<float> times;
+      for (int rep = 0; rep < 8; ++rep) {
+        CHECK_CUDA(cudaEventRecord(start));
+        for (int i = 0; i < 20; ++i)
+          stream_read<<<132 * 8, 256>>>(reinterpret_cast<const uint4 *>(b.w), K * N / 16, sink);
+        CHECK_CUDA(cudaEventRecord(stop));
+        CHECK_CUDA(cudaEventSynchronize(stop));
+        float ms;
+        CHECK_CUDA(cudaEventElapsedTime(&ms, start, stop));
+        times.push_back(ms * 1000.0f / 20);
+      }
+      std::sort(times.begin(), times.end());
+      std::printf("| %lld | %lld | %lld | read ceiling | | | | | | | | %.2f | | %.0f | |\n", M, K, N, times[4],
+                  double(K) * N / times[4] / 1e3);
+      cudaFree(sink);
+    }
     reference<W><<<unsigned((M * N + 255) / 256), 256>>>(b.x, b.w, b.ref, M, N, K);
     std::vector<float> ref(M * N);
     CHECK_CUDA(cudaMemcpy(ref.data(), b.ref, ref.size() * 4, cudaMemcpyDeviceToHost));
     float ref_max = 0;
     for (float r : ref)
       ref_max = std::max(ref_max, std::fabs(r));
-    for (int target : {132, 264, 528, 1056}) {
-      runConfig<C<4, 64, 4>>(b, target, ref_max, ref);
-      runConfig<C<4, 64, 6>>(b, target, ref_max, ref);
-      runConfig<C<4, 64, 8>>(b, target, ref_max, ref);
-      runConfig<C<4, 128, 3>>(b, target, ref_max, ref);
-      runConfig<C<4, 128, 4>>(b, target, ref_max, ref);
-      runConfig<C<8, 64, 4>>(b, target, ref_max, ref);
-      runConfig<C<8, 64, 6>>(b, target, ref_max, ref);
-      runConfig<C<8, 128, 3>>(b, target, ref_max, ref);
-      runConfig<C<8, 128, 4>>(b, target, ref_max, ref);
+    for (int target : {264, 528, 1056}) {
+      runConfig<C<4, 32, 64, 4>>(b, target, ref_max, ref);
+      runConfig<C<4, 32, 128, 3>>(b, target, ref_max, ref);
+      runConfig<C<4, 32, 128, 4>>(b, target, ref_max, ref);
+      runConfig<C<8, 32, 64, 4>>(b, target, ref_max, ref);
+      runConfig<C<8, 32, 128, 3>>(b, target, ref_max, ref);
+      runConfig<C<4, 64, 64, 3>>(b, target, ref_max, ref);
+      runConfig<C<4, 64, 64, 4>>(b, target, ref_max, ref);
+      runConfig<C<4, 64, 128, 2>>(b, target, ref_max, ref);
+      runConfig<C<4, 64, 128, 3>>(b, target, ref_max, ref);
+      runConfig<C<8, 64, 64, 3>>(b, target, ref_max, ref);
+      runConfig<C<8, 64, 64, 4>>(b, target, ref_max, ref);
+      runConfig<C<8, 64, 128, 2>>(b, target, ref_max, ref);
     }
     cudaFree(b.x);
     cudaFree(b.w);
@@ -200,7 +240,7 @@ int main() {
   std::printf("# Mixed-input kernel sweep on %s (%d SMs)\n\n", prop.name, prop.multiProcessorCount);
   std::printf("x bf16 [M,K] . w [K,N] -> y bf16, identity prologue; us = median of 7 x 20 launches "
               "(combine included); GB/s = weight bytes / time; err = max |y - ref| / max |ref|.\n\n");
-  std::printf("| M | K | N | w | rows/CTA | warps | BK | stages | target CTAs | splits | smem KB | us | "
+  std::printf("| M | K | N | w | rows/CTA | warps x cols | BK | stages | target CTAs | splits | smem KB | us | "
               "TFLOP/s | weight GB/s | err |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
   Shape<Narrow::I8, 16, 8192, 8192, 16>::run();
   Shape<Narrow::I8, 1, 8192, 8192, 16>::run();

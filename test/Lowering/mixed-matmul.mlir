@@ -4,12 +4,13 @@
 // mixed-input kernel (device/mixed_matmul.cuh); the generator writes the
 // configuration and the weight's prologue in one of three forms.
 
-// Identity (the weight converted exactly): one CTA of 128 columns, no split.
+// Identity (the weight converted exactly): one CTA (8 warps of 32 columns,
+// the decode tile), no split.
 // CHECK-LABEL: // ===== @identity: kernels: 1
 // CHECK: // ----- kernel 0: tg.matmul 16x128x256 mixed-input i8
-// CHECK: // grid: [1, 1, 1] block: [128, 1, 1] shared: 40960
+// CHECK: // grid: [1, 1, 1] block: [256, 1, 1] shared: 110592
 // CHECK: static constexpr tg::device::Narrow kWeight = tg::device::Narrow::I8;
-// CHECK: static constexpr int kWarps = 4, kBlockK = 64, kStages = 4;
+// CHECK: static constexpr int kWarps = 8, kWarpN = 32, kBlockK = 128, kStages = 3;
 // CHECK: auto column = [&](long long) { return 0u; };
 // CHECK: return tg::device::mixed::narrow_pair<kWeight, kElem>(word, odd);
 // CHECK: tg::device::mixed::mixed_matmul<MixedCfg>(
@@ -25,15 +26,15 @@ func.func @identity(%x: tensor<16x256xbf16>, %w: tensor<256x128xi8>) -> tensor<1
 // partial sums (the op's own f32 scratch) in order.
 // CHECK-LABEL: // ===== @column_scale: kernels: 2
 // CHECK: // ----- kernel 0: tg.fused_matmul 1x1024x4096 mixed-input f8E4M3FN
-// CHECK: // grid: [8, 1, 16] block: [128, 1, 1] shared: 40960
-// CHECK: K in 16 splits of 256.
+// CHECK: // grid: [4, 1, 8] block: [256, 1, 1] shared: 110592
+// CHECK: K in 8 splits of 512.
 // CHECK: auto column = [&](long long n) {
 // CHECK-NEXT: const float scale = tg_load(in2, n);
 // CHECK: return tg::device::mul_bf16x2(tg::device::mixed::narrow_pair<kWeight, kElem>(word, odd), scale);
-// CHECK: partials, 256LL, column, prologue, epilogue);
+// CHECK: partials, 512LL, column, prologue, epilogue);
 // CHECK: // ----- kernel 1: tg.fused_matmul 1x1024x4096 mixed-input f8E4M3FN combine
 // CHECK: // grid: [4, 1, 1] block: [256, 1, 1] shared: 0
-// CHECK: tg::device::mixed::mixed_matmul_combine<MixedCfg>(partials, 16, epilogue);
+// CHECK: tg::device::mixed::mixed_matmul_combine<MixedCfg>(partials, 8, epilogue);
 func.func @column_scale(%x: tensor<1x4096xbf16>, %w: tensor<4096x1024xf8E4M3FN>, %s: tensor<1x1024xbf16>) -> tensor<1x1024xbf16> {
   %y = tg.fused_matmul %x, %w b_captures(%s : tensor<1x1024xbf16>)
       : tensor<1x4096xbf16>, tensor<4096x1024xf8E4M3FN> -> tensor<1x1024xbf16>
@@ -52,6 +53,7 @@ func.func @column_scale(%x: tensor<1x4096xbf16>, %w: tensor<4096x1024xf8E4M3FN>,
 // element used by integer ops enters as tg's i8 compute type.
 // CHECK-LABEL: // ===== @zero_point: kernels: 1
 // CHECK: 64 rows per CTA
+// CHECK: static constexpr int kWarps = 4, kWarpN = 32, kBlockK = 64, kStages = 4;
 // CHECK: tg::device::mixed::narrow_to_float<kWeight>(word, odd ? 1 : 0),
 // CHECK: const long long b_elem = (long long)values[i];
 // CHECK-NEXT: const long long b_cap0 = tg_load(in2, n);

@@ -36,15 +36,26 @@ using namespace mlir::tg::lowering;
 namespace {
 /// The kernel's tile (device/mixed_matmul.cuh's Cfg; the generated source
 /// static_asserts the shared-memory size against the header's formula) and
-/// how many CTAs K is split for.
+/// how many CTAs K is split for: K is split until the grid has about two
+/// CTAs per SM of a 132-SM H100/H200.
 struct MixedTile {
-  int64_t warps = 4, blockK = 64, stages = 4;
-  // Enough CTAs for two per SM of a 132-SM H100/H200 (more fit: 40-64 KB
-  // of shared memory each); K is split until the grid has them.
+  int64_t warps, warpN, blockK, stages;
   int64_t targetCtas = 264;
-  int64_t blockN() const { return 32 * warps; }
+  int64_t blockN() const { return warpN * warps; }
   int64_t threads() const { return 32 * warps; }
 };
+
+/// From the H200 sweep (bench/mixed_matmul_sweep.cu,
+/// bench/results/2026-12-03_mixed_kernel/sweep.md): for up to 32 rows
+/// (decode) 8 warps of 32 columns with K steps of 128 in 3 stages is within
+/// 3% of each shape's best on geometric mean (i8 and e4m3, M = 1 and 16,
+/// K = N = 4096 and 8192); for 64-row tiles 4 warps with K steps of 64 in 4
+/// stages was the fastest at M = 64.
+MixedTile mixedTileFor(int64_t rowsPerCta) {
+  if (rowsPerCta <= 32)
+    return {8, 32, 128, 3};
+  return {4, 32, 64, 4};
+}
 
 bool isNarrow(Type t) {
   return t.isInteger(8) || isa<Float8E4M3FNType, Float8E5M2Type>(t);
@@ -168,8 +179,8 @@ LogicalResult lowering::emitMixedMatmulKernel(Operation *op,
   int64_t rowsPerBatch = resultShape[resultShape.size() - 2];
   bool batched = numElements(batchShape) != 1;
 
-  MixedTile tile;
   int64_t mTile = extent.m <= 16 ? 16 : extent.m <= 32 ? 32 : 64;
+  MixedTile tile = mixedTileFor(mTile);
   int64_t ctas = ((extent.n + tile.blockN() - 1) / tile.blockN()) *
                  ((extent.m + mTile - 1) / mTile);
   int64_t splits = 1;
@@ -286,11 +297,12 @@ LogicalResult lowering::emitMixedMatmulKernel(Operation *op,
      << ";\n"
      << "  static constexpr int kMTile = " << mTile << ";\n"
      << "  static constexpr int kWarps = " << tile.warps
-     << ", kBlockK = " << tile.blockK << ", kStages = " << tile.stages
-     << ";\n"
+     << ", kWarpN = " << tile.warpN << ", kBlockK = " << tile.blockK
+     << ", kStages = " << tile.stages << ";\n"
      << "};\n"
      << "static_assert(tg::device::mixed::shared_bytes(MixedCfg::kMTile, "
-        "MixedCfg::kBlockK, MixedCfg::kWarps, MixedCfg::kStages) == "
+        "MixedCfg::kBlockK, MixedCfg::kWarps * MixedCfg::kWarpN, "
+        "MixedCfg::kStages) == "
      << sharedBytes << ", \"the generator's shared-memory size\");\n"
      << "} // namespace\n\n";
   // The epilogue's sizes (rows of one batch, columns).

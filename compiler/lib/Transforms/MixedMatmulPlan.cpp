@@ -148,7 +148,12 @@ struct MixedMatmulPlanPass
               "cuDNN cannot run it (" + unsupported +
                   "); the table measures cuDNN plans, so the op stays as "
                   "it is"};
-    return chooseMixedMatmulPlan(shapeFor(m));
+    MixedMatmulShape shape = shapeFor(m);
+    // The generated kernel is NVRTC: an option only when no one asked for
+    // cuDNN.
+    shape.generatedRuns = requested != Backend::cudnn &&
+                          mixedMatmulKernelRefusal(m.op).empty();
+    return chooseMixedMatmulPlan(shape);
   }
 
   void runOnOperation() override {
@@ -188,12 +193,15 @@ struct MixedMatmulPlanPass
     }
     for (const MixedMatmul &m : mixed) {
       MixedMatmulChoice choice = choose(m, **backends);
-      bool dequant = choice.plan == MixedMatmulPlan::Dequant;
+      StringRef name = choice.plan == MixedMatmulPlan::Dequant     ? "dequant"
+                       : choice.plan == MixedMatmulPlan::Generated ? "generated"
+                                                                   : "fused";
       if (explain)
-        m.op->emitRemark("mixed-input matmul plan ")
-            << (dequant ? "dequant" : "fused") << ": " << choice.why;
-      if (dequant)
+        m.op->emitRemark("mixed-input matmul plan ") << name << ": " << choice.why;
+      if (choice.plan == MixedMatmulPlan::Dequant)
         dequantise(m);
+      else if (choice.plan == MixedMatmulPlan::Generated)
+        setBackend(m.op, Backend::nvrtc); // the lowering's mixed-input kernel
     }
   }
 };

@@ -17,8 +17,8 @@ using namespace mlir::tg;
 
 namespace {
 #define TG_MIXED_MATMUL_SOURCE(text)
-#define TG_MIXED_MATMUL_ROW(weight, scaled, m, k, n, fused, dequant)          \
-  {weight, scaled, m, k, n, fused, dequant},
+#define TG_MIXED_MATMUL_ROW(weight, scaled, m, k, n, fused, dequant, generated) \
+  {weight, scaled, m, k, n, fused, dequant, generated},
 const MixedMatmulRow kRows[] = {
 #include "MixedMatmulTable.inc"
 };
@@ -26,7 +26,7 @@ const MixedMatmulRow kRows[] = {
 #undef TG_MIXED_MATMUL_SOURCE
 
 #define TG_MIXED_MATMUL_SOURCE(text) text
-#define TG_MIXED_MATMUL_ROW(weight, scaled, m, k, n, fused, dequant)
+#define TG_MIXED_MATMUL_ROW(weight, scaled, m, k, n, fused, dequant, generated)
 const char *const kSource =
 #include "MixedMatmulTable.inc"
     ;
@@ -45,7 +45,10 @@ static std::string figures(const MixedMatmulRow &row) {
   std::string text;
   llvm::raw_string_ostream os(text);
   os << "M=" << row.m << " (fused " << llvm::format("%.1f", row.fused)
-     << ", dequant " << llvm::format("%.1f", row.dequant) << " TFLOP/s)";
+     << ", dequant " << llvm::format("%.1f", row.dequant);
+  if (row.generated > 0)
+    os << ", generated " << llvm::format("%.1f", row.generated);
+  os << " TFLOP/s)";
   return text;
 }
 
@@ -92,11 +95,8 @@ MixedMatmulChoice tg::chooseMixedMatmulPlan(const MixedMatmulShape &shape,
                                const MixedMatmulRow *b) { return a->m < b->m; });
   os << "rows at K=" << nearest->k << " N=" << nearest->n << ": ";
 
-  // log(fused / dequant) along log M: > 0 favours fused.
-  auto logRatio = [](const MixedMatmulRow *row) {
-    return std::log(row->fused / row->dequant);
-  };
-  double ratio;
+  // Each plan's log TFLOP/s along log M, between the rows around M (or at
+  // the nearest row).
   const MixedMatmulRow *below = nullptr, *above = nullptr;
   for (const MixedMatmulRow *row : bucket) {
     if (row->m <= shape.m)
@@ -104,21 +104,41 @@ MixedMatmulChoice tg::chooseMixedMatmulPlan(const MixedMatmulShape &shape,
     if (row->m >= shape.m && !above)
       above = row;
   }
-  if (below && above && below != above) {
-    double t = (std::log(double(shape.m)) - std::log(double(below->m))) /
-               (std::log(double(above->m)) - std::log(double(below->m)));
-    ratio = std::exp(logRatio(below) + t * (logRatio(above) - logRatio(below)));
+  bool between = below && above && below != above;
+  const MixedMatmulRow *only = below ? below : above;
+  double t = 0;
+  if (between)
+    t = (std::log(double(shape.m)) - std::log(double(below->m))) /
+        (std::log(double(above->m)) - std::log(double(below->m)));
+  auto at = [&](double MixedMatmulRow::*plan) {
+    if (!between)
+      return only->*plan;
+    if (below->*plan <= 0 || above->*plan <= 0)
+      return 0.0; // not measured at both
+    return std::exp(std::log(below->*plan) +
+                    t * (std::log(above->*plan) - std::log(below->*plan)));
+  };
+  double fused = at(&MixedMatmulRow::fused), dequant = at(&MixedMatmulRow::dequant);
+  double generated = at(&MixedMatmulRow::generated);
+  double ratio = fused / dequant;
+  if (between)
     os << figures(*below) << " and " << figures(*above)
        << ", fused/dequant " << llvm::format("%.2f", ratio)
        << " interpolated at M=" << shape.m;
-  } else {
-    const MixedMatmulRow *row = below ? below : above;
-    ratio = row->fused / row->dequant;
-    os << (row->m == shape.m ? "" : "nearest ") << figures(*row)
+  else
+    os << (only->m == shape.m ? "" : "nearest ") << figures(*only)
        << ", fused/dequant " << llvm::format("%.2f", ratio);
-  }
   MixedMatmulPlan plan =
       ratio >= 1.0 ? MixedMatmulPlan::Fused : MixedMatmulPlan::Dequant;
+  if (generated > 0) {
+    double best = std::max(fused, dequant);
+    os << ", generated/" << (ratio >= 1.0 ? "fused " : "dequant ")
+       << llvm::format("%.2f", generated / best);
+    if (!shape.generatedRuns)
+      os << " (the generated kernel cannot take this op)";
+    else if (generated > best)
+      plan = MixedMatmulPlan::Generated;
+  }
   os << " (" << source << ")";
   return {plan, text};
 }

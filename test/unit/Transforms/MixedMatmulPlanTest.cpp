@@ -239,4 +239,27 @@ TEST(MixedMatmulTable, InterpolatesInLogMAtTheNearestBucket) {
             std::string::npos);
 }
 
+// A generated-kernel column: chosen where it is the fastest and the op may
+// take it, interpolated like the others; a row without it never picks it.
+TEST(MixedMatmulTable, GeneratedKernelWhereFastestAndAllowed) {
+  const tg::MixedMatmulRow rows[] = {
+      {"i8", false, 16, 4096, 4096, 40.0, 10.0, 60.0},
+      {"i8", false, 1024, 4096, 4096, 300.0, 200.0, 150.0},
+      {"i8", false, 4096, 4096, 4096, 100.0, 400.0, 0.0},
+  };
+  auto choose = [&](int64_t m, bool allowed) {
+    tg::MixedMatmulShape s = shape(m);
+    s.generatedRuns = allowed;
+    return tg::chooseMixedMatmulPlan(s, rows, "test");
+  };
+  using P = tg::MixedMatmulPlan;
+  EXPECT_EQ(choose(16, true).plan, P::Generated);
+  EXPECT_EQ(choose(1, true).plan, P::Generated); // nearest row M=16
+  EXPECT_EQ(choose(16, false).plan, P::Fused);
+  EXPECT_NE(choose(16, false).why.find("the generated kernel cannot take this op"), std::string::npos);
+  EXPECT_EQ(choose(512, true).plan, P::Fused);     // interpolated: 106 < 212
+  EXPECT_EQ(choose(2048, true).plan, P::Dequant);  // M=4096 has no generated figure
+  EXPECT_NE(choose(16, true).why.find("generated 60.0 TFLOP/s"), std::string::npos) << choose(16, true).why;
+}
+
 } // namespace

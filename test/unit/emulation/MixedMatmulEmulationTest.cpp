@@ -26,13 +26,13 @@ using tg::device::Elem;
 using tg::device::Narrow;
 
 template <Elem E, Narrow W, long long M, long long N, long long K, int MTile, int Splits,
-          long long KPerSplit, int Warps = 4, int BlockK = 64, int Stages = 4>
+          long long KPerSplit, int Warps = 4, int BlockK = 64, int Stages = 4, int WarpN = 32>
 struct Cfg {
   static constexpr Elem kElem = E;
   static constexpr Narrow kWeight = W;
   static constexpr long long kM = M, kN = N, kK = K;
   static constexpr int kMTile = MTile;
-  static constexpr int kWarps = Warps, kBlockK = BlockK, kStages = Stages;
+  static constexpr int kWarps = Warps, kWarpN = WarpN, kBlockK = BlockK, kStages = Stages;
   // The launch (the generator's choice in MixedMatmulKernel.cpp).
   static constexpr int kSplits = Splits;
   static constexpr long long kKPerSplit = KPerSplit;
@@ -129,12 +129,12 @@ void runCase(Form form, unsigned seed) {
     EXPECT_TRUE(std::isnan(y[m * N + n])) << "written twice: " << m << ", " << n;
     y[m * N + n] = acc;
   };
-  constexpr unsigned kBlockN = 32 * C::kWarps;
+  constexpr unsigned kBlockN = C::kWarpN * C::kWarps;
   emu::Dim3 grid{unsigned((N + kBlockN - 1) / kBlockN), unsigned((M + C::kMTile - 1) / C::kMTile),
                  unsigned(C::kSplits)};
-  size_t smem = tg::device::mixed::shared_bytes(C::kMTile, C::kBlockK, C::kWarps, C::kStages);
+  size_t smem = tg::device::mixed::shared_bytes(C::kMTile, C::kBlockK, kBlockN, C::kStages);
   ASSERT_LE(smem, sizeof(tg::device::mixed::smem_raw));
-  emu::launch(grid, {kBlockN, 1, 1}, tg::device::mixed::smem_raw, smem, [&] {
+  emu::launch(grid, {32u * C::kWarps, 1, 1}, tg::device::mixed::smem_raw, smem, [&] {
     tg::device::mixed::mixed_matmul<C>(x.data(), w.data(), partials.data(), C::kKPerSplit, column, prologue,
                                        epilogue);
   });
@@ -178,6 +178,13 @@ TEST(MixedMatmulEmulation, EightWarpsKSteps128ThreeStages) {
   // 256 columns per CTA (one and a half CTAs of 384), K steps of 128 in a
   // 3-stage ring, split K whose second split ends inside a step.
   runCase<Cfg<Elem::BF16, Narrow::I8, 9, 384, 336, 16, 2, 256, 8, 128, 3>>(Form::ColumnScale, 5);
+}
+
+TEST(MixedMatmulEmulation, SixtyFourColumnsPerWarp) {
+  // 4 warps of 64 columns: 256 per CTA, two ldmatrix per k16 step; 320
+  // columns end inside the second CTA; 8 warps x 64 = 512-byte rows.
+  runCase<Cfg<Elem::BF16, Narrow::E4M3, 20, 320, 192, 32, 2, 128, 4, 64, 3, 64>>(Form::ColumnScale, 7);
+  runCase<Cfg<Elem::F16, Narrow::I8, 3, 512, 128, 16, 1, 128, 8, 64, 2, 64>>(Form::Identity, 8);
 }
 
 TEST(MixedMatmulEmulation, TwoStagesF16E4M3Identity) {

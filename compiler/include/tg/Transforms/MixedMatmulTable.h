@@ -1,7 +1,7 @@
 #ifndef TG_TRANSFORMS_MIXEDMATMULTABLE_H
 #define TG_TRANSFORMS_MIXEDMATMULTABLE_H
 
-// The measured choice between the two plans of a mixed-input matmul
+// The measured choice between the plans of a mixed-input matmul
 // (tg-mixed-matmul-plan): the committed table of H200 figures
 // (compiler/lib/Transforms/MixedMatmulTable.inc) and the rule that reads it.
 
@@ -13,7 +13,9 @@
 
 namespace mlir::tg {
 
-enum class MixedMatmulPlan { Fused, Dequant };
+/// Fused: cuDNN's mixed-input graph; Dequant: a dequantise kernel and a
+/// 16-bit matmul; Generated: the NVRTC mixed-input kernel.
+enum class MixedMatmulPlan { Fused, Dequant, Generated };
 
 /// One measured shape: TFLOP/s of each plan.
 struct MixedMatmulRow {
@@ -21,6 +23,7 @@ struct MixedMatmulRow {
   bool scaled;            // prologue_b reads a capture (per-channel scale)
   int64_t m, k, n;
   double fused, dequant;
+  double generated = 0; // the generated kernel; 0: not measured
 };
 
 /// The shape of a mixed-input matmul to decide: x [M, K] . w [K, N] (M is
@@ -29,6 +32,9 @@ struct MixedMatmulShape {
   std::string weight;
   bool scaled = false;
   int64_t m = 0, k = 0, n = 0;
+  /// Whether the generated kernel may be chosen (it runs the op, and the
+  /// op is not bound for cuDNN).
+  bool generatedRuns = false;
 };
 
 struct MixedMatmulChoice {
@@ -42,12 +48,14 @@ llvm::ArrayRef<MixedMatmulRow> mixedMatmulTable();
 /// Where the committed figures came from.
 llvm::StringRef mixedMatmulTableSource();
 
-/// The faster plan for `shape` by `rows`: among the rows of the weight type
+/// The fastest plan for `shape` by `rows`: among the rows of the weight type
 /// (those with the same `scaled` when there are any), the (K, N) nearest in
-/// log2 K + log2 N; at that (K, N), log(fused / dequant) interpolated
+/// log2 K + log2 N; at that (K, N), each plan's log TFLOP/s interpolated
 /// linearly in log M between the two measured M around `shape.m` (the
-/// nearest one outside them). Fused when that is >= 0, or when no row has
-/// the weight type (the plan cuDNN ran before there was a choice).
+/// nearest one outside them). Generated when `shape.generatedRuns`, both
+/// rows measured it and it is the fastest; otherwise fused when fused >=
+/// dequant, or when no row has the weight type (the plan cuDNN ran before
+/// there was a choice).
 MixedMatmulChoice chooseMixedMatmulPlan(const MixedMatmulShape &shape,
                                         llvm::ArrayRef<MixedMatmulRow> rows,
                                         llvm::StringRef source);

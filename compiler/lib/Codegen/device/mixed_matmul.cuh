@@ -7,14 +7,14 @@
 // byte per element, and never written back converted.
 //
 // Shape of the work:
-//  - a CTA of kWarps warps owns 32 kWarps output columns, kMTile rows and
-//    one split of K; warp w owns columns [32w, 32w + 32) of them;
+//  - a CTA of kWarps warps owns kWarpN kWarps output columns, kMTile rows
+//    and one split of K; warp w owns columns [kWarpN w, kWarpN (w + 1));
 //  - the roles of the operands are swapped for the tensor cores: the
 //    converted weight is the A operand of mma.m16n8k16 (16 columns of w as
 //    the 16 "rows") and x^T is the B operand (8 rows of x as the 8
 //    "columns"), so that a handful of rows of x still fill the MMA;
 //  - each K step (kBlockK rows) is copied by cp.async into a kStages ring:
-//    the weight as kBlockK rows of 32 kWarps bytes, x as kMTile rows of
+//    the weight as kBlockK rows of kWarpN kWarps bytes, x as kMTile rows of
 //    kBlockK elements, both with the 16-byte chunks of row r at chunk
 //    c ^ (r % 8), so that the ldmatrix row addresses of a warp hit distinct
 //    banks;
@@ -39,24 +39,27 @@ enum class Narrow { I8, E4M3, E5M2 };
 namespace mixed {
 
 /// Dynamic shared memory of a CTA: `stages` stages of a weight tile
-/// (block_k rows of 32 * warps bytes) and an x tile (m_tile rows of block_k
+/// (block_k rows of block_n bytes) and an x tile (m_tile rows of block_k
 /// 16-bit elements).
-__host__ __device__ constexpr int shared_bytes(int m_tile, int block_k, int warps, int stages) {
-  return stages * (block_k * 32 * warps + m_tile * block_k * 2);
+__host__ __device__ constexpr int shared_bytes(int m_tile, int block_k, int block_n, int stages) {
+  return stages * (block_k * block_n + m_tile * block_k * 2);
 }
 
-/// The tile of a configuration (Cfg: kWarps, kBlockK, kStages, kMTile).
+/// The tile of a configuration (Cfg: kWarps, kWarpN, kBlockK, kStages,
+/// kMTile).
 template <class Cfg>
 struct Tile {
   static constexpr int kWarps = Cfg::kWarps;
   static constexpr int kThreads = 32 * kWarps;
-  static constexpr int kBlockN = 32 * kWarps; // output columns per CTA (bytes of a weight row)
+  static constexpr int kWarpN = Cfg::kWarpN; // output columns per warp: 32 or 64
+  static constexpr int kBlockN = kWarpN * kWarps; // output columns per CTA (bytes of a weight row)
   static constexpr int kBlockK = Cfg::kBlockK; // K per pipeline stage
   static constexpr int kStages = Cfg::kStages;
   static constexpr int kWeightStageBytes = kBlockK * kBlockN; // one byte per element
   static constexpr int kXRowBytes = kBlockK * 2;
   static constexpr int kStageBytes = kWeightStageBytes + Cfg::kMTile * kXRowBytes;
   static_assert(kWarps == 4 || kWarps == 8, "4 or 8 warps");
+  static_assert(kWarpN == 32 || kWarpN == 64, "32 or 64 columns per warp");
   static_assert(kBlockK == 64 || kBlockK == 128, "K steps of 64 or 128");
   static_assert(kStages >= 2 && kStages <= 8, "2 to 8 stages");
 };
@@ -152,16 +155,16 @@ __device__ __forceinline__ unsigned narrow_pair(unsigned word, bool odd) {
   }
 }
 
-/// The main kernel. Launch: grid (ceil(N / (32 kWarps)), ceil(M / kMTile),
-/// splits), 32 kWarps threads, shared_bytes(kMTile, kBlockK, kWarps,
-/// kStages) of dynamic shared memory. Split z takes K rows [z k_per_split,
+/// The main kernel. Launch: grid (ceil(N / (kWarpN kWarps)), ceil(M /
+/// kMTile), splits), 32 kWarps threads, shared_bytes(kMTile, kBlockK,
+/// kWarpN kWarps, kStages) of dynamic shared memory. Split z takes K rows [z k_per_split,
 /// (z + 1) k_per_split) (k_per_split a multiple of kBlockK; the last split
 /// may be shorter). x and w must be 16-byte aligned with K % 8 == 0 and
 /// N % 16 == 0 (rows of whole chunks).
 ///
 /// Cfg: kElem (Elem::BF16 or F16: x's type and the type w' enters the
 /// product as), kWeight, kM, kN, kK, kMTile (16, 32 or 64), kWarps (4, 8),
-/// kBlockK (64, 128), kStages.
+/// kWarpN (32, 64), kBlockK (64, 128), kStages.
 /// column(n) returns what the prologue reads per output column (hoisted out
 /// of the K loop); prologue(column(n), word, odd, k0, k1, n) is the pair
 /// (w'[k0][n], w'[k1][n]) packed as two kElem (w'[k0][n] in the low half)
@@ -176,6 +179,7 @@ __device__ __forceinline__ void mixed_matmul(const u16 *__restrict__ x, const un
                                              Column column, Prologue prologue, Epilogue epilogue) {
   using T = Tile<Cfg>;
   constexpr int kBlockK = T::kBlockK, kBlockN = T::kBlockN, kStages = T::kStages, kThreads = T::kThreads;
+  constexpr int kFrags = T::kWarpN / 16; // A fragments (16 columns each) per warp and k16 step
   constexpr Elem E = Cfg::kElem;
   constexpr int kMTile = Cfg::kMTile;
   static_assert(E == Elem::BF16 || E == Elem::F16, "x is 16-bit");
@@ -196,35 +200,54 @@ __device__ __forceinline__ void mixed_matmul(const u16 *__restrict__ x, const un
   const long long k_end = k_begin + k_per_split < Cfg::kK ? k_begin + k_per_split : Cfg::kK;
   const int steps = static_cast<int>((k_end - k_begin + kBlockK - 1) / kBlockK);
 
+  // The copies of a stage: thread tid always copies the same 16-byte chunk
+  // column of the weight (and of x), in rows tid / chunks + j * row step, so
+  // that its addresses, its swizzle and its column test are computed once;
+  // a stage only adds its K offset. (Row steps are multiples of 8, so a
+  // row's swizzle is that of the thread's first row.)
+  constexpr int kWRowStep = kThreads / kWChunks, kWLoads = kBlockK / kWRowStep;
+  constexpr int kXRowStep = kThreads / kXChunks, kXLoads = (kMTile + kXRowStep - 1) / kXRowStep;
+  static_assert(kThreads % kWChunks == 0 && kBlockK % kWRowStep == 0 && kWRowStep % 8 == 0, "weight copy rows");
+  static_assert(kThreads % kXChunks == 0 && kXRowStep % 8 == 0, "x copy rows");
+  const int w_chunk = tid % kWChunks, w_row = tid / kWChunks;
+  const int x_chunk = tid % kXChunks, x_row = tid / kXChunks;
+  const bool w_column_inside = n_block + 16 * w_chunk < Cfg::kN;
+  const unsigned char *w_thread = w + (k_begin + w_row) * Cfg::kN + n_block + 16 * w_chunk;
+  const u16 *x_thread = x + (m_block + x_row) * Cfg::kK + k_begin + 8 * x_chunk;
+  const unsigned w_offset = swizzled<kBlockN>(w_row, w_chunk);
+  const unsigned x_offset = T::kWeightStageBytes + swizzled<T::kXRowBytes>(x_row, x_chunk);
   auto load_stage = [&](int step) {
     const unsigned base = smem + (step % kStages) * kStageBytes;
-    const long long k0 = k_begin + static_cast<long long>(step) * kBlockK;
+    const long long k_step = static_cast<long long>(step) * kBlockK; // from k_begin
+    const long long k_left = k_end - k_begin - k_step; // rows of this split from here on
 #pragma unroll
-    for (int i = tid; i < kBlockK * kWChunks; i += kThreads) {
-      const int row = i / kWChunks, chunk = i % kWChunks;
-      const long long k = k0 + row, n = n_block + 16 * chunk;
-      const bool valid = k < k_end && n < Cfg::kN;
-      cp_async_16(base + swizzled<kBlockN>(row, chunk), valid ? w + k * Cfg::kN + n : w, valid);
+    for (int j = 0; j < kWLoads; ++j) {
+      const int row = w_row + j * kWRowStep;
+      const bool valid = w_column_inside && row < k_left;
+      cp_async_16(base + w_offset + j * kWRowStep * kBlockN,
+                  valid ? w_thread + (k_step + j * kWRowStep) * Cfg::kN : w, valid);
     }
+    const bool x_columns_inside = k_step + 8 * x_chunk < k_end - k_begin;
 #pragma unroll
-    for (int i = tid; i < kMTile * kXChunks; i += kThreads) {
-      const int row = i / kXChunks, chunk = i % kXChunks;
-      const long long m = m_block + row, k = k0 + 8 * chunk;
-      const bool valid = m < Cfg::kM && k < k_end;
-      cp_async_16(base + T::kWeightStageBytes + swizzled<T::kXRowBytes>(row, chunk),
-                  valid ? x + m * Cfg::kK + k : x, valid);
+    for (int j = 0; j < kXLoads; ++j) {
+      const int row = x_row + j * kXRowStep;
+      if (kMTile % kXRowStep != 0 && row >= kMTile)
+        break;
+      const bool valid = x_columns_inside && m_block + row < Cfg::kM;
+      cp_async_16(base + x_offset + j * kXRowStep * T::kXRowBytes,
+                  valid ? x_thread + j * kXRowStep * Cfg::kK + k_step : x, valid);
     }
   };
 
-  // The four output columns of this lane (fixed for the whole K loop):
-  // column (f, j) = n_block + 32 warp + 16 f + 2 g + j. Loads of what the
+  // The output columns of this lane (fixed for the whole K loop): column
+  // (f, j) = n_block + kWarpN warp + 16 f + 2 g + j. Loads of what the
   // prologue reads stay inside the weight (columns past N are computed and
   // dropped).
-  auto lane_column = [&](int f, int j) { return n_block + 32 * warp + 16 * f + 2 * g + j; };
-  long long inside[2][2]; // the lane's columns, clamped into the weight
-  decltype(column(0LL)) columns[2][2];
+  auto lane_column = [&](int f, int j) { return n_block + T::kWarpN * warp + 16 * f + 2 * g + j; };
+  long long inside[kFrags][2]; // the lane's columns, clamped into the weight
+  decltype(column(0LL)) columns[kFrags][2];
 #pragma unroll
-  for (int f = 0; f < 2; ++f)
+  for (int f = 0; f < kFrags; ++f)
 #pragma unroll
     for (int j = 0; j < 2; ++j) {
       const long long n = lane_column(f, j);
@@ -232,9 +255,9 @@ __device__ __forceinline__ void mixed_matmul(const u16 *__restrict__ x, const un
       columns[f][j] = column(inside[f][j]);
     }
 
-  float acc[2][kTokenTiles][4];
+  float acc[kFrags][kTokenTiles][4];
 #pragma unroll
-  for (int f = 0; f < 2; ++f)
+  for (int f = 0; f < kFrags; ++f)
 #pragma unroll
     for (int tt = 0; tt < kTokenTiles; ++tt)
 #pragma unroll
@@ -261,18 +284,21 @@ __device__ __forceinline__ void mixed_matmul(const u16 *__restrict__ x, const un
     const long long k_step = k_begin + static_cast<long long>(step) * kBlockK;
 #pragma unroll
     for (int kk = 0; kk < kBlockK / 16; ++kk) {
-      // Matrices: 0 = rows kk*16 + 0..7, columns 32 warp + 0..15; 1 = rows
-      // + 8..15; 2, 3 = the same rows, columns + 16..31.
-      unsigned raw[4];
+      // Per 32 columns, matrices: 0 = rows kk*16 + 0..7, columns + 0..15;
+      // 1 = rows + 8..15; 2, 3 = the same rows, columns + 16..31.
+      unsigned raw[kFrags / 2][4];
       const int w_row = kk * 16 + (mat & 1) * 8 + mat_row;
-      ldmatrix_x4_trans(w_stage + swizzled<kBlockN>(w_row, 2 * warp + (mat >> 1)), raw);
-      unsigned a[2][4];
 #pragma unroll
-      for (int f = 0; f < 2; ++f)
+      for (int q = 0; q < kFrags / 2; ++q)
+        ldmatrix_x4_trans(w_stage + swizzled<kBlockN>(w_row, (T::kWarpN / 16) * warp + 2 * q + (mat >> 1)),
+                          raw[q]);
+      unsigned a[kFrags][4];
+#pragma unroll
+      for (int f = 0; f < kFrags; ++f)
 #pragma unroll
         for (int h = 0; h < 2; ++h) {
           // Bytes: 0 = (row 2t, column 2g), 1 = (2t, 2g + 1), 2 = (2t + 1, 2g), 3 = (2t + 1, 2g + 1).
-          const unsigned word = raw[2 * f + h];
+          const unsigned word = raw[f / 2][2 * (f % 2) + h];
           const long long k = k_step + kk * 16 + 8 * h + 2 * t;
           // Rows past K (the zero-filled tail) read the prologue's tensors at
           // the last row.
@@ -298,7 +324,7 @@ __device__ __forceinline__ void mixed_matmul(const u16 *__restrict__ x, const un
         const int x_row = 16 * tp + 8 * (mat >> 1) + mat_row;
         ldmatrix_x4(x_stage + swizzled<T::kXRowBytes>(x_row, 2 * kk + (mat & 1)), b);
 #pragma unroll
-        for (int f = 0; f < 2; ++f) {
+        for (int f = 0; f < kFrags; ++f) {
           if constexpr (E == Elem::BF16) {
             mma_bf16_16x8x16(acc[f][2 * tp], a[f], b[0], b[1]);
             mma_bf16_16x8x16(acc[f][2 * tp + 1], a[f], b[2], b[3]);
@@ -314,7 +340,7 @@ __device__ __forceinline__ void mixed_matmul(const u16 *__restrict__ x, const un
 
   // acc[f][tt][e]: column 2g + (e / 2) of sub-tile f, row 8 tt + 2t + (e % 2).
 #pragma unroll
-  for (int f = 0; f < 2; ++f)
+  for (int f = 0; f < kFrags; ++f)
 #pragma unroll
     for (int tt = 0; tt < kTokenTiles; ++tt)
 #pragma unroll
