@@ -18,7 +18,8 @@ and 8192. Per shape:
                  which plan that was, from the runtime's step list)
   - torch dequant + matmul: x @ w.to(bf16) (x @ (w.to(bf16) * scale))
   - torch bf16 GEMM ceiling: x @ w_bf16 with the weight converted beforehand
-TFLOP/s = 2*M*N*K / median time (CUDA events, bench_attention.bench).
+TFLOP/s = 2*M*N*K / median time (CUDA events, bench_attention.bench; with
+--batch B, B calls back to back between the events, for every column).
 Every output (tgc's poisoned with NaN first) is checked against a float32
 reference: x.float() @ w_deq.float() with TF32 off, where w_deq is the
 dequantised weight rounded to bf16 as tg's prologue defines it; the error is
@@ -50,6 +51,29 @@ PLANS = ("fused", "dequant", "generated", "auto")
 FP8_TORCH = {"f8E4M3FN": "float8_e4m3fn", "f8E5M2": "float8_e5m2"}
 # The generated kernel runs on NVRTC (the plan pins the op there).
 PLAN_BACKEND = {"generated": "auto"}
+
+
+def bench_batched(fn, reps, warm, batch):
+    """Median ms of one call, timed as `batch` back-to-back calls between two
+    events (batch 1: bench_attention.bench, which also counts the host's
+    launch time of each call, a large part of a 20-40 us kernel's)."""
+    if batch <= 1:
+        return bench(fn, reps=reps, warm=warm)
+    for _ in range(warm):
+        fn()
+    torch.cuda.synchronize()
+    times = []
+    for _ in range(reps):
+        s = torch.cuda.Event(enable_timing=True)
+        e = torch.cuda.Event(enable_timing=True)
+        s.record()
+        for _ in range(batch):
+            fn()
+        e.record()
+        torch.cuda.synchronize()
+        times.append(s.elapsed_time(e) / batch)
+    times.sort()
+    return times[len(times) // 2]
 
 
 def max_rel_err(got, ref):
@@ -100,7 +124,7 @@ def shape_row(tgc, M, KN, scaled, args, stream, weight="i8"):
     ceiling = lambda: x @ w_bf16  # noqa: E731
     for name, fn in (("torch_dequant", torch_dequant), ("torch_bf16", ceiling)):
         check(name, fn())
-        row[name] = tflops(bench(fn, reps=args.reps, warm=args.warm))
+        row[name] = tflops(bench_batched(fn, args.reps, args.warm, args.batch))
 
     graph = ag.mixed_matmul_graph(M, K, N, scaled, weight=weight)
     for plan in args.plans.split(","):
@@ -120,7 +144,7 @@ def shape_row(tgc, M, KN, scaled, args, stream, weight="i8"):
             if plan == "auto":
                 row["auto_plan"] = plan_of(text)
             check(key, y)
-            row[key] = tflops(bench(lambda: tgc.run(exe, arr, stream), reps=args.reps, warm=args.warm))
+            row[key] = tflops(bench_batched(lambda: tgc.run(exe, arr, stream), args.reps, args.warm, args.batch))
             tgc.lib.tgc_executable_destroy(exe)
         except Exception as ex:  # noqa: BLE001 - recorded in the row
             row["error_" + plan] = str(ex)[:300]
@@ -146,12 +170,13 @@ def wname(r):
 def markdown(env, rows, tol):
     L = ["# Mixed-input matmul plans vs PyTorch (%s, %s, commit %s)" % (env["gpu"], env["date"], env["commit"]), "",
          "x bf16 [M,K] · w int8 (or fp8, column w) [K,N] → y bf16; scaled: w × a per-output-channel bf16 scale [1,N]. One process; "
-         "torch %s, cuDNN %s (`%s`, also tgc's). TFLOP/s = 2·M·N·K / median time. tgc: `--backend=cudnn "
+         "torch %s, cuDNN %s (`%s`, also tgc's). TFLOP/s = 2·M·N·K / median time (calls timed back to back per "
+         "measurement: %d). tgc: `--backend=cudnn "
          "--mixed-matmul=fused|dequant|auto`, generated: `--mixed-matmul=generated` (NVRTC); auto's column says which plan the committed table chose. torch "
          "dequant: `x @ w.to(bf16)` (`* scale`), conversion timed; torch bf16: `x @ w_bf16`, weight converted "
          "beforehand (the GEMM ceiling). Every output checked against a float32 reference (TF32 off) of the "
          "bf16-rounded dequantised weight: max err / max |ref| <= %.0e; a failed check or error is marked ✗." % (
-             env["torch"], env["torch_cudnn"], env["cudnn_path"], tol), "",
+             env["torch"], env["torch_cudnn"], env["cudnn_path"], env.get("batch", 1), tol), "",
          "| M | K=N | w | tgc fused | tgc dequant | tgc generated | tgc auto (plan) | torch dequant | torch bf16 | "
          "best tgc / torch dequant | generated / torch bf16 | ran fused / dequant / generated | max err |",
          "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
@@ -215,6 +240,9 @@ def main():
     ap.add_argument("--tol", type=float, default=2e-2)
     ap.add_argument("--total-s", type=float, default=180, help="shapes after this are skipped")
     ap.add_argument("--plans", default=",".join(PLANS), help="tgc plans to time (default: all)")
+    ap.add_argument("--batch", type=int, default=1,
+                    help="calls timed back to back per measurement (every column alike; 1: one call, "
+                         "host launch time included)")
     ap.add_argument("--weights", default="i8", help="weight types: i8, f8E4M3FN, f8E5M2 (comma-separated)")
     args = ap.parse_args()
     t_start = time.time()
@@ -228,7 +256,7 @@ def main():
     tgc = TgcX(args.lib)
     env = {"torch": torch.__version__, "torch_cudnn": version, "cudnn_path": path, "gpu": torch.cuda.get_device_name(),
            "commit": os.environ.get("TGC_COMMIT", "unknown"), "date": time.strftime("%Y-%m-%d %H:%M:%S"),
-           "tol": args.tol}
+           "tol": args.tol, "batch": args.batch}
     print(env, flush=True)
     stream = torch.cuda.current_stream().cuda_stream
     rows = []

@@ -1,7 +1,8 @@
 // tg-compile --mixed-matmul: a bf16 x int8 matmul with a per-channel scale
 // and a bias, as one fused cuDNN graph or as a dequantise kernel (NVRTC)
-// and a bf16 x bf16 cuDNN matmul; auto picks by the committed table (decode
-// M = 16: fused; M = 8192: dequant) and --explain-backend says which figures
+// and a bf16 x bf16 cuDNN matmul, or on the generated mixed-input kernel;
+// auto picks by the committed table (decode M = 16: generated; M = 8192:
+// dequant) and --explain-backend says which figures
 // decided, then where each op of the chosen plan runs.
 // RUN: tg-compile %s --entry=m16 --mixed-matmul=fused --emit=cudnn | FileCheck %s --check-prefix=FUSED
 // RUN: tg-compile %s --entry=m16 --mixed-matmul=dequant --emit=cudnn | FileCheck %s --check-prefix=DEQUANT
@@ -38,9 +39,9 @@
 
 // Each remark comes with a note that prints the op; the op's location is
 // its tg.matmul, the line of %acc in each function.
-// AUTO: mixed-matmul.mlir:[[#M16:]]:10: remark: mixed-input matmul plan fused: i8 weights, scaled, M=16 K=8192 N=8192: rows at K=8192 N=8192: M=16 (fused {{[0-9.]+}}, dequant {{[0-9.]+}} TFLOP/s), fused/dequant {{[0-9.]+}} ({{.+}})
-// AUTO: mixed-matmul.mlir:[[#M16]]:10: remark: backend cudnn: cuDNN matmul is faster than the generic matmul kernel
-// AUTO: mixed-matmul.mlir:[[#M8192:]]:10: remark: mixed-input matmul plan dequant: i8 weights, scaled, M=8192 K=8192 N=8192: rows at K=8192 N=8192: M=8192 (fused {{[0-9.]+}}, dequant {{[0-9.]+}} TFLOP/s), fused/dequant 0.{{[0-9]+}} ({{.+}})
+// AUTO: mixed-matmul.mlir:[[#M16:]]:10: remark: mixed-input matmul plan generated: i8 weights, scaled, M=16 K=8192 N=8192: rows at K=8192 N=8192: M=16 (fused {{[0-9.]+}}, dequant {{[0-9.]+}}, generated {{[0-9.]+}} TFLOP/s), fused/dequant {{[0-9.]+}}, generated/fused 1.{{[0-9]+}} ({{.+}})
+// AUTO: mixed-matmul.mlir:[[#M16]]:10: remark: backend nvrtc: requested (nvrtc)
+// AUTO: mixed-matmul.mlir:[[#M8192:]]:10: remark: mixed-input matmul plan dequant: i8 weights, scaled, M=8192 K=8192 N=8192: rows at K=8192 N=8192: M=8192 (fused {{[0-9.]+}}, dequant {{[0-9.]+}}, generated {{[0-9.]+}} TFLOP/s), fused/dequant 0.{{[0-9]+}}, generated/dequant 0.{{[0-9]+}} ({{.+}})
 // AUTO: mixed-matmul.mlir:[[#M8192]]:10: remark: backend cudnn: cuDNN matmul is faster than the generic matmul kernel
 // AUTO-NOT: remark:
 

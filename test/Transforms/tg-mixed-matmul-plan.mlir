@@ -6,16 +6,17 @@
 
 // BAD: error: unknown mixed-matmul plan 'split' (expected auto, fused, dequant or generated)
 
-// Decode-sized M: cuDNN's mixed-input graph reads half the weight bytes and
-// is measured several times faster; prefill-sized M: the 16-bit GEMM wins.
+// Decode-sized M: the generated mixed-input kernel reads half the weight
+// bytes and is measured faster than cuDNN's mixed-input graph (itself several
+// times faster than the dequant plan); prefill-sized M: the 16-bit GEMM wins.
 // FUSED: remark: mixed-input matmul plan fused: requested (fused)
 // FUSED-LABEL: func.func @m16
 // FUSED: tg.fused_matmul %{{.*}}, %{{.*}} b_captures
 // FUSED: prologue_b {
 // FUSED-NEXT: ^bb0
 // FUSED-NEXT: tg.cast
-// AUTO: remark: mixed-input matmul plan fused: i8 weights, scaled, M=16 K=8192 N=8192: rows at K=8192 N=8192: M=16 (fused {{[0-9.]+}}, dequant {{[0-9.]+}} TFLOP/s), fused/dequant {{[0-9.]+}} ({{.*}})
-// NVRTC: remark: mixed-input matmul plan fused: bound for nvrtc; the table measures cuDNN plans, so the op stays as it is
+// AUTO: remark: mixed-input matmul plan generated: i8 weights, scaled, M=16 K=8192 N=8192: rows at K=8192 N=8192: M=16 (fused {{[0-9.]+}}, dequant {{[0-9.]+}}, generated {{[0-9.]+}} TFLOP/s), fused/dequant {{[0-9.]+}}, generated/fused {{[0-9.]+}} ({{.*}})
+// NVRTC: remark: mixed-input matmul plan fused: bound for nvrtc; the op stays as it is (the NVRTC lowering gives it the mixed-input kernel where that kernel runs it)
 func.func @m16(%x: tensor<16x8192xbf16>, %w: tensor<8192x8192xi8>,
                %s: tensor<1x8192xbf16>, %bias: tensor<1x8192xf32>)
     -> tensor<16x8192xbf16> {
@@ -40,7 +41,7 @@ func.func @m16(%x: tensor<16x8192xbf16>, %w: tensor<8192x8192xi8>,
 
 // The dequant plan: prologue_b on the whole weight (the scale broadcast
 // along K), then the op on the bf16 weight with the same epilogue.
-// AUTO: remark: mixed-input matmul plan dequant: i8 weights, scaled, M=8192 K=8192 N=8192: rows at K=8192 N=8192: M=8192 (fused {{[0-9.]+}}, dequant {{[0-9.]+}} TFLOP/s), fused/dequant 0.{{[0-9]+}} ({{.*}})
+// AUTO: remark: mixed-input matmul plan dequant: i8 weights, scaled, M=8192 K=8192 N=8192: rows at K=8192 N=8192: M=8192 (fused {{[0-9.]+}}, dequant {{[0-9.]+}}, generated {{[0-9.]+}} TFLOP/s), fused/dequant 0.{{[0-9]+}}, generated/dequant 0.{{[0-9]+}} ({{.*}})
 // DEQUANT-LABEL: func.func @m8192
 // DEQUANT-SAME: (%[[X:.*]]: tensor<8192x8192xbf16>, %[[W:.*]]: tensor<8192x8192xi8>, %[[S:.*]]: tensor<1x8192xbf16>, %[[B:.*]]: tensor<1x8192xf32>)
 // DEQUANT: %[[H:.*]] = tg.cast %[[W]] : tensor<8192x8192xi8> to tensor<8192x8192xbf16>
@@ -75,7 +76,7 @@ func.func @m8192(%x: tensor<8192x8192xbf16>, %w: tensor<8192x8192xi8>,
 // between measured rows in the provisional table and in the bench's grid);
 // a plain tg.matmul with an i8 weight dequantises by a cast to the
 // activation type.
-// AUTO: remark: mixed-input matmul plan {{fused|dequant}}: i8 weights, M=512 K=4096 N=4096: rows at K={{[0-9]+}} N={{[0-9]+}}: M={{[0-9]+}} (fused {{[0-9.]+}}, dequant {{[0-9.]+}} TFLOP/s) and M={{[0-9]+}} (fused {{[0-9.]+}}, dequant {{[0-9.]+}} TFLOP/s), fused/dequant {{[0-9.]+}} interpolated at M=512
+// AUTO: remark: mixed-input matmul plan {{fused|dequant}}: i8 weights, M=512 K=4096 N=4096: rows at K={{[0-9]+}} N={{[0-9]+}}: M={{[0-9]+}} (fused {{[0-9.]+}}, dequant {{[0-9.]+}}, generated {{[0-9.]+}} TFLOP/s) and M={{[0-9]+}} (fused {{[0-9.]+}}, dequant {{[0-9.]+}}, generated {{[0-9.]+}} TFLOP/s), fused/dequant {{[0-9.]+}} interpolated at M=512
 // DEQUANT-LABEL: func.func @plain
 // DEQUANT: %[[C:.*]] = tg.cast %{{.*}} : tensor<4096x4096xi8> to tensor<4096x4096xf16>
 // DEQUANT: tg.matmul %{{.*}}, %[[C]] : tensor<512x4096xf16>, tensor<4096x4096xf16> -> tensor<512x4096xf32>
@@ -84,8 +85,8 @@ func.func @plain(%x: tensor<512x4096xf16>, %w: tensor<4096x4096xi8>) -> tensor<5
   return %y : tensor<512x4096xf32>
 }
 
-// No measured row for fp8 weights: the fused plan, saying so.
-// AUTO: remark: mixed-input matmul plan fused: f8E4M3FN weights, M=64 K=256 N=128: no measured row for f8E4M3FN weights; fused (cuDNN's mixed-input graph, the default)
+// fp8 weights have rows of their own (the nearest K, N bucket here).
+// AUTO: remark: mixed-input matmul plan {{fused|dequant|generated}}: f8E4M3FN weights, M=64 K=256 N=128: rows at K=4096 N=4096: M=64
 // DEQUANT-LABEL: func.func @fp8
 // DEQUANT: tg.cast %{{.*}} : tensor<256x128xf8E4M3FN> to tensor<256x128xbf16>
 // DEQUANT: tg.matmul

@@ -139,8 +139,8 @@ struct MixedMatmulPlanPass
       requested = symbolizeBackend(backend);
     if (requested == Backend::nvrtc)
       return {MixedMatmulPlan::Fused,
-              "bound for nvrtc; the table measures cuDNN plans, so the op "
-              "stays as it is"};
+              "bound for nvrtc; the op stays as it is (the NVRTC lowering "
+              "gives it the mixed-input kernel where that kernel runs it)"};
     std::string unsupported =
         backends.get(Backend::cudnn).unsupportedReason(m.op);
     if (!unsupported.empty())

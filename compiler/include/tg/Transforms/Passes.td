@@ -176,11 +176,11 @@ def ExpandAttention : Pass<"tg-expand-attention", "func::FuncOp"> {
 }
 
 def MixedMatmulPlan : Pass<"tg-mixed-matmul-plan", "func::FuncOp"> {
-  let summary = "Choose how a mixed-input matmul runs: fused or dequantise + 16-bit matmul";
+  let summary = "Choose how a mixed-input matmul runs: fused, dequantise + 16-bit matmul, or the generated kernel";
   let description = [{
     A mixed-input matmul is a tg.fused_matmul or tg.matmul whose a operand
     enters the product as bf16/f16 and whose b operand (the weight) is i8 or
-    fp8. It has two plans:
+    fp8. It has three plans:
       - `fused`: the op as it is; cuDNN converts (and scales) the weight
         inside its matmul graph (cuDNN's mixed-input matmul).
       - `dequant`: prologue_b applied to the whole weight as graph-level
@@ -189,17 +189,19 @@ def MixedMatmulPlan : Pass<"tg-mixed-matmul-plan", "func::FuncOp"> {
         prologue_a and epilogue (a 16-bit matmul on cuDNN). Region ops
         round like graph ops, so the dequantised weight and the result are
         the same values as the fused op's in the reference semantics.
-    `plan=auto` picks, per op, the plan measured faster at the nearest
-    (K, N) bucket and, between measured M, the one whose speed ratio,
-    interpolated in log M, favours it (MixedMatmulTable.inc: H200 figures
-    and where they came from). Auto only decides ops cuDNN can run as they
-    are and that are not on NVRTC (`backend=nvrtc` or a `tg.backend =
-    #tg<backend nvrtc>`): the table measures cuDNN plans. `plan=fused` or
-    `plan=dequant` forces one plan for every mixed-input matmul.
-    `plan=generated` places every mixed-input matmul on NVRTC as it is,
-    where the lowering runs it on the generated mixed-input kernel
-    (device/mixed_matmul.cuh: the weight converted in registers); an op
-    that kernel cannot run is an error with the reason. With
+      - `generated`: the op as it is, pinned to NVRTC, where the lowering
+        runs it on the generated mixed-input kernel
+        (device/mixed_matmul.cuh: the weight converted in registers).
+    `plan=auto` picks, per op, the plan measured fastest at the nearest
+    (K, N) bucket, each plan's TFLOP/s interpolated in log M between the
+    measured M around the op's (MixedMatmulTable.inc: H200 figures and where
+    they came from); `generated` only where the kernel runs the op and the
+    backend request is not cudnn. Auto only decides ops cuDNN can run as
+    they are and that are not on NVRTC (`backend=nvrtc` or a `tg.backend =
+    #tg<backend nvrtc>`: those stay as they are, and the lowering gives them
+    the generated kernel where it runs them). `plan=fused`, `plan=dequant`
+    or `plan=generated` forces one plan for every mixed-input matmul (an op
+    the generated kernel cannot run is then an error with the reason). With
     `explain`, a remark says which plan each op got and which figures
     decided.
 
