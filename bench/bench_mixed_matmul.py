@@ -14,7 +14,7 @@ and 8192. Per shape:
   - tgc generated --mixed-matmul=generated: the generated NVRTC mixed-input
                  kernel (device/mixed_matmul.cuh: the weight converted in
                  registers)
-  - tgc auto     --mixed-matmul=auto: what the committed table chooses (and
+  - tgc auto     --mixed-matmul=auto (backend auto): what the committed table chooses (and
                  which plan that was, from the runtime's step list)
   - torch dequant + matmul: x @ w.to(bf16) (x @ (w.to(bf16) * scale))
   - torch bf16 GEMM ceiling: x @ w_bf16 with the weight converted beforehand
@@ -49,8 +49,10 @@ import attention_graphs as ag  # noqa: E402
 DEV = "cuda"
 PLANS = ("fused", "dequant", "generated", "auto")
 FP8_TORCH = {"f8E4M3FN": "float8_e4m3fn", "f8E5M2": "float8_e5m2"}
-# The generated kernel runs on NVRTC (the plan pins the op there).
-PLAN_BACKEND = {"generated": "auto"}
+# The generated kernel runs on NVRTC (the plan pins the op there), and auto
+# may choose it only when the backend request is auto (--backend=cudnn rules
+# it out).
+PLAN_BACKEND = {"generated": "auto", "auto": "auto"}
 
 
 def bench_batched(fn, reps, warm, batch):
@@ -86,11 +88,14 @@ def max_rel_err(got, ref):
 
 
 def plan_of(describe_text):
-    """Which plan a compiled graph runs: the dequant plan has a dequantise
-    kernel step before the matmul, the fused one a single step."""
+    """Which plan a compiled graph runs: the generated kernel has no cuDNN
+    step, the dequant plan a dequantise kernel step before its cuDNN matmul,
+    the fused one a single cuDNN step."""
     steps = [l for l in describe_text.splitlines() if l.strip().startswith("step")]
     if not steps:
         return "?"
+    if not any("cudnn" in l for l in steps):
+        return "generated"
     return "dequant" if len(steps) > 1 else "fused"
 
 
@@ -172,7 +177,7 @@ def markdown(env, rows, tol):
          "x bf16 [M,K] · w int8 (or fp8, column w) [K,N] → y bf16; scaled: w × a per-output-channel bf16 scale [1,N]. One process; "
          "torch %s, cuDNN %s (`%s`, also tgc's). TFLOP/s = 2·M·N·K / median time (calls timed back to back per "
          "measurement: %d). tgc: `--backend=cudnn "
-         "--mixed-matmul=fused|dequant|auto`, generated: `--mixed-matmul=generated` (NVRTC); auto's column says which plan the committed table chose. torch "
+         "--mixed-matmul=fused|dequant`, `--mixed-matmul=generated` (NVRTC), `--mixed-matmul=auto` (backend auto); auto's column says which plan the committed table chose. torch "
          "dequant: `x @ w.to(bf16)` (`* scale`), conversion timed; torch bf16: `x @ w_bf16`, weight converted "
          "beforehand (the GEMM ceiling). Every output checked against a float32 reference (TF32 off) of the "
          "bf16-rounded dequantised weight: max err / max |ref| <= %.0e; a failed check or error is marked ✗." % (
