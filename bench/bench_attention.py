@@ -72,15 +72,21 @@ def pyplot_or_none():
         return None
 
 
-def bench(fn, reps=20, warm=3):
+def bench(fn, reps=20, warm=3, batch=1):
+    """Median ms of one call over `reps` samples; each sample times `batch`
+    calls back to back between two events (batch 1 also counts the host's
+    launch time of the call)."""
     for _ in range(warm):
         fn()
     torch.cuda.synchronize()
     times = []
     for _ in range(reps):
         s = torch.cuda.Event(enable_timing=True); e = torch.cuda.Event(enable_timing=True)
-        s.record(); fn(); e.record(); torch.cuda.synchronize()
-        times.append(s.elapsed_time(e))
+        s.record()
+        for _ in range(batch):
+            fn()
+        e.record(); torch.cuda.synchronize()
+        times.append(s.elapsed_time(e) / batch)
     times.sort()
     return times[len(times) // 2]
 

@@ -42,19 +42,7 @@ from bench_attention import bench  # noqa: E402
 
 def bench_queued(fn, steps=50, reps=5):
     """GPU ms per call with `steps` calls queued back to back (median of reps)."""
-    for _ in range(3):
-        fn()
-    torch.cuda.synchronize()
-    times = []
-    for _ in range(reps):
-        s = torch.cuda.Event(enable_timing=True); e = torch.cuda.Event(enable_timing=True)
-        s.record()
-        for _ in range(steps):
-            fn()
-        e.record(); torch.cuda.synchronize()
-        times.append(s.elapsed_time(e) / steps)
-    times.sort()
-    return times[len(times) // 2]
+    return bench(fn, reps=reps, warm=3, batch=steps)
 
 HBM = 4.8e12  # bytes/s, H200
 

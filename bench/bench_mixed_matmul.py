@@ -55,29 +55,6 @@ FP8_TORCH = {"f8E4M3FN": "float8_e4m3fn", "f8E5M2": "float8_e5m2"}
 PLAN_BACKEND = {"generated": "auto", "auto": "auto"}
 
 
-def bench_batched(fn, reps, warm, batch):
-    """Median ms of one call, timed as `batch` back-to-back calls between two
-    events (batch 1: bench_attention.bench, which also counts the host's
-    launch time of each call, a large part of a 20-40 us kernel's)."""
-    if batch <= 1:
-        return bench(fn, reps=reps, warm=warm)
-    for _ in range(warm):
-        fn()
-    torch.cuda.synchronize()
-    times = []
-    for _ in range(reps):
-        s = torch.cuda.Event(enable_timing=True)
-        e = torch.cuda.Event(enable_timing=True)
-        s.record()
-        for _ in range(batch):
-            fn()
-        e.record()
-        torch.cuda.synchronize()
-        times.append(s.elapsed_time(e) / batch)
-    times.sort()
-    return times[len(times) // 2]
-
-
 def max_rel_err(got, ref):
     """max |got - ref| / max |ref|; NaN anywhere (a poisoned element left
     unwritten) gives NaN."""
@@ -129,7 +106,7 @@ def shape_row(tgc, M, KN, scaled, args, stream, weight="i8"):
     ceiling = lambda: x @ w_bf16  # noqa: E731
     for name, fn in (("torch_dequant", torch_dequant), ("torch_bf16", ceiling)):
         check(name, fn())
-        row[name] = tflops(bench_batched(fn, args.reps, args.warm, args.batch))
+        row[name] = tflops(bench(fn, reps=args.reps, warm=args.warm, batch=args.batch))
 
     graph = ag.mixed_matmul_graph(M, K, N, scaled, weight=weight)
     for plan in args.plans.split(","):
@@ -149,7 +126,7 @@ def shape_row(tgc, M, KN, scaled, args, stream, weight="i8"):
             if plan == "auto":
                 row["auto_plan"] = plan_of(text)
             check(key, y)
-            row[key] = tflops(bench_batched(lambda: tgc.run(exe, arr, stream), args.reps, args.warm, args.batch))
+            row[key] = tflops(bench(lambda: tgc.run(exe, arr, stream), reps=args.reps, warm=args.warm, batch=args.batch))
             tgc.lib.tgc_executable_destroy(exe)
         except Exception as ex:  # noqa: BLE001 - recorded in the row
             row["error_" + plan] = str(ex)[:300]
