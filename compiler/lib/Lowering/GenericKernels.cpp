@@ -196,12 +196,15 @@ tg::emitGenericKernels(func::FuncOp fn, AttentionEmitter emitAttention,
               return emitSoftmaxKernel(softmax, state);
             })
             .Case<MatmulOp, FusedMatmulOp>([&](Operation *matmul) {
-              // The mixed-input kernel copies its operands with cp.async:
-              // they must be row-major buffers, not folded views.
-              if (!onCudnn && mixedMatmulKernelRefusal(matmul).empty())
+              // The mixed-input kernel (for ops not on cuDNN, which keep the
+              // one-launch generic kernel as their fallback) copies its
+              // operands with cp.async: row-major buffers, not folded views.
+              bool mixedKernel =
+                  !onCudnn && mixedMatmulKernelRefusal(matmul).empty();
+              if (mixedKernel)
                 for (Value operand : matmul->getOperands().take_front(2))
                   materialize(operand, "mixed-input matmul operand", state);
-              return emitMatmulKernel(matmul, state);
+              return emitMatmulKernel(matmul, mixedKernel, state);
             })
             .Case([&](AttentionOp attention) -> LogicalResult {
               // The attention generator reads buffers (graph arguments

@@ -143,8 +143,11 @@ void emitCopyKernel(Value dest, const TensorView &source, StringRef reason,
 LogicalResult emitConstantKernel(ConstantOp op, LoweringState &state);
 LogicalResult emitReduceKernel(ReduceOp op, LoweringState &state);
 LogicalResult emitSoftmaxKernel(SoftmaxOp op, LoweringState &state);
-/// tg.matmul or tg.fused_matmul.
-LogicalResult emitMatmulKernel(Operation *op, LoweringState &state);
+/// tg.matmul or tg.fused_matmul: on the mixed-input kernel when
+/// `mixedKernel` (mixedMatmulKernelRefusal accepted the op, it is not on
+/// cuDNN, and its operands are buffers), else the generic tiled kernel.
+LogicalResult emitMatmulKernel(Operation *op, bool mixedKernel,
+                               LoweringState &state);
 
 } // namespace mlir::tg::lowering
 

@@ -17,8 +17,6 @@
 
 #include "MatmulParts.h"
 
-#include "tg/Dialect/TG/IR/Backend.h"
-#include "tg/Lowering/MixedMatmulKernel.h"
 #include "tg/Lowering/ScalarExpr.h"
 
 #include "llvm/Support/raw_ostream.h"
@@ -416,7 +414,8 @@ static FailureOr<KernelStep> matmulKernel(const MatmulDesc &desc,
   return step;
 }
 
-LogicalResult lowering::emitMatmulKernel(Operation *op, LoweringState &state) {
+LogicalResult lowering::emitMatmulKernel(Operation *op, bool mixedKernel,
+                                         LoweringState &state) {
   MatmulDesc desc;
   StringRef opName;
   if (auto matmul = dyn_cast<MatmulOp>(op)) {
@@ -440,11 +439,12 @@ LogicalResult lowering::emitMatmulKernel(Operation *op, LoweringState &state) {
   state.views[desc.result] = TensorView::ofBuffer(desc.result);
   if (numElements(shapeOf(desc.result)) == 0)
     return success();
-  // An op on cuDNN keeps the one-launch generic kernel as its fallback.
-  if (getBackend(op) != Backend::cudnn && mixedMatmulKernelRefusal(op).empty() &&
-      state.view(desc.a.value).isDenseBufferOf(desc.a.value) &&
-      state.view(desc.b.value).isDenseBufferOf(desc.b.value))
+  if (mixedKernel) {
+    assert(state.view(desc.a.value).isDenseBufferOf(desc.a.value) &&
+           state.view(desc.b.value).isDenseBufferOf(desc.b.value) &&
+           "the partitioner gives the mixed-input kernel buffers");
     return emitMixedMatmulKernel(op, desc, opName, state);
+  }
   FailureOr<KernelStep> step = matmulKernel(desc, opName, state);
   if (failed(step))
     return failure();

@@ -57,11 +57,8 @@ MixedTile mixedTileFor(int64_t rowsPerCta) {
   return {4, 32, 64, 4};
 }
 
-bool isNarrow(Type t) {
-  return t.isInteger(8) || isa<Float8E4M3FNType, Float8E5M2Type>(t);
-}
-
-/// The function argument `value` is, with its tg.strides, or null.
+/// Whether `value` is a function argument with tg.strides (a layout of its
+/// own, which the kernel's row-major copies cannot read).
 bool hasOwnStrides(Value value) {
   auto arg = dyn_cast<BlockArgument>(value);
   if (!arg)
@@ -118,6 +115,10 @@ std::string narrowName(Type t) {
 }
 } // namespace
 
+bool mlir::tg::isNarrowWeightType(Type type) {
+  return type.isInteger(8) || isa<Float8E4M3FNType, Float8E5M2Type>(type);
+}
+
 MatmulExtent mlir::tg::matmulExtent(Operation *op) {
   ArrayRef<int64_t> result = shapeOf(op->getResult(0));
   MatmulExtent extent;
@@ -144,7 +145,7 @@ std::string mlir::tg::mixedMatmulKernelRefusal(Operation *op) {
   }
   if (!xType.isBF16() && !xType.isF16())
     return "x is not bf16 or f16";
-  if (!isNarrow(wType))
+  if (!isNarrowWeightType(wType))
     return "the weight is not i8, f8E4M3FN or f8E5M2";
   if (weightEnters != xType)
     return "the weight does not enter the product as x's type";

@@ -7,8 +7,8 @@
 
 #include "tg/Backend/Backend.h"
 #include "tg/Dialect/TG/IR/Backend.h"
-#include "tg/Lowering/MixedMatmulKernel.h"
 #include "tg/Dialect/TG/IR/TGOps.h"
+#include "tg/Lowering/MixedMatmulKernel.h"
 #include "tg/Transforms/MixedMatmulTable.h"
 #include "tg/Transforms/Passes.h"
 
@@ -25,9 +25,6 @@ using fusion::elementTypeOf;
 using fusion::shapeOf;
 
 static bool is16Bit(Type t) { return t.isF16() || t.isBF16(); }
-static bool isNarrow(Type t) {
-  return t.isInteger(8) || isa<Float8E4M3FNType, Float8E5M2Type>(t);
-}
 
 namespace {
 /// A tg.matmul or tg.fused_matmul seen as x . w with a narrow w.
@@ -65,9 +62,9 @@ static std::optional<MixedMatmul> asMixed(Operation *op) {
   } else {
     return std::nullopt;
   }
-  if (!is16Bit(m.activation) || !isNarrow(elementTypeOf(m.w())))
+  if (!is16Bit(m.activation) || !isNarrowWeightType(elementTypeOf(m.w())))
     return std::nullopt;
-  if (!is16Bit(m.weightMatmul) && !isNarrow(m.weightMatmul))
+  if (!is16Bit(m.weightMatmul) && !isNarrowWeightType(m.weightMatmul))
     return std::nullopt;
   return m;
 }

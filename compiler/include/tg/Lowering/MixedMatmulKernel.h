@@ -20,6 +20,9 @@ namespace mlir::tg {
 /// buffer of its own first).
 std::string mixedMatmulKernelRefusal(Operation *op);
 
+/// The weight types of a mixed-input matmul: i8, f8E4M3FN, f8E5M2.
+bool isNarrowWeightType(Type type);
+
 /// Rows (M: every result dimension but the last), K and N of a matmul.
 struct MatmulExtent {
   int64_t m = 0, k = 0, n = 0;
