@@ -357,31 +357,30 @@ inline unsigned cvt_pack_f16x2(float lo, float hi) {
   return unsigned(emu::floatToF16(lo)) | (unsigned(emu::floatToF16(hi)) << 16);
 }
 inline float cvt_f16_to_f32(unsigned short bits) { return emu::f16ToFloat(bits); }
-// The product of two 16-bit values is exact in f32, so rounding it once
-// from f32 is the instruction's single rounding.
-inline unsigned mul_bf16x2(unsigned a, unsigned b) {
+/// A packed 16-bit operation: each half through f32 and rounded once. The
+/// product of two 16-bit values is exact in f32, and so is the difference of
+/// the kernel's operands (small integers), so this is the instruction's
+/// single rounding.
+template <bool kBf16, class Op>
+inline unsigned packed16(unsigned a, unsigned b, Op op) {
   auto lane = [&](int half) {
-    float x = emu::bf16ToFloat(static_cast<unsigned short>(half ? a >> 16 : a & 0xffffu));
-    float y = emu::bf16ToFloat(static_cast<unsigned short>(half ? b >> 16 : b & 0xffffu));
-    return unsigned(emu::floatToBf16(x * y));
+    auto value = [&](unsigned pair) {
+      unsigned short bits = static_cast<unsigned short>(half ? pair >> 16 : pair & 0xffffu);
+      return kBf16 ? emu::bf16ToFloat(bits) : emu::f16ToFloat(bits);
+    };
+    float r = op(value(a), value(b));
+    return unsigned(kBf16 ? emu::floatToBf16(r) : emu::floatToF16(r));
   };
   return lane(0) | (lane(1) << 16);
 }
-inline unsigned sub_f16x2(unsigned a, unsigned b) {
-  auto lane = [&](int half) {
-    float x = emu::f16ToFloat(static_cast<unsigned short>(half ? a >> 16 : a & 0xffffu));
-    float y = emu::f16ToFloat(static_cast<unsigned short>(half ? b >> 16 : b & 0xffffu));
-    return unsigned(emu::floatToF16(x - y)); // exact in f32 for the kernel's operands
-  };
-  return lane(0) | (lane(1) << 16);
+inline unsigned mul_bf16x2(unsigned a, unsigned b) {
+  return packed16<true>(a, b, [](float x, float y) { return x * y; });
 }
 inline unsigned mul_f16x2(unsigned a, unsigned b) {
-  auto lane = [&](int half) {
-    float x = emu::f16ToFloat(static_cast<unsigned short>(half ? a >> 16 : a & 0xffffu));
-    float y = emu::f16ToFloat(static_cast<unsigned short>(half ? b >> 16 : b & 0xffffu));
-    return unsigned(emu::floatToF16(x * y));
-  };
-  return lane(0) | (lane(1) << 16);
+  return packed16<false>(a, b, [](float x, float y) { return x * y; });
+}
+inline unsigned sub_f16x2(unsigned a, unsigned b) {
+  return packed16<false>(a, b, [](float x, float y) { return x - y; });
 }
 inline float fast_exp2(float x) { return std::exp2(x); }
 
