@@ -90,6 +90,32 @@ __global__ void reference(const __nv_bfloat16 *x, const unsigned char *w, float 
   y[i] = acc;
 }
 
+/// Microseconds per call: after `warm` calls, the median of `reps` samples
+/// of 20 calls back to back between two events.
+template <class Launch>
+double median_us(Launch launch, int warm, int reps) {
+  cudaEvent_t start, stop;
+  CHECK_CUDA(cudaEventCreate(&start));
+  CHECK_CUDA(cudaEventCreate(&stop));
+  for (int i = 0; i < warm; ++i)
+    launch();
+  std::vector<float> times;
+  for (int rep = 0; rep < reps; ++rep) {
+    CHECK_CUDA(cudaEventRecord(start));
+    for (int i = 0; i < 20; ++i)
+      launch();
+    CHECK_CUDA(cudaEventRecord(stop));
+    CHECK_CUDA(cudaEventSynchronize(stop));
+    float ms;
+    CHECK_CUDA(cudaEventElapsedTime(&ms, start, stop));
+    times.push_back(ms * 1000.0f / 20);
+  }
+  CHECK_CUDA(cudaEventDestroy(start));
+  CHECK_CUDA(cudaEventDestroy(stop));
+  std::sort(times.begin(), times.end());
+  return times[reps / 2];
+}
+
 struct Buffers {
   __nv_bfloat16 *x = nullptr, *y = nullptr;
   unsigned char *w = nullptr;
@@ -128,24 +154,7 @@ void runConfig(const Buffers &b, int target_ctas, float ref_max, const std::vect
     double d = std::fabs(double(__bfloat162float(y[i])) - ref_host[i]);
     err = std::isnan(d) ? INFINITY : std::max(err, d);
   }
-  cudaEvent_t start, stop;
-  CHECK_CUDA(cudaEventCreate(&start));
-  CHECK_CUDA(cudaEventCreate(&stop));
-  for (int i = 0; i < 5; ++i)
-    launch();
-  std::vector<float> times;
-  for (int rep = 0; rep < 7; ++rep) {
-    CHECK_CUDA(cudaEventRecord(start));
-    for (int i = 0; i < 20; ++i)
-      launch();
-    CHECK_CUDA(cudaEventRecord(stop));
-    CHECK_CUDA(cudaEventSynchronize(stop));
-    float ms;
-    CHECK_CUDA(cudaEventElapsedTime(&ms, start, stop));
-    times.push_back(ms * 1000.0f / 20);
-  }
-  std::sort(times.begin(), times.end());
-  double us = times[3];
+  double us = median_us(launch, 5, 7);
   double tflops = 2.0 * C::kM * C::kN * C::kK / us / 1e6;
   double gbs = double(C::kK) * C::kN / us / 1e3;
   std::printf("| %lld | %lld | %lld | %s | %d | %dx%d | %d | %d | %d | %lld | %d | %.2f | %.1f | %.0f | %.1e%s |\n",
@@ -154,8 +163,6 @@ void runConfig(const Buffers &b, int target_ctas, float ref_max, const std::vect
               C::kStages, target_ctas, splits, smem / 1024, us, tflops, gbs, err / ref_max,
               err / ref_max <= 2e-2 ? "" : " FAIL");
   std::fflush(stdout);
-  CHECK_CUDA(cudaEventDestroy(start));
-  CHECK_CUDA(cudaEventDestroy(stop));
 }
 
 template <Narrow W, long long M, long long N, long long K, int MTile>
@@ -187,23 +194,10 @@ struct Shape {
       // The read ceiling of this weight: a plain stream of 16-byte loads.
       unsigned *sink;
       CHECK_CUDA(cudaMalloc(&sink, 4));
-      cudaEvent_t start, stop;
-      CHECK_CUDA(cudaEventCreate(&start));
-      CHECK_CUDA(cudaEventCreate(&stop));
-      std::vector<float> times;
-      for (int rep = 0; rep < 8; ++rep) {
-        CHECK_CUDA(cudaEventRecord(start));
-        for (int i = 0; i < 20; ++i)
-          stream_read<<<132 * 8, 256>>>(reinterpret_cast<const uint4 *>(b.w), K * N / 16, sink);
-        CHECK_CUDA(cudaEventRecord(stop));
-        CHECK_CUDA(cudaEventSynchronize(stop));
-        float ms;
-        CHECK_CUDA(cudaEventElapsedTime(&ms, start, stop));
-        times.push_back(ms * 1000.0f / 20);
-      }
-      std::sort(times.begin(), times.end());
-      std::printf("| %lld | %lld | %lld | read ceiling | | | | | | | | %.2f | | %.0f | |\n", M, K, N, times[4],
-                  double(K) * N / times[4] / 1e3);
+      double us = median_us(
+          [&] { stream_read<<<132 * 8, 256>>>(reinterpret_cast<const uint4 *>(b.w), K * N / 16, sink); }, 0, 8);
+      std::printf("| %lld | %lld | %lld | read ceiling | | | | | | | | %.2f | | %.0f | |\n", M, K, N, us,
+                  double(K) * N / us / 1e3);
       cudaFree(sink);
     }
     reference<W><<<unsigned((M * N + 255) / 256), 256>>>(b.x, b.w, b.ref, M, N, K);
