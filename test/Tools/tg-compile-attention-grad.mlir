@@ -5,6 +5,7 @@
 // kernels, with the reason in --explain-backend.
 // RUN: tg-compile %s --backend=nvrtc --entry=gqa_causal -o - | FileCheck %s --check-prefix=PLAN
 // RUN: tg-compile %s --backend=nvrtc --entry=softcap_step -o - | FileCheck %s --check-prefix=STEP
+// RUN: tg-compile %s --backend=nvrtc --entry=gqa_causal --arch=sm_80 -o - | FileCheck %s --check-prefix=PLAN80
 // RUN: tg-compile %s --backend=nvrtc --explain-backend --emit=mlir --mlir-print-op-on-diagnostic=false 2>&1 | FileCheck %s --check-prefix=EXPLAIN
 // RUN: tg-compile %s --backend=nvrtc --entry=softcap_step --emit=ptx --arch=sm_90a | FileCheck %s --check-prefix=PTX
 
@@ -20,7 +21,13 @@
 // PLAN: static constexpr long long kGroup = 2;
 // PLAN: static constexpr bool kUpper = true;
 // PLAN: static constexpr bool kBottomRight = true;
-// PLAN: kernel "[[CONV:k[0-9]+]]" entry "tg_attention_bwd_convert_bf16_dqk64_{{[0-9a-f]+}}" target portable 80
+// Every kernel of an sm_90a plan keeps the dQ accumulator in the wgmma
+// kernel's swizzled layout (device/dq_accumulator.cuh).
+// PLAN: kernel "[[CONV:k[0-9]+]]" entry "tg_attention_bwd_convert_bf16_dqk64_{{[0-9a-f]+}}_swizzled" target portable 80
+// Without an sm_90a variant the accumulator's rows are plain.
+// PLAN80-NOT: dqk64_{{[0-9a-f]+}}_swizzled"
+// PLAN80: kernel "{{k[0-9]+}}" entry "tg_attention_bwd_convert_bf16_dqk64_{{[0-9a-f]+}}" target portable 80
+// PLAN80-NOT: dqk64_{{[0-9a-f]+}}_swizzled"
 // Preprocess over query rows (16 per CTA), y = query heads, z = batch.
 // PLAN: {{^}}launch{{$}}
 // PLAN-NEXT: variant "[[PRE]]" grid [13,4,2] block [128,1,1] smem 0
@@ -30,7 +37,7 @@
 // PLAN-NEXT: arg buffer "[[ACC]]"
 // The main kernel over kv tiles of 128 keys, y = kv heads.
 // PLAN: {{^}}launch{{$}}
-// PLAN-NEXT: variant "[[WGMMA]]" grid [3,2,2] block [256,1,1] smem 171008
+// PLAN-NEXT: variant "[[WGMMA]]" grid [3,2,2] block [256,1,1] smem 199680
 // PLAN: variant "[[MAIN]]" grid [3,2,2] block [256,1,1] smem 111616
 // PLAN-NEXT: arg buffer "q"
 // PLAN-NEXT: arg buffer "k"
@@ -78,7 +85,7 @@ func.func @gqa_causal(%q: tensor<2x4x200x64xbf16> {tg.name = "q"}, %k: tensor<2x
 // STEP: {{^}}launch{{$}}
 // STEP-NEXT: variant "{{k[0-9]+}}" grid [7,2,1] block [128,1,1] smem 0
 // STEP: {{^}}launch{{$}}
-// STEP-NEXT: variant "[[MAIN90A]]" grid [1,2,1] block [256,1,1] smem 184320
+// STEP-NEXT: variant "[[MAIN90A]]" grid [1,2,1] block [256,1,1] smem 215040
 // STEP-NEXT: arg buffer "q"
 // STEP: variant "[[MAIN90]]" grid [1,2,1] block [256,1,1] smem 177152
 // STEP-NEXT: arg buffer "q"

@@ -12,7 +12,7 @@
 // CHECK-DAG: attention_bwd_preprocess<tg::device::Elem::BF16, 64, 64, true>
 // CHECK-DAG: {cu_seqlens_q, tokens_q, lse, lse_rows}
 // CHECK-DAG: static constexpr bool kRagged = true;  // packed sequences
-// CHECK-DAG: attention_bwd_convert<tg::device::Elem::BF16, 64, true>
+// CHECK-DAG: attention_bwd_convert<tg::device::Elem::BF16, 64, true, true>
 func.func @grad(%q: tensor<700x8x64xbf16>, %k: tensor<900x2x64xbf16>, %v: tensor<900x2x64xbf16>,
                 %o: tensor<700x8x64xbf16>, %do: tensor<700x8x64xbf16>, %lse: tensor<700x8x1xf32>,
                 %cq: tensor<4xi32>, %ck: tensor<4xi32>) -> (tensor<700x8x64xbf16>, tensor<900x2x64xbf16>, tensor<900x2x64xbf16>) {

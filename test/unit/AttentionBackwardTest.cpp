@@ -135,7 +135,8 @@ TEST(AttentionBackwardSpec, TileTableFitsEveryTarget) {
   // sm_90a: the wgmma kernel at head dims 64 and 128 (not deterministic at 64).
   s.target = tgc::CompileTarget::cubin(90, true);
   EXPECT_TRUE(defaultAttentionBackwardTile(s).wgmma);
-  EXPECT_EQ(attentionBackwardSharedBytes(s, defaultAttentionBackwardTile(s)), 184320u);
+  // (two dQ stages for the bulk reductions: 210 KB)
+  EXPECT_EQ(attentionBackwardSharedBytes(s, defaultAttentionBackwardTile(s)), 215040u);
   s.headDimV = 96;
   EXPECT_FALSE(defaultAttentionBackwardTile(s).wgmma);
   EXPECT_TRUE(contains(attentionBackwardWgmmaProblem(s), "head dims 64 and 128 (here 96)"));
@@ -538,6 +539,9 @@ TEST_P(AttentionBackwardNvrtc, CompilesForEveryTarget) {
     ASSERT_TRUE(c.ok) << what << ":\n" << c.log;
     EXPECT_GT(c.bytes, 0u);
     EXPECT_EQ(c.log.find("warning"), std::string::npos) << what << ":\n" << c.log;
+    // ptxas serialises every wgmma of a kernel where a path defines an
+    // in-flight product's registers (an info line, not a warning).
+    EXPECT_EQ(c.log.find("C7515"), std::string::npos) << what << ": wgmma serialised:\n" << c.log;
     // The default tiles are tuned (register budget) for their target.
     std::string tunedFor = var.spec.target.arch == 80 ? "sm_80" : "sm_90a";
     if (var.expectNoSpills && job.arch == tunedFor) {

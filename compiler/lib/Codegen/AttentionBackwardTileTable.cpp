@@ -107,8 +107,9 @@ unsigned attentionBackwardSharedBytes(const AttentionBackwardSpec &spec,
     unsigned bytes = n * (qk + v) * 2 + 2 * m * (qk + v) * 2 + n * m * 2 + 2 * 2 * m * 4;
     if (spec.dropoutProbability > 0.0)
       bytes += m * (n / 32) * 4;
-    // dQ's stage for the bulk reductions: padded rows of 64 columns per warpgroup.
-    bytes += qk == 128 ? 64 * (128 + 8) * 4 : 128 * (64 + 8) * 4;
+    // dQ's two stages for the bulk reductions: 64 x 128 (head dim 128) or
+    // 2 x 64 x 64 f32 each.
+    bytes += 2 * 64 * 128 * 4;
     if (backwardTabulatesDistances(spec, t))
       bytes += 2 * (m + 64) * 4;  // the warpgroups' distance tables
     return bytes + 1024;

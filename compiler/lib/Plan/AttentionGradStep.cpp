@@ -321,6 +321,13 @@ FailureOr<SmallVector<KernelStep, 0>> mlir::tg::emitAttentionGradSteps(
   auto withPrelude = [&](const std::string &source) {
     return needsPrelude ? cudaPrelude().str() + "\n" + source : source;
   };
+  // One dQ accumulator layout for every kernel of the plan: swizzled where
+  // the sm_90a variant is the wgmma kernel (its bulk reductions need it).
+  {
+    cg::AttentionBackwardSpec planSpec = spec;
+    planSpec.target = target;
+    spec.dqAccumSwizzled = cg::backwardSwizzlesDQAccum(planSpec);
+  }
   auto generate = [&](tgc::CompileTarget variantTarget)
       -> FailureOr<cg::AttentionBackwardKernels> {
     cg::AttentionBackwardSpec variant = spec;

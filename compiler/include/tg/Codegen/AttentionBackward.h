@@ -148,7 +148,19 @@ struct AttentionBackwardSpec {
   /// (attentionBackwardWgmmaProblem).
   tgc::CompileTarget target = tgc::CompileTarget::cubin(tgc::kMinTargetArch);
   std::optional<AttentionBackwardTile> tileOverride;
+
+  /// The dQ accumulator's layout (device/dq_accumulator.cuh): rows whose
+  /// 32-byte chunks are permuted, which the wgmma kernel's bulk reductions
+  /// need (head dims multiple of 64), or plain rows. Every kernel of one
+  /// plan (the main variants, preprocess, convert) must agree, so the plan
+  /// sets it for all of them (backwardSwizzlesDQAccum); unset, it follows
+  /// the variant's own tile (swizzled for the wgmma kernel).
+  std::optional<bool> dqAccumSwizzled;
 };
+
+/// Whether a plan for `spec` (its target the plan's) swizzles the dQ
+/// accumulator: where its sm_90a variant is the wgmma kernel.
+bool backwardSwizzlesDQAccum(const AttentionBackwardSpec &spec);
 
 /// One kernel of the backward and its launch configuration.
 struct AttentionBackwardLaunch {

@@ -278,6 +278,8 @@ __device__ __forceinline__ void attention_backward(const BackwardParams &p, cons
     // --- Phase C: dQ += dS K for this warp's query rows x head dims, in passes
     // of kCChunk n8 tiles of head dims ---
     float *dq_rows = p.dq_accum + ((b * p.num_heads_q + t.h) * p.seq_len_q + t.m0) * Cfg::kHeadDimQK;
+    // (every row of this thread's fragments is c_q0 + lane / 4 modulo 8, t.m0 % 16 == 0)
+    const int swizzle = dq_accum_swizzle<Cfg::kDQAccumSwizzled>(c_q0 + lane / 4);
     int *semaphore = nullptr;
     if constexpr (Cfg::kDeterministic) semaphore = dq_turn_wait<Cfg>(p, mask, b, t, tid);
 #pragma unroll 1
@@ -287,6 +289,10 @@ __device__ __forceinline__ void attention_backward(const BackwardParams &p, cons
       zero_accumulators(dq);
       warp_gemm<E, L::kCMTiles, L::kCChunk, Cfg::kBlockN / 16, Stored::Cols, L::kSPitch, Stored::Cols,
                 L::kQKPitch>(dq, smem + L::kDS, c_q0, 0, smem + L::kK, 0, chunk_d0, lane);
+      // (made opaque here: the swizzled addresses, hoisted out of the loop,
+      // would take registers and spill)
+      int chunk_swizzle = swizzle;
+      if constexpr (Cfg::kDQAccumSwizzled) opaque(chunk_swizzle);
 #pragma unroll
       for (int mt = 0; mt < L::kCMTiles; ++mt)
 #pragma unroll
@@ -296,7 +302,7 @@ __device__ __forceinline__ void attention_backward(const BackwardParams &p, cons
             const int row = c_q0 + accumulator_row(mt, e, lane);
             const int col = chunk_d0 + accumulator_col(nt, e, lane);
             if (t.m0 + row < len_q && col < Cfg::kHeadDimQK)
-              atomicAdd(dq_rows + row * Cfg::kHeadDimQK + col, dq[mt][nt][e]);
+              atomicAdd(dq_rows + row * Cfg::kHeadDimQK + (col ^ chunk_swizzle), dq[mt][nt][e]);
           }
     }
     if constexpr (Cfg::kDeterministic) dq_turn_done(semaphore, tid);

@@ -12,6 +12,7 @@
 #pragma once
 #include "distances.cuh"
 #include "documents.cuh"
+#include "dq_accumulator.cuh"
 #include "masks.cuh"
 #include "philox.cuh"
 #include "ragged.cuh"
@@ -187,6 +188,13 @@ __device__ __forceinline__ float probability_element(float s, const ScoreMod &sc
                                                      int kv_idx, int seq_q, int seq_kv, float lse) {
   static_assert(!Cfg::kScoreGrad && !Cfg::kCaptureGrads, "the region's gradient needs the score: one step");
   constexpr float kLog2e = 1.4426950408889634f;
+  if constexpr (!Cfg::kScoreMod) {
+    // Without a region z = scale * s is finite: the base change folds into
+    // one FMA (lse * log2 e is the row's, computed once per row).
+    float t = s * (Cfg::kScale * kLog2e) - lse * kLog2e;
+    if (!all_visible && !mask.visible(q_idx, kv_idx)) t = neg_inf();
+    return fast_exp2(t);
+  }
   float z = s * Cfg::kScale;
   if constexpr (Cfg::kScoreMod) {
     const long long q_clamped = q_idx < seq_q ? q_idx : seq_q - 1;

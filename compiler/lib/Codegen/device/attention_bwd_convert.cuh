@@ -3,22 +3,25 @@
 // to the element type.
 #pragma once
 #include "attention_bwd_preprocess.cuh"
+#include "dq_accumulator.cuh"
 
 namespace tg::device {
 
 /// Launch: grid (ceil(Sq / kRowKernelRows), Hq, B), kRowKernelThreads threads.
-/// dq_accum is [B, Hq, Sq, kHeadDimQK] dense f32; dq is [B, Hq, Sq,
+/// dq_accum is [B, Hq, Sq, kHeadDimQK] dense f32 in dq_accumulator.cuh's
+/// layout (kSwizzled: rows' 32-byte chunks permuted); dq is [B, Hq, Sq,
 /// kHeadDimQK] at its strides (head dim contiguous, rows 16-byte aligned).
 /// Ragged (kRagged): Sq is max_seqlen_q, dq is packed (b stride 0) and only
 /// each sequence's rows are written.
-template <Elem E, int kHeadDimQK, bool kRagged = false>
+template <Elem E, int kHeadDimQK, bool kSwizzled, bool kRagged = false>
 __device__ __forceinline__ void attention_bwd_convert(const float *__restrict__ dq_accum,
                                                       u16 *__restrict__ dq, long long num_heads_q,
                                                       long long seq_len_q, long long dq_stride_b,
                                                       long long dq_stride_h, long long dq_stride_s,
                                                       float scale, const int *cu_seqlens_q = nullptr,
                                                       long long tokens_q = 0) {
-  static_assert(kHeadDimQK % 8 == 0, "rows are written in 16-byte chunks");
+  static_assert(kHeadDimQK % 8 == 0 && (!kSwizzled || kHeadDimQK % 64 == 0),
+                "rows are written in 16-byte chunks; swizzled rows have groups of eight 32-byte chunks");
   const int tid = threadIdx.x;
   const int part = tid % kRowKernelThreadsPerRow;
   const long long row = static_cast<long long>(blockIdx.x) * kRowKernelRows + tid / kRowKernelThreadsPerRow;
@@ -31,7 +34,9 @@ __device__ __forceinline__ void attention_bwd_convert(const float *__restrict__ 
       reinterpret_cast<const float4 *>(dq_accum + ((b * num_heads_q + h) * seq_len_q + row) * kHeadDimQK);
   u16 *dq_row = dq + b * dq_stride_b + h * dq_stride_h + (start + row) * dq_stride_s;
   for (int chunk = part; chunk < kHeadDimQK / 8; chunk += kRowKernelThreadsPerRow) {
-    const float4 lo = acc_row[2 * chunk], hi = acc_row[2 * chunk + 1];
+    // (the permutation moves whole 8-float chunks: one 16-byte output chunk)
+    const int at = dq_accum_column<kSwizzled>(row, 8 * chunk) / 4;
+    const float4 lo = acc_row[at], hi = acc_row[at + 1];
     uint4 out;
     out.x = pack2<E>(lo.x * scale, lo.y * scale);
     out.y = pack2<E>(lo.z * scale, lo.w * scale);

@@ -13,18 +13,23 @@
 //                                    (unless the region has a gradient of its own)
 //      P, dS element by element (attention_bwd_common.cuh); where registers allow, and
 //      without dropout or region gradients, dV's products are issued before dP^T is waited for
-//   B  dV += P^T dO, dK += dS^T Q    rs wgmma: P^T and dS^T stay in registers as the A
-//                                    operand, dO and Q MN-major
+//   B  dV += P^T dO                  rs wgmma: P^T stays in registers as the A operand, dO
+//                                    MN-major
 //      dS^T to shared memory ([key][query], 128-byte swizzle)
 //   C  dQ = dS K                     ss wgmma, both MN-major (dS^T read transposed), a 64 x 64
 //                                    block per warpgroup (BackwardWgmmaLayout::kDQSplit), staged
-//                                    in shared memory and added into the f32 accumulator by
-//                                    bulk reductions (one per row)
+//                                    in shared memory (two stages) in the accumulator's layout
+//                                    (dq_accumulator.cuh) and added into it by one bulk
+//                                    reduction of whole rows per tile (per warpgroup at head
+//                                    dim 64)
+//      dK += dS^T Q                  rs wgmma: dS^T in registers as the A operand, Q MN-major;
+//                                    issued after dQ, it runs while dQ is staged
 // The epilogue writes dK * scale and dV from registers. The preprocess and
 // convert kernels are the mma.sync kernel's.
 #pragma once
 #include "attention_bwd_common.cuh"
 #include "copy.cuh"
+#include "dq_accumulator.cuh"
 #include "mma.cuh"
 #include "wgmma.cuh"
 
@@ -63,16 +68,18 @@ struct BackwardWgmmaLayout {
                                       : Cfg::kBlockM == 128  ? DQSplit::Rows
                                                              : DQSplit::Keys;
   static constexpr int kDQKeySteps = (kDQSplit == DQSplit::Keys ? kGroupKeys : Cfg::kBlockN) / 16;
-  // Its stage for the bulk reductions: rows of 64 f32 columns per
-  // warpgroup, padded by 8 floats (two-way bank conflicts at most); at head
-  // dim 128 the warpgroups share 64 rows of 128 columns, else each has 64
-  // rows of its own.
+  // Its stages for the bulk reductions (two, so that a tile's stores never
+  // wait for the previous tile's reduction to read its stage): 64 rows of
+  // the accumulator's layout (dq_accumulator.cuh; at head dim 128 both
+  // warpgroups' halves of the same rows, one reduction for the CTA), else
+  // 64 rows of 64 columns per warpgroup (one reduction each).
   static constexpr unsigned kDQ = kDrop + (Cfg::kDropout ? Cfg::kBlockM * kKeepWords<Cfg> * 4 : 0);
-  static constexpr int kDQPitch = (kDQSplit == DQSplit::Columns ? 128 : 64) + 8;  // floats
-  static constexpr unsigned kDQGroupOffset = kDQSplit == DQSplit::Columns ? 64 * 4 : 64 * kDQPitch * 4;
+  static constexpr int kDQPitch = Cfg::kHeadDimQK;  // floats
+  static constexpr unsigned kDQGroupOffset = kDQSplit == DQSplit::Columns ? 64 * 4 : 64 * 64 * 4;
+  static constexpr unsigned kDQStageBytes = 2 * 64 * 64 * 4;
   // The warpgroups' distance tables (kDistanceTable): a query tile's rows
   // and the group's keys.
-  static constexpr unsigned kDistances = kDQ + (kDQSplit == DQSplit::Columns ? 64 : 128) * kDQPitch * 4;
+  static constexpr unsigned kDistances = kDQ + 2 * kDQStageBytes;
   static constexpr int kDistanceEntries = Cfg::kBlockM + kGroupKeys;
   static constexpr unsigned kBytes = kDistances + (Cfg::kDistanceTable ? 2 * kDistanceEntries * 4 : 0);
   // The launch adds 1024 bytes: the base is aligned up to 1024 in the kernel.
@@ -129,6 +136,7 @@ __device__ __forceinline__ void attention_backward_wgmma(const BackwardParams &p
   constexpr int kQTiles = kM / 8;  // n8 accumulator tiles of queries
   static_assert(kHasWgmma, "this kernel uses wgmma: compile it for sm_90a");
   static_assert(L::kLaunchBytes == Cfg::kSharedBytes, "the layout fills exactly the launch's shared memory");
+  static_assert(Cfg::kDQAccumSwizzled, "whole rows per bulk reduction: the swizzled dQ accumulator");
   extern __shared__ __align__(1024) unsigned char smem_raw[];
   unsigned char *base = smem_raw + ((1024 - (shared_address(smem_raw) & 1023)) & 1023);
   const unsigned smem = shared_address(base);
@@ -194,7 +202,9 @@ __device__ __forceinline__ void attention_backward_wgmma(const BackwardParams &p
     const float *delta_tile = reinterpret_cast<const float *>(base + L::kDelta) + stage * kM;
     // This tile has landed (and, ordered by the proxy fence, is visible to
     // wgmma); every warpgroup is done with the previous one, whose buffers
-    // the next tile reuses.
+    // the next tile reuses. (The reduction of the tile before that has
+    // read its dQ stage, which this tile's stores reuse.)
+    if (tid % 128 == 0) bulk_wait_read<1>();
     cp_async_wait<0>();
     fence_proxy_async();
     __syncthreads();
@@ -239,10 +249,10 @@ __device__ __forceinline__ void attention_backward_wgmma(const BackwardParams &p
     constexpr bool kSplit = !Cfg::kScoreGrad && !Cfg::kCaptureGrads;
     constexpr bool kEarlyDV = kSplit && !Cfg::kDropout && L::kRoomForEarlyDV;
     auto issue_dv = [&] {
+      const unsigned long long desc_do = mn_major_descriptor<kM>(do_tile);
 #pragma unroll
       for (int kk = 0; kk < kM / 16; ++kk)
-        WgmmaM64<Cfg::kHeadDimV>::template rs<E>(dv_acc, p_frag[kk],
-                                                 mn_major_descriptor<kM>(do_tile + kk * 16 * 128));
+        WgmmaM64<Cfg::kHeadDimV>::template rs<E>(dv_acc, p_frag[kk], descriptor_plus(desc_do, kk * 16 * 128));
     };
     if constexpr (kSplit) {
       wgmma_wait<1>();
@@ -278,8 +288,8 @@ __device__ __forceinline__ void attention_backward_wgmma(const BackwardParams &p
       });
     }
 
-    // --- Phase B: dV += P^T dO, dK += dS^T Q (registers as the A operand);
-    // dS^T to shared memory for phase C ---
+    // --- Phase B: dV += P^T dO (P^T in registers as the A operand); dS^T
+    // to shared memory for phase C ---
     if constexpr (!kEarlyDV) pack_a_operand<E>(p_frag, s);
     pack_a_operand<E>(ds_frag, dp);
 #pragma unroll
@@ -290,21 +300,21 @@ __device__ __forceinline__ void attention_backward_wgmma(const BackwardParams &p
         const int query = 16 * kk + 2 * (lane % 4) + 8 * (r / 2);
         *reinterpret_cast<unsigned *>(base + L::kDS + tile_offset<kN, 0>(key, query)) = ds_frag[kk][r];
       }
-    if constexpr (!kEarlyDV) fence_accumulators(dv_acc);
-    fence_accumulators(dk_acc);
-    wgmma_fence();
-    if constexpr (!kEarlyDV) issue_dv();
-#pragma unroll
-    for (int kk = 0; kk < kM / 16; ++kk)
-      WgmmaM64<Cfg::kHeadDimQK>::template rs<E>(dk_acc, ds_frag[kk], mn_major_descriptor<kM>(q_tile + kk * 16 * 128));
-    wgmma_commit();
+    if constexpr (!kEarlyDV) {
+      fence_accumulators(dv_acc);
+      wgmma_fence();
+      issue_dv();
+      wgmma_commit();
+    }
     fence_proxy_async();  // dS^T (generic stores) before phase C's wgmma reads
     __syncthreads();      // both warpgroups' dS^T; every keep bit of this tile read
     if constexpr (Cfg::kDropout)
       if (it + 1 < work.iterations)
         fill_keep_bits<Cfg, L::kThreads>(keep_bits, p, dropout, b, work.tile_of(it + 1), n0, tid);
 
-    // --- Phase C: dQ = dS K for 64 queries x 64 head dims ---
+    // --- Phase C: dQ = dS K for 64 queries x 64 head dims, then dK +=
+    // dS^T Q (dS^T in registers as the A operand): dK runs while dQ goes
+    // out, and on into the next tile's S^T ---
     float dq[8][4];
     {
       constexpr int kStepBytes = 16 * 128;  // 16 keys
@@ -320,16 +330,22 @@ __device__ __forceinline__ void attention_backward_wgmma(const BackwardParams &p
       opaque(ds_rows);
       opaque(k_rows);
       fence_accumulators(dq);
+      fence_accumulators(dk_acc);
       wgmma_fence();
+      const unsigned long long desc_ds = mn_major_descriptor<kN>(ds_rows), desc_k = mn_major_descriptor<kN>(k_rows);
 #pragma unroll
       for (int kk = 0; kk < L::kDQKeySteps; ++kk)
-        WgmmaM64<64>::template ss<E, 1, 1>(dq, mn_major_descriptor<kN>(ds_rows + kk * kStepBytes),
-                                           mn_major_descriptor<kN>(k_rows + kk * kStepBytes), kk > 0);
+        WgmmaM64<64>::template ss<E, 1, 1>(dq, descriptor_plus(desc_ds, kk * kStepBytes),
+                                           descriptor_plus(desc_k, kk * kStepBytes), kk > 0);
       wgmma_commit();
-      wgmma_wait<0>();  // (phase B's group too)
+      const unsigned long long desc_q = mn_major_descriptor<kM>(q_tile);
+#pragma unroll
+      for (int kk = 0; kk < kM / 16; ++kk)
+        WgmmaM64<Cfg::kHeadDimQK>::template rs<E>(dk_acc, ds_frag[kk], descriptor_plus(desc_q, kk * 16 * 128));
+      wgmma_commit();
+      wgmma_wait<1>();  // dV and dQ (dK may still run)
       fence_accumulators(dq);
       fence_accumulators(dv_acc);
-      fence_accumulators(dk_acc);
     }
     int *semaphore = nullptr;
     if constexpr (Cfg::kDeterministic) {
@@ -337,38 +353,45 @@ __device__ __forceinline__ void attention_backward_wgmma(const BackwardParams &p
                     "deterministic dQ: one add per element and CTA");
       semaphore = dq_turn_wait<Cfg>(p, mask, b, t, tid);
     }
-    // dQ through shared memory, then one bulk reduction per row of the
-    // warpgroup's block by its first 64 threads.
+    // dQ through this tile's stage, then one bulk reduction of its valid
+    // rows: by thread 0 for both warpgroups' column halves (head dim 128),
+    // else by each warpgroup's first thread for its 64 rows or keys.
     {
-      const int gtid = tid % 128;
-      const unsigned stage_bytes = L::kDQ + group * L::kDQGroupOffset;
-      float *stage = reinterpret_cast<float *>(base + stage_bytes);
-      if (gtid < 64) bulk_wait_read<0>();  // the previous tile's reductions have read it
-      named_barrier_sync(1 + group, 128);
+      const unsigned stage_bytes = L::kDQ + stage * L::kDQStageBytes + group * L::kDQGroupOffset;
+      float *dq_stage = reinterpret_cast<float *>(base + stage_bytes);
 #pragma unroll
       for (int nt = 0; nt < 8; ++nt)
 #pragma unroll
         for (int half = 0; half < 2; ++half) {
-          const int row = (warp % 4) * 16 + lane / 4 + 8 * half;
-          *reinterpret_cast<float2 *>(stage + row * L::kDQPitch + accumulator_col(nt, 0, lane)) =
+          const int row = (warp % 4) * 16 + lane / 4 + 8 * half;  // of the warpgroup's 64 (t.m0 % 64 == 0)
+          *reinterpret_cast<float2 *>(dq_stage + row * L::kDQPitch +
+                                      dq_accum_column<Cfg::kDQAccumSwizzled>(row, accumulator_col(nt, 0, lane))) =
               make_float2(dq[nt][2 * half], dq[nt][2 * half + 1]);
         }
       fence_proxy_async();  // the stores before the bulk copy unit reads them
-      named_barrier_sync(1 + group, 128);
-      if (gtid < 64) {
-        const int row = (L::kDQSplit == L::DQSplit::Rows ? 64 * group : 0) + gtid;  // in the tile
-        if (t.m0 + row < work.len_q) {
-          float *dq_row = p.dq_accum + ((b * p.num_heads_q + t.h) * p.seq_len_q + t.m0 + row) * Cfg::kHeadDimQK +
-                          (L::kDQSplit == L::DQSplit::Columns ? group * 64 : 0);
-          bulk_reduce_add_f32(dq_row, smem + stage_bytes + gtid * L::kDQPitch * 4, 64 * 4);
+      constexpr bool kShared = L::kDQSplit == L::DQSplit::Columns;
+      if constexpr (kShared)
+        named_barrier_sync(1, 256);
+      else
+        named_barrier_sync(1 + group, 128);
+      if (kShared ? tid == 0 : tid % 128 == 0) {
+        const int row0 = L::kDQSplit == L::DQSplit::Rows ? 64 * group : 0;  // in the tile
+        const int rows = imin(64, work.len_q - t.m0 - row0);
+        if (rows > 0) {
+          float *dq_rows = p.dq_accum + ((b * p.num_heads_q + t.h) * p.seq_len_q + t.m0 + row0) * Cfg::kHeadDimQK;
+          bulk_reduce_add_f32(dq_rows, smem + L::kDQ + stage * L::kDQStageBytes +
+                                           (kShared ? 0u : group * L::kDQGroupOffset),
+                              static_cast<unsigned>(rows) * Cfg::kHeadDimQK * 4);
         }
         bulk_commit();
         if constexpr (Cfg::kDeterministic) bulk_wait<0>();  // added before the turn passes on
       }
     }
     if constexpr (Cfg::kDeterministic) dq_turn_done(semaphore, tid);
+    wgmma_wait<0>();  // dK: the next tile's copies reuse its Q buffer
   }
-  if (tid % 128 < 64) bulk_wait_read<0>();  // shared memory outlives the reads
+  fence_accumulators(dk_acc);
+  if (tid % 128 == 0) bulk_wait_read<0>();  // shared memory outlives the reads
   cp_async_wait<0>();
 
   // --- Epilogue: dK * scale and dV, from registers ---

@@ -45,6 +45,13 @@ template <int kRows>
 __device__ __forceinline__ unsigned long long mn_major_descriptor(unsigned address) {
   return make_descriptor(address, kRows * 128, 1024);
 }
+/// `desc` moved on by `bytes` (a multiple of 16) in shared memory: one add
+/// to the start address field, which no shared address (< 256 KB) carries
+/// out of; a product's k steps add constants to one descriptor instead of
+/// building a descriptor each.
+__device__ __forceinline__ unsigned long long descriptor_plus(unsigned long long desc, unsigned bytes) {
+  return desc + (bytes >> 4);
+}
 
 /// One m64nNk16 step for 16-bit elements E (m64nNk32 for fp8: each k step
 /// reads 32 bytes of a row either way; fp8 operands in shared memory are
@@ -244,10 +251,11 @@ TG_WGMMA_M64(256, TG_WGMMA_ACC_32, TG_WGMMA_REGS_128, 128, 129, 130, 131, 132, 1
 /// inside the swizzled row. Issues only (no fence, commit or wait).
 template <int N, Elem E, int kSteps, int kRowsA, int kRowsB>
 __device__ __forceinline__ void wgmma_k_major_product(float (&d)[N / 8][4], unsigned a, unsigned b) {
+  const unsigned long long desc_a = k_major_descriptor(a), desc_b = k_major_descriptor(b);
 #pragma unroll
   for (int ks = 0; ks < kSteps; ++ks)
-    WgmmaM64<N>::template ss<E>(d, k_major_descriptor(a + (ks / 4) * (kRowsA * 128) + (ks % 4) * 32),
-                                k_major_descriptor(b + (ks / 4) * (kRowsB * 128) + (ks % 4) * 32), ks > 0);
+    WgmmaM64<N>::template ss<E>(d, descriptor_plus(desc_a, (ks / 4) * (kRowsA * 128) + (ks % 4) * 32),
+                                descriptor_plus(desc_b, (ks / 4) * (kRowsB * 128) + (ks % 4) * 32), ks > 0);
 }
 
 } // namespace tg::device
