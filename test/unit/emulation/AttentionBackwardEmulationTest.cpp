@@ -160,6 +160,16 @@ void runCase(const Case &c) {
         for (int64_t s = 0; s < t->dims[2]; ++s)
           for (int64_t d = 0; d < t->dims[3]; ++d)
             t->set(b, h, s, d, normal(rng) * (t == &q ? 1.5 : 1.0));
+  // Padding holds anything: NaN in the rows of q and dO past each batch's
+  // query length and of k and v past its key length (their gradients are
+  // zero, and nothing they touch may be NaN).
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  for (Tensor16 *t : {&q, &k, &v, &dO})
+    for (int64_t b = 0; b < t->dims[0]; ++b)
+      for (int64_t h = 0; h < t->dims[1]; ++h)
+        for (int64_t s = (t == &q || t == &dO) ? p.lq(b) : p.lkv(b); s < t->dims[2]; ++s)
+          for (int64_t d = 0; d < t->dims[3]; ++d)
+            t->set(b, h, s, d, nan);
   if (c.softcapBias) {
     p.bias.resize(size_t(Hq * Sq * Skv));
     for (float &x : p.bias)
@@ -218,7 +228,8 @@ void runCase(const Case &c) {
         for (int64_t d = 0; d < Dv; ++d) {
           double acc = 0.0;
           for (int64_t j = 0; j < Skv; ++j)
-            acc += std::exp(z[j] - mx) / sum * p.dropoutFactor(b, h, i, j) * v.get(b, hk, j, d);
+            if (z[j] != -kInf) // (padded keys' v may be NaN)
+              acc += std::exp(z[j] - mx) / sum * p.dropoutFactor(b, h, i, j) * v.get(b, hk, j, d);
           o.set(b, h, i, d, acc);
         }
         // Backward of this row.

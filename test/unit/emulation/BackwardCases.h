@@ -268,6 +268,20 @@ inline std::vector<Case> cases() {
     v.push_back(c);
   }
   {
+    // Padding on the split element path (P from S^T alone, dS = P (dP -
+    // delta)): NaN in the padded rows of q, k, v and dO, so dS needs its
+    // P = 0 test there.
+    Case c{"wgmma_padding_nan_rows_d128", spec(128, 128, 2, 2)};
+    c.spec.target = sm90a;
+    c.spec.hasSeqLenQ = c.spec.hasSeqLenKv = true;
+    c.batch = 2;
+    c.seqQ = 150;
+    c.seqKv = 140;
+    c.lenQ = {130, 70};
+    c.lenKv = {100, 140};
+    v.push_back(c);
+  }
+  {
     // The same-document tiles of the wgmma kernel (128-row query tiles).
     Case c{"wgmma_docmask_same_document_d64", spec(64, 64, 4, 2)};
     c.spec.target = sm90a;

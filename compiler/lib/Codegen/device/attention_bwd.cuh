@@ -154,7 +154,7 @@ __device__ __forceinline__ void attention_backward(const BackwardParams &p, cons
   const long long h_kv = work.h_kv, b = work.b;
   const int seq_q = work.seq_q, seq_kv = work.seq_kv, len_q = work.len_q;
   const long long q_start = work.q_start, kv_start = work.kv_start;
-  const int q_rows = work.q_rows, kv_rows = work.kv_rows;
+  const int q_rows = work.q_rows, kv_rows = work.kv_rows, kv_out_rows = work.kv_out_rows;
   const auto &mask = work.mask;
   const int iterations = work.iterations;
   auto tile_of = [&](int it) { return work.tile_of(it); };
@@ -314,7 +314,7 @@ __device__ __forceinline__ void attention_backward(const BackwardParams &p, cons
   store_accumulators<E, L::kQKPitch>(dk_acc, k_tile, b_key0, b_dqk0, Cfg::kScale, lane);
   store_accumulators<E, L::kVPitch>(dv_acc, v_tile, b_key0, b_dv0, 1.0f, lane);
   __syncthreads();
-  const int rows = imin(Cfg::kBlockN, kv_rows - n0);
+  const int rows = imin(Cfg::kBlockN, kv_out_rows - n0);
   u16 *dk_rows = p.dk + b * p.dk_stride_b + h_kv * p.dk_stride_h + (kv_start + n0) * p.dk_stride_s;
   u16 *dv_rows = p.dv + b * p.dv_stride_b + h_kv * p.dv_stride_h + (kv_start + n0) * p.dv_stride_s;
   constexpr int kChunksQK = Cfg::kHeadDimQK / 8, kChunksV = Cfg::kHeadDimV / 8;  // 16-byte chunks

@@ -60,7 +60,11 @@ struct BackwardWork {
   int n0, seq_q, seq_kv;
   int len_q, len_kv;           // this batch's lengths (padding, or its packed sequence)
   long long q_start, kv_start;  // the sequence's first token (ragged), else 0
-  int q_rows, kv_rows;          // rows of the tensors a tile may read
+  // Rows of q/dO and k/v a tile reads: the lengths, so that padding (which
+  // may hold anything, NaN included) is zeros in shared memory and adds
+  // nothing to any product; and the dK/dV rows the epilogue writes (zeros
+  // in padding).
+  int q_rows, kv_rows, kv_out_rows;
   Mask mask;
   int tile_begin, tiles_per_head, iterations;
   bool empty;  // a packed sequence shorter than n0: nothing to do
@@ -100,8 +104,9 @@ __device__ __forceinline__ BackwardWork<Cfg> backward_work(const BackwardParams 
   }
   w.tile_begin = w.tiles_per_head = w.iterations = 0;
   w.documents = DocumentSpan{0, 0, 0, 0};
-  w.q_rows = Cfg::kRagged ? w.len_q : w.seq_q;
-  w.kv_rows = Cfg::kRagged ? w.len_kv : w.seq_kv;
+  w.q_rows = w.len_q;
+  w.kv_rows = w.len_kv;
+  w.kv_out_rows = Cfg::kRagged ? w.len_kv : w.seq_kv;
   w.mask = typename BackwardWork<Cfg>::Mask{w.len_q, w.len_kv, Cfg::kBottomRight ? w.len_kv - w.len_q : 0};
   if (w.empty) return w;
 
@@ -219,9 +224,11 @@ __device__ __forceinline__ float keep_factor(const unsigned *keep_bits, int q_lo
   }
 }
 
-/// The second half: dS = dZ = P (dP Z - delta), 0 where P = 0.
+/// The second half: dS = dZ = P (dP Z - delta). dP and delta are finite
+/// (padded rows of dO and V are zeros in shared memory, and so is delta),
+/// so P = 0 gives 0 without a test.
 __device__ __forceinline__ float identity_score_gradient(float prob, float dp, float keep, float row_delta) {
-  return prob == 0.0f ? 0.0f : prob * (dp * keep - row_delta);
+  return prob * (dp * keep - row_delta);
 }
 
 /// One element of the tile: from s = q . k and dp = (dO V^T) at (q_idx,

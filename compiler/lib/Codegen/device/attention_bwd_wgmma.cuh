@@ -395,7 +395,7 @@ __device__ __forceinline__ void attention_backward_wgmma(const BackwardParams &p
   cp_async_wait<0>();
 
   // --- Epilogue: dK * scale and dV, from registers ---
-  const int rows = imin(kN, work.kv_rows - n0);
+  const int rows = imin(kN, work.kv_out_rows - n0);
   u16 *dk_rows = p.dk + b * p.dk_stride_b + h_kv * p.dk_stride_h + (work.kv_start + n0) * p.dk_stride_s;
   u16 *dv_rows = p.dv + b * p.dv_stride_b + h_kv * p.dv_stride_h + (work.kv_start + n0) * p.dv_stride_s;
 #pragma unroll
