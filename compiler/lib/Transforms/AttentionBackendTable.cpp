@@ -45,17 +45,20 @@ static const PrefillMeasurement kForward[] = {
 };
 
 // Backward (the fused NVRTC backward's three kernels against cuDNN's):
-// H200, cuDNN 9.19, 2026-12-02, commit 2f381a5's kernels
-// (bench/results/2026-12-02_2f381a5/bench_backward.json).
+// H200, cuDNN 9.19: head dims 64 and 128 at S 2048 and 8192 from the sm_90a
+// kernel at 6c5077e (2026-12-03, bench/results/2026-12-03_bwd_bulk/
+// final_grid_train_gather.md), the other rows from commit 2f381a5's
+// kernels (2026-12-02, bench/results/2026-12-02_2f381a5/bench_backward.json;
+// the mma.sync kernel, which hd 256 still runs).
 static const PrefillMeasurement kBackward[] = {
-    {64, false, 512, 147.5, 216.3},    {64, false, 2048, 172.7, 387.1},
-    {64, false, 8192, 179.2, 445.1},   {64, false, 16384, 183.8, 438.5},
-    {64, true, 512, 99.4, 135.9},      {64, true, 2048, 148.6, 264.1},
-    {64, true, 8192, 167.8, 400.2},    {64, true, 16384, 176.8, 436.9},
-    {128, false, 512, 158.3, 242.8},   {128, false, 2048, 187.6, 459.7},
-    {128, false, 8192, 195.0, 539.7},  {128, false, 16384, 200.3, 537.2},
-    {128, true, 512, 111.1, 163.2},    {128, true, 2048, 158.9, 336.2},
-    {128, true, 8192, 179.0, 477.1},   {128, true, 16384, 192.3, 538.4},
+    {64, false, 512, 147.5, 216.3},    {64, false, 2048, 317.4, 371.8},
+    {64, false, 8192, 349.2, 445.7},   {64, false, 16384, 183.8, 438.5},
+    {64, true, 512, 99.4, 135.9},      {64, true, 2048, 262.3, 267.3},
+    {64, true, 8192, 327.5, 384.1},    {64, true, 16384, 176.8, 436.9},
+    {128, false, 512, 158.3, 242.8},   {128, false, 2048, 364.3, 427.6},
+    {128, false, 8192, 398.0, 550.7},  {128, false, 16384, 200.3, 537.2},
+    {128, true, 512, 111.1, 163.2},    {128, true, 2048, 297.3, 344.9},
+    {128, true, 8192, 370.2, 486.1},   {128, true, 16384, 192.3, 538.4},
     {256, false, 512, 120.2, 196.1},   {256, false, 2048, 134.4, 317.4},
     {256, false, 8192, 137.5, 352.0},  {256, false, 16384, 141.1, 350.6},
     {256, true, 512, 92.8, 139.4},     {256, true, 2048, 119.6, 274.7},
@@ -108,7 +111,9 @@ std::string tg::describePrefillMeasurement(AttentionPass pass,
              *source = "2026-12-02_ws/forward";
   if (pass == AttentionPass::Backward)
     what = "plain attention backward", kernel = "the fused NVRTC backward ",
-    source = "2026-12-02_2f381a5/bench_backward";
+    source = row.headDim <= 128 && (row.seqLen == 2048 || row.seqLen == 8192)
+                 ? "2026-12-03_bwd_bulk"
+                 : "2026-12-02_2f381a5/bench_backward";
   if (pass == AttentionPass::Fp8Forward)
     what = "FP8 attention forward", kernel = "the fused FP8 kernel ", source = "2026-12-03_fp8/bench_fp8";
   os << "measured on H200 (" << what << "): cuDNN " << llvm::format("%.1f", row.cudnnTflops)
