@@ -139,6 +139,21 @@ inline std::vector<Case> cases() {
     v.push_back(c);
   }
   {
+    // The mma.sync kernel as an sm_90a plan's fallback: its dQ atomics into
+    // the swizzled accumulator (dq_accumulator.cuh), the convert kernel
+    // reading it back; causal with padded query rows.
+    Case c{"sm90_fallback_swizzled_dq_d128", spec(128, 128, 2, 2)};
+    c.spec.target = tgc::CompileTarget::cubin(90);
+    c.spec.dqAccumSwizzled = true;
+    c.spec.causal = C::TopLeft;
+    c.spec.hasSeqLenQ = true;
+    c.batch = 2;
+    c.seqQ = 140;
+    c.seqKv = 140;
+    c.lenQ = {140, 75};
+    v.push_back(c);
+  }
+  {
     // Key padding alone (a mask_mod `kv < lengths[b]` lifts to it).
     Case c{"padding_kv_only_d64", spec(64, 64, 2, 2)};
     c.spec.hasSeqLenKv = true;
