@@ -585,7 +585,7 @@ std::optional<AttentionBackwardKernels> generateAttentionBackward(const Attentio
   }
   AttentionBackwardTile tile = spec.tileOverride ? *spec.tileOverride : defaultAttentionBackwardTile(spec);
   AttentionBackwardSpec resolved = spec;
-  resolved.dqAccumSwizzled = spec.dqAccumSwizzled.value_or(tile.wgmma);
+  resolved.dqAccumSwizzled = spec.dqAccumSwizzled.value_or(backwardSwizzlesDQAccum(spec));
   if (tile.wgmma && !*resolved.dqAccumSwizzled) {
     if (error)
       *error = "the wgmma backward adds dQ in the swizzled accumulator layout (dqAccumSwizzled)";
@@ -595,9 +595,8 @@ std::optional<AttentionBackwardKernels> generateAttentionBackward(const Attentio
 }
 
 bool backwardSwizzlesDQAccum(const AttentionBackwardSpec &spec) {
-  if (!attentionBackwardWgmmaProblem(spec).empty())
-    return false;
-  return !spec.tileOverride || spec.tileOverride->wgmma;
+  // (the tile generateAttentionBackward gives this spec)
+  return (spec.tileOverride ? *spec.tileOverride : defaultAttentionBackwardTile(spec)).wgmma;
 }
 
 } // namespace tg::codegen

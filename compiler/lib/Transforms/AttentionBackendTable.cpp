@@ -50,19 +50,32 @@ static const PrefillMeasurement kForward[] = {
 // final_grid_train_gather.md), the other rows from commit 2f381a5's
 // kernels (2026-12-02, bench/results/2026-12-02_2f381a5/bench_backward.json;
 // the mma.sync kernel, which hd 256 still runs).
+static const char kBwdBulk[] = "2026-12-03_bwd_bulk";
 static const PrefillMeasurement kBackward[] = {
-    {64, false, 512, 147.5, 216.3},    {64, false, 2048, 317.4, 371.8},
-    {64, false, 8192, 349.2, 445.7},   {64, false, 16384, 183.8, 438.5},
-    {64, true, 512, 99.4, 135.9},      {64, true, 2048, 262.3, 267.3},
-    {64, true, 8192, 327.5, 384.1},    {64, true, 16384, 176.8, 436.9},
-    {128, false, 512, 158.3, 242.8},   {128, false, 2048, 364.3, 427.6},
-    {128, false, 8192, 398.0, 550.7},  {128, false, 16384, 200.3, 537.2},
-    {128, true, 512, 111.1, 163.2},    {128, true, 2048, 297.3, 344.9},
-    {128, true, 8192, 370.2, 486.1},   {128, true, 16384, 192.3, 538.4},
-    {256, false, 512, 120.2, 196.1},   {256, false, 2048, 134.4, 317.4},
-    {256, false, 8192, 137.5, 352.0},  {256, false, 16384, 141.1, 350.6},
-    {256, true, 512, 92.8, 139.4},     {256, true, 2048, 119.6, 274.7},
-    {256, true, 8192, 137.7, 377.5},   {256, true, 16384, 141.4, 376.4},
+    {64, false, 512, 147.5, 216.3},
+    {64, false, 2048, 317.4, 371.8, kBwdBulk},
+    {64, false, 8192, 349.2, 445.7, kBwdBulk},
+    {64, false, 16384, 183.8, 438.5},
+    {64, true, 512, 99.4, 135.9},
+    {64, true, 2048, 262.3, 267.3, kBwdBulk},
+    {64, true, 8192, 327.5, 384.1, kBwdBulk},
+    {64, true, 16384, 176.8, 436.9},
+    {128, false, 512, 158.3, 242.8},
+    {128, false, 2048, 364.3, 427.6, kBwdBulk},
+    {128, false, 8192, 398.0, 550.7, kBwdBulk},
+    {128, false, 16384, 200.3, 537.2},
+    {128, true, 512, 111.1, 163.2},
+    {128, true, 2048, 297.3, 344.9, kBwdBulk},
+    {128, true, 8192, 370.2, 486.1, kBwdBulk},
+    {128, true, 16384, 192.3, 538.4},
+    {256, false, 512, 120.2, 196.1},
+    {256, false, 2048, 134.4, 317.4},
+    {256, false, 8192, 137.5, 352.0},
+    {256, false, 16384, 141.1, 350.6},
+    {256, true, 512, 92.8, 139.4},
+    {256, true, 2048, 119.6, 274.7},
+    {256, true, 8192, 137.7, 377.5},
+    {256, true, 16384, 141.4, 376.4},
 };
 
 // FP8 forward (e4m3 in and out, the fused sm_90a FP8 kernel against cuDNN's
@@ -111,11 +124,11 @@ std::string tg::describePrefillMeasurement(AttentionPass pass,
              *source = "2026-12-02_ws/forward";
   if (pass == AttentionPass::Backward)
     what = "plain attention backward", kernel = "the fused NVRTC backward ",
-    source = row.headDim <= 128 && (row.seqLen == 2048 || row.seqLen == 8192)
-                 ? "2026-12-03_bwd_bulk"
-                 : "2026-12-02_2f381a5/bench_backward";
+    source = "2026-12-02_2f381a5/bench_backward";
   if (pass == AttentionPass::Fp8Forward)
     what = "FP8 attention forward", kernel = "the fused FP8 kernel ", source = "2026-12-03_fp8/bench_fp8";
+  if (row.source)
+    source = row.source;
   os << "measured on H200 (" << what << "): cuDNN " << llvm::format("%.1f", row.cudnnTflops)
      << " TFLOP/s, " << kernel << llvm::format("%.1f", row.nvrtcTflops) << " (nearest measured: hd "
      << row.headDim << ", " << (row.causal ? "causal" : "no mask") << ", S " << row.seqLen

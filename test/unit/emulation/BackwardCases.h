@@ -284,8 +284,8 @@ inline std::vector<Case> cases() {
   }
   {
     // Padding on the split element path (P from S^T alone, dS = P (dP -
-    // delta)): NaN in the padded rows of q, k, v and dO, so dS needs its
-    // P = 0 test there.
+    // delta), no P = 0 test): NaN in the padded rows of q, k, v and dO,
+    // which the kernel must not read.
     Case c{"wgmma_padding_nan_rows_d128", spec(128, 128, 2, 2)};
     c.spec.target = sm90a;
     c.spec.hasSeqLenQ = c.spec.hasSeqLenKv = true;

@@ -22,6 +22,9 @@ struct PrefillMeasurement {
   bool causal;
   int64_t seqLen;
   double nvrtcTflops, cudnnTflops;
+  /// The results folder under bench/results/ of a row measured apart from
+  /// its table's (null: the table's).
+  const char *source = nullptr;
 };
 
 /// Fp8Forward: FP8 attention forward (e4m3, fp8 output), the fused sm_90a

@@ -199,17 +199,16 @@ __device__ __forceinline__ float probability_element(float s, const ScoreMod &sc
     float t = s * (Cfg::kScale * kLog2e) - lse * kLog2e;
     if (!all_visible && !mask.visible(q_idx, kv_idx)) t = neg_inf();
     return fast_exp2(t);
-  }
-  float z = s * Cfg::kScale;
-  if constexpr (Cfg::kScoreMod) {
+  } else {
     const long long q_clamped = q_idx < seq_q ? q_idx : seq_q - 1;
     const long long kv_clamped = kv_idx < seq_kv ? kv_idx : seq_kv - 1;
-    z = Cfg::kDocumentMask && same_document
-            ? score_mod.template apply<Cfg::kDocumentMask>(z, b, h, q_clamped, kv_clamped, distance)
-            : score_mod.apply(z, b, h, q_clamped, kv_clamped, distance);
+    const float x = s * Cfg::kScale;
+    float z = Cfg::kDocumentMask && same_document
+                  ? score_mod.template apply<Cfg::kDocumentMask>(x, b, h, q_clamped, kv_clamped, distance)
+                  : score_mod.apply(x, b, h, q_clamped, kv_clamped, distance);
+    if (!all_visible && !mask.visible(q_idx, kv_idx)) z = neg_inf();
+    return fast_exp2((z - lse) * kLog2e);
   }
-  if (!all_visible && !mask.visible(q_idx, kv_idx)) z = neg_inf();
-  return fast_exp2((z - lse) * kLog2e);
 }
 
 /// The dropout factor Z of (q_local, key_local): 0 or 1 / (1 - p), 1
