@@ -578,6 +578,9 @@ def run_bench(args, torch):
     for hd in (64, 128, 256):
         table = MODIFIER_TILES if args.modifier else BENCH_TILES
         tiles = table[hd] if args.tiles == "all" else [None]
+        if args.bench_tiles:  # HD=TILE,TILE;HD=...: only these tiles
+            chosen = dict(part.split("=", 1) for part in args.bench_tiles.split(";"))
+            tiles = chosen[str(hd)].split(",") if str(hd) in chosen else []
         tiles = [t for t in tiles if not (t and ":wg" in t and SPEC_SM != 90)]
         for causal in (False, True):
             for t in tiles:
@@ -725,6 +728,7 @@ def main():
     ap.add_argument("--jobs", type=int, default=min(16, os.cpu_count() or 1))
     ap.add_argument("--seqlens", default="512,2048,8192,16384")
     ap.add_argument("--tiles", choices=["all", "default"], default="default")
+    ap.add_argument("--bench-tiles", default="", help="bench: HD=TILE,TILE;HD=... instead of --tiles")
     ap.add_argument("--modifier", default="", choices=[""] + list(MODIFIERS),
                     help="bench: with this score modifier (captureless ones: softcap)")
     ap.add_argument("--reps", type=int, default=30)
