@@ -193,6 +193,17 @@ __device__ __forceinline__ void attention_backward_wgmma(const BackwardParams &p
 #pragma unroll
     for (int e = 0; e < 4; ++e) dv_acc[i][e] = 0.0f;
 
+  // This warpgroup's distance terms (kDistanceTable) of the next query
+  // tile, fetched an iteration ahead (a table lookup's global reads land
+  // while the current tile computes).
+  DistancePrefetch<128, L::kDistanceEntries> next_distances;
+  auto fetch_distances = [&](const QueryTile &t) {
+    if constexpr (Cfg::kDistanceTable)
+      next_distances.fetch(score_mod, b, t.h, t.m0, kM, n0 + group * L::kGroupKeys, L::kGroupKeys,
+                           work.seq_q - 1, work.seq_kv - 1, tid % 128);
+  };
+  if (work.iterations > 0) fetch_distances(work.tile_of(0));
+
   for (int it = 0; it < work.iterations; ++it) {
     const QueryTile t = work.tile_of(it);
     const int stage = it % 2;
@@ -234,13 +245,14 @@ __device__ __forceinline__ void attention_backward_wgmma(const BackwardParams &p
     const int group_n0 = n0 + group * L::kGroupKeys;
     const bool all_visible = mask.all_visible(t.m0, t.m0 + kM, group_n0, group_n0 + L::kGroupKeys);
     const bool same_document = work.documents.same_document(t.m0, kM);
-    // This warpgroup's distance terms (kDistanceTable), computed while S^T
-    // and dP^T run; the next iteration's __syncthreads frees the buffer.
+    // This warpgroup's distance terms (kDistanceTable) into shared memory
+    // while S^T and dP^T run, and the next tile's fetched; the next
+    // iteration's __syncthreads frees the buffer.
     DistanceTable distance{nullptr, 0};
     if constexpr (Cfg::kDistanceTable) {
-      float *values = reinterpret_cast<float *>(base + L::kDistances) + group * L::kDistanceEntries;
-      distance = tabulate_distances<128>(score_mod, values, b, t.h, t.m0, kM, group_n0,
-                                         L::kGroupKeys, work.seq_q - 1, work.seq_kv - 1, tid % 128);
+      distance = next_distances.store(reinterpret_cast<float *>(base + L::kDistances) + group * L::kDistanceEntries,
+                                      tid % 128);
+      if (it + 1 < work.iterations) fetch_distances(work.tile_of(it + 1));
       named_barrier_sync(3 + group, 128);
     }
     unsigned p_frag[kM / 16][4], ds_frag[kM / 16][4];

@@ -103,20 +103,27 @@ __device__ __forceinline__ void consume_tiles(const ForwardParams &p, const Forw
     if (lane == 0) mbarrier_arrive(barrier);
   };
   // The distance table of tile i (kDistanceTable) for this warpgroup's
-  // rows, computed while S(i) runs: one entry per distance of the rows and
+  // rows, stored while S(i) runs: one entry per distance of the rows and
   // keys (clamped to the tensors, as the modifier clamps them), in the
-  // buffer of i's parity. Its barrier also tells every thread that the
-  // group is done with tile i - 2's table in that buffer.
+  // buffer of i's parity; tile i + 1's terms are fetched then, an
+  // iteration ahead of their store. Its barrier also tells every thread
+  // that the group is done with tile i - 2's table in that buffer.
   constexpr int kGroupRows = 4 * K::kWarpRows;
   constexpr int kDistances = K::kDistanceTable ? kGroupRows + K::kBlockN : 1;
   __shared__ float distance_values[K::kConsumerGroups][2][kDistances];
+  DistancePrefetch<128, kDistances> next_distances;
+  auto fetch_distances = [&](int i) {
+    if constexpr (K::kDistanceTable)
+      next_distances.fetch(score_mod, t.b, t.h, t.m0 + group * kGroupRows, kGroupRows,
+                           (t.tile_begin + i) * K::kBlockN, K::kBlockN, static_cast<int>(p.seq_len_q) - 1,
+                           static_cast<int>(p.seq_len_kv) - 1, threadIdx.x % 128);
+  };
+  fetch_distances(0);
   auto tabulate_distances_of = [&](int i) {
     DistanceTable table{nullptr, 0};
     if constexpr (K::kDistanceTable) {
-      table = tabulate_distances<128>(score_mod, distance_values[group][i % 2], t.b, t.h,
-                                      t.m0 + group * kGroupRows, kGroupRows, (t.tile_begin + i) * K::kBlockN,
-                                      K::kBlockN, static_cast<int>(p.seq_len_q) - 1,
-                                      static_cast<int>(p.seq_len_kv) - 1, threadIdx.x % 128);
+      table = next_distances.store(distance_values[group][i % 2], threadIdx.x % 128);
+      if (i + 1 < tiles) fetch_distances(i + 1);
       named_barrier_sync(kTurnBarrier + K::kConsumerGroups + 1 + group, 128);
     }
     return table;
