@@ -10,8 +10,9 @@ score_mod / mask_mod, forward, bf16, on an H200:
                                                             uneven lengths)
   causal / dense: tgc without a score region, for the document mask's
             "dense time x visible fraction" yardstick
-  train_relbias / train_relbias_dtable: a training step (forward + backward)
-            with the relative-bias table and causal; tgc runs tg.attention
+  train_relbias / train_relbias_dtable / train_t5: a training step (forward
+            + backward) with the relative-bias table (T5's buckets) and
+            causal; tgc runs tg.attention
             {training} + tg.attention_grad in one plan (the fused backward
             reads the table), FlexAttention runs flex_attention and
             autograd's backward; _dtable also returns the table's gradient
@@ -72,16 +73,18 @@ def attention_graph(B, H, S, D, captures, region, causal=False):
     return "\n".join(lines) + "\n"
 
 
-def train_graph(B, H, S, D, table_grad):
+def train_graph(B, H, S, D, table_grad, t5=False):
     """tg.attention {training} + tg.attention_grad of the causal relative-bias
     score (score_grad empty: derived), returning o, dq, dk, dv (and the
-    table's gradient dtable)."""
+    table's gradient dtable); with t5 the score reads T5's bucket embedding
+    (%table is then emb [32, H])."""
     t = ttype([B, H, S, D], "bf16")
-    tab = ttype([H, 2 * S - 1], "f32")
+    tab = ttype([NUM_BUCKETS, H] if t5 else [H, 2 * S - 1], "f32")
+    body = [l.replace("%t_emb", "%t_table") for l in t5_region(H)] if t5 else relbias_region(H, S)
     stats = ttype([B, H, S, 1], "f32")
     attrs = "scale = %r : f64, causal = #tg<causal top_left>" % (1.0 / math.sqrt(D))
     region = ["  ^bb0(%%s: tensor<f32>, %%b: tensor<i64>, %%h: tensor<i64>, %%qi: tensor<i64>, %%ki: tensor<i64>, "
-              "%%t_table: %s):" % tab] + ["    " + l for l in relbias_region(H, S)] + ["    tg.yield %z : tensor<f32>"]
+              "%%t_table: %s):" % tab] + ["    " + l for l in body] + ["    tg.yield %z : tensor<f32>"]
     res = [("o", t), ("dq", t), ("dk", t), ("dv", t)] + ([("dtable", tab)] if table_grad else [])
     lines = ['func.func @train(%%q: %s {tg.name = "q"}, %%k: %s {tg.name = "k"}, %%v: %s {tg.name = "v"}, '
              '%%do: %s {tg.name = "do"}, %%table: %s {tg.name = "table"}) -> (%s) {'
@@ -153,14 +156,16 @@ def peak_extra(fn, baseline_tensors_bytes):
 
 
 def train_row(lib, flex, create_block_mask, name, q, k, v, table, args, stream):
-    """One training step (forward + backward) of the causal relative bias:
-    tgc's plan against flex_attention + autograd; every gradient compared."""
+    """One training step (forward + backward) of the causal relative bias (or
+    T5 buckets, `table` then being emb): tgc's plan against flex_attention +
+    autograd; every gradient compared."""
     B, H, S, D = args.B, args.H, args.S, args.D
     table_grad = name.endswith("_dtable")
+    t5 = name == "train_t5"
     row = dict(case=name)
     do = torch.randn_like(q)
     t0 = time.time()
-    exe = lib.compile(train_graph(B, H, S, D, table_grad), "--arch=" + args.arch)
+    exe = lib.compile(train_graph(B, H, S, D, table_grad, t5), "--arch=" + args.arch)
     outs = {n: torch.full_like(q, float("nan")) for n in ("o", "dq", "dk", "dv")}
     if table_grad:
         outs["dtable"] = torch.full_like(table, float("nan"))
@@ -186,8 +191,11 @@ def train_row(lib, flex, create_block_mask, name, q, k, v, table, args, stream):
         def step():
             for x in (qg, kg, vg, tg_):
                 x.grad = None
-            out = flex(qg, kg, vg, score_mod=lambda s, b, h, q_idx, kv_idx: s + tg_[h, q_idx - kv_idx + S - 1],
-                       block_mask=block_mask, scale=1.0 / math.sqrt(D))
+            if t5:
+                score_mod = lambda s, b, h, q_idx, kv_idx: s + tg_[t5_bucket(kv_idx - q_idx), h]  # noqa: E731
+            else:
+                score_mod = lambda s, b, h, q_idx, kv_idx: s + tg_[h, q_idx - kv_idx + S - 1]  # noqa: E731
+            out = flex(qg, kg, vg, score_mod=score_mod, block_mask=block_mask, scale=1.0 / math.sqrt(D))
             out.backward(do)
             return out
         ref_o = step(); torch.cuda.synchronize()
@@ -206,7 +214,8 @@ def train_row(lib, flex, create_block_mask, name, q, k, v, table, args, stream):
             x.grad = None
         idx = torch.arange(S, device=q.device)
         rel = idx[:, None] - idx[None, :] + S - 1
-        sc = (qg.float() @ kg.float().transpose(-1, -2)) / math.sqrt(D) + tg_.float()[:, rel][None]
+        bias = tg_.float()[t5_bucket(idx[None, :] - idx[:, None])].permute(2, 0, 1) if t5 else tg_.float()[:, rel]
+        sc = (qg.float() @ kg.float().transpose(-1, -2)) / math.sqrt(D) + bias[None]
         sc = sc.masked_fill(rel < S - 1, float("-inf"))
         out = torch.softmax(sc, -1) @ vg.float()
         out.backward(do.float())
@@ -298,7 +307,8 @@ def main():
     qkvo_bytes = 4 * q.numel() * q.element_size()
     for name in args.cases.split(","):
         if name.startswith("train_"):
-            row = train_row(lib, flex, create_block_mask, name, q, k, v, table, args, stream)
+            row = train_row(lib, flex, create_block_mask, name, q, k, v, emb if name == "train_t5" else table,
+                            args, stream)
             rows.append(row)
             print(row, flush=True)
             continue
