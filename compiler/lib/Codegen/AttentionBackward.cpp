@@ -67,7 +67,10 @@ std::string indent(const std::string &statements, const std::string &prefix) {
 class BackwardEmitter {
 public:
   BackwardEmitter(const AttentionBackwardSpec &spec, AttentionBackwardTile tile)
-      : spec(spec), tile(tile), distanceTable(backwardTabulatesDistances(spec, tile)) {}
+      : spec(spec), tile(tile), distanceTable(backwardTabulatesDistances(spec, tile)),
+        // A region that only masks (s or -inf) commutes with a positive
+        // scale: the probability keeps the scale in its one FMA.
+        masksOnly(!spec.scoreModifier.empty() && spec.scoreModifierMasksOnly && spec.scale > 0.0) {}
 
   AttentionBackwardKernels emit() const;
 
@@ -82,6 +85,7 @@ private:
   const AttentionBackwardSpec &spec;
   AttentionBackwardTile tile;
   bool distanceTable = false;
+  bool masksOnly = false;
 };
 
 std::string BackwardEmitter::summary() const {
@@ -95,7 +99,9 @@ std::string BackwardEmitter::summary() const {
      << (spec.hasSeqLenQ ? "yes" : "no") << " kv " << (spec.hasSeqLenKv ? "yes" : "no")
      << (spec.ragged ? ", ragged (cu_seqlens)" : "") << "\n";
   os << "//        dropout " << spec.dropoutProbability << ", scale " << spec.scale
-     << ", score modifier " << (spec.scoreModifier.empty() ? "no" : "yes") << ", score gradient "
+     << ", score modifier "
+     << (spec.scoreModifier.empty() ? "no" : masksOnly ? "yes (masks only, scale folded)" : "yes")
+     << ", score gradient "
      << (spec.scoreGradient.empty() ? "identity" : "yes") << ", " << spec.captures.size()
      << " captures, " << spec.captureGradients.size() << " capture gradients"
      << (spec.deterministic ? ", deterministic" : "")
@@ -133,6 +139,7 @@ std::string BackwardEmitter::configuration() const {
       .set("GROUP", spec.numHeadsQ / spec.numHeadsKV)
       .set("MASKS_AND_DROPOUT", maskAndDropoutConstants(spec.masks(), spec.dropoutProbability))
       .set("SCORE_MOD", spec.scoreModifier.empty() ? "false" : "true")
+      .set("MASKS_ONLY", masksOnly ? "true" : "false")
       .set("SCORE_GRAD", spec.scoreGradient.empty() ? "false" : "true")
       .set("CAPTURE_GRADS", spec.captureGradients.empty() ? "false" : "true")
       .set("DETERMINISTIC", spec.deterministic ? "true" : "false")
@@ -161,6 +168,7 @@ struct BackwardConfig {
   static constexpr long long kGroup = $(GROUP);   // query heads per kv head
 $(MASKS_AND_DROPOUT)
   static constexpr bool kScoreMod = $(SCORE_MOD);   // ScoreMod::apply
+  static constexpr bool kScoreMasksOnly = $(MASKS_ONLY); // apply keeps its score or gives -inf
   static constexpr bool kScoreGrad = $(SCORE_GRAD); // ScoreMod::gradient (else ds = dz)
   static constexpr bool kCaptureGrads = $(CAPTURE_GRADS); // ScoreMod::add_capture_gradients
   static constexpr bool kDeterministic = $(DETERMINISTIC); // dQ added in kv-tile order (semaphores)

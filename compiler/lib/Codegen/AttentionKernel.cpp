@@ -331,10 +331,11 @@ public:
     left = spec.masks().hasLeft();
     dropout = spec.dropoutProbability > 0.0;
     // Folding the scale into the exp2 argument needs max(scale * x) =
-    // scale * max(x): a positive scale and no modifier in between. Otherwise
-    // a score pass computes s = scale * x (and runs the modifier, if any).
-    foldScale = spec.scoreModifier.empty() && spec.scale > 0.0;
-    modifier = !foldScale;
+    // scale * max(x): a positive scale and no modifier in between but one
+    // that only masks (x or -inf either way). Otherwise a score pass
+    // computes s = scale * x (and runs the modifier, if any).
+    foldScale = spec.scale > 0.0 && (spec.scoreModifier.empty() || spec.scoreModifierMasksOnly);
+    modifier = !spec.scoreModifier.empty() || !foldScale;
     // The distance table: two buffers per compute warpgroup of one tile's
     // distances (4 warps of rows + the tile's keys), static shared memory
     // beside the launch's (and the barriers' kilobyte).
@@ -376,7 +377,8 @@ std::string AttentionEmitter::headerComment() const {
      << "\n";
   os << "//        dropout " << spec.dropoutProbability << ", training "
      << (spec.training ? "yes" : "no") << ", scale " << spec.scale
-     << ", score modifier " << (modifier ? "yes" : "no") << ", "
+     << ", score modifier "
+     << (!modifier ? "no" : foldScale ? "yes (masks only, scale folded)" : "yes") << ", "
      << spec.captures.size() << " captures\n";
   os << "// tile:  " << tile.blockM << " query rows x " << tile.blockN << " keys, "
      << tile.warps << " warps of " << tile.blockM * tile.keyWarps / tile.warps << " rows"
@@ -424,9 +426,10 @@ std::string AttentionEmitter::configuration() const {
       .set("SCORE_SCALE", floatLiteral(foldScale ? 1.0 : spec.scale))
       .set("SOFTMAX_SCALE_LOG2", floatLiteral(foldScale ? spec.scale * kLog2e : kLog2e))
       .set("SOFTMAX_SCALE", floatLiteral(foldScale ? spec.scale : 1.0))
-      .set("SOFTMAX_SCALE_NOTE", foldScale
-                                     ? "x is the raw dot product q.k: the score scale is folded in"
-                                     : "x is the score after scaling and the score modifier")
+      .set("SOFTMAX_SCALE_NOTE", !foldScale ? "x is the score after scaling and the score modifier"
+                                 : modifier ? "x is the raw dot product q.k, masked: the score scale is folded in"
+                                            : "x is the raw dot product q.k: the score scale is folded in")
+      .set("SUBTRACT_MAX_FIRST", boolName(!foldScale))
       .set("TRAINING", boolName(spec.training))
       .set("RAGGED", boolName(spec.ragged))
       .set("PAGED", boolName(spec.paged))
@@ -463,8 +466,9 @@ struct ForwardConfig {
   // where $(SOFTMAX_SCALE_NOTE).
   static constexpr float kSoftmaxScaleLog2 = $(SOFTMAX_SCALE_LOG2);
   // Scores may be huge finite values (additive finfo.min masks): the online
-  // softmax subtracts the max before scaling (softmax.cuh).
-  static constexpr bool kSubtractMaxFirst = $(SCORE_MOD);
+  // softmax subtracts the max before scaling (softmax.cuh). Raw dot products,
+  // masked or not, need no such care.
+  static constexpr bool kSubtractMaxFirst = $(SUBTRACT_MAX_FIRST);
   static constexpr bool kTraining = $(TRAINING);  // also write the log-sum-exp
   static constexpr float kSoftmaxScale = $(SOFTMAX_SCALE);  // kSoftmaxScaleLog2 in natural units
 $(MASKS_AND_DROPOUT)

@@ -177,6 +177,7 @@ FailureOr<SmallVector<KernelStep, 0>> mlir::tg::emitAttentionGradSteps(
     if (failed(text))
       return failure();
     spec.scoreModifier = text->modifier;
+    spec.scoreModifierMasksOnly = text->masksOnly;
     spec.documentMask = text->documentMask;
     spec.distanceTerm = text->distanceTerm;
     spec.scoreModifierTabulated = text->modifierTabulated;

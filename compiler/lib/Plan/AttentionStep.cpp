@@ -122,6 +122,7 @@ mlir::tg::emitAttentionStep(AttentionOp op, const tgc::CompileTarget &target, bo
     if (failed(text))
       return failure();
     spec.scoreModifier = text->modifier;
+    spec.scoreModifierMasksOnly = text->masksOnly;
     spec.documentMask = text->documentMask;
     spec.distanceTerm = text->distanceTerm;
     spec.scoreModifierTabulated = text->modifierTabulated;

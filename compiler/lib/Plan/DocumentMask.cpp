@@ -3,10 +3,9 @@
 // documents (docs/kernels.md, "Document masks").
 #include "DocumentMask.h"
 
-#include "mlir/IR/Matchers.h"
+#include "MaskingRegion.h"
 
-#include <cmath>
-#include <limits>
+#include "mlir/IR/Matchers.h"
 
 using namespace mlir;
 using namespace mlir::tg;
@@ -27,7 +26,7 @@ public:
     // Masks applied last: select(keep, x, -inf), and the masks inside x.
     for (int depth = 0; depth < 16; ++depth) {
       auto select = result.getDefiningOp<SelectOp>();
-      if (!select || !isNegInf(select.getOnFalse()))
+      if (!select || !isNegInfConstant(select.getOnFalse()))
         return std::nullopt;
       if (std::optional<DocumentIds> ids = inConjunction(select.getCond()))
         return ids;
@@ -37,14 +36,6 @@ public:
   }
 
 private:
-  static bool isNegInf(Value value) {
-    ElementsAttr elements;
-    if (!matchPattern(value, m_Constant(&elements)) || !elements.isSplat() ||
-        !isa<FloatType>(elements.getElementType()))
-      return false;
-    return elements.getSplatValue<APFloat>().convertToDouble() ==
-           -std::numeric_limits<double>::infinity();
-  }
   static bool isFalse(Value value) {
     ElementsAttr elements;
     return matchPattern(value, m_Constant(&elements)) && elements.isSplat() &&

@@ -3,6 +3,7 @@
 
 #include "DistanceTerm.h"
 #include "DocumentMask.h"
+#include "MaskingRegion.h"
 
 using namespace mlir;
 using namespace mlir::tg;
@@ -32,6 +33,7 @@ mlir::tg::emitScoreModifier(Operation *op, Region &score, ArrayRef<std::string> 
   if (failed(body))
     return failure();
   text.modifier = *body;
+  text.masksOnly = scoreRegionOnlyMasks(score);
   // A costly term of q_idx - kv_idx only: the sm_90a kernels tabulate it.
   std::optional<DistanceTerm> term =
       findDistanceTerm(op, argNames, emitGather, ranges, sizes[2], sizes[3], fastMath,

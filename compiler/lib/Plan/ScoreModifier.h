@@ -20,6 +20,7 @@ struct ScoreModifierText {
   std::optional<::tg::codegen::AttentionForwardSpec::DocumentMask> documentMask;
   std::string distanceTerm;          // empty: no tabulated term
   std::string modifierTabulated;     // the modifier reading distance.at
+  bool masksOnly = false;            // scoreRegionOnlyMasks (MaskingRegion.h)
 };
 
 /// How a kernel reads element capture `name` at (b, h, `q`, `kv`).

@@ -114,7 +114,7 @@ struct Problem {
   }
   double modify(int64_t h, int64_t i, int64_t j, double s) const {
     if (c.relBiasDocMask)
-      return s + rel[size_t(h * relLen + relColumn(i, j))];
+      return c.docMaskOnly ? s : s + rel[size_t(h * relLen + relColumn(i, j))];
     if (!c.softcapBias)
       return s;
     return 20.0 * std::tanh(s / 20.0) + bias[size_t((h * Sq + i) * Skv + j)];
@@ -249,7 +249,7 @@ void runCase(const Case &c) {
           double dZ = prob * (factor * dPd - rowDot);
           if (c.softcapBias)
             dbias[size_t((h * Sq + i) * Skv + j)] += dZ; // d z / d bias = 1
-          if (c.relBiasDocMask)
+          if (c.relBiasDocMask && !c.docMaskOnly)
             drel[size_t(h * p.relLen + p.relColumn(i, j))] += dZ;
           double dS = p.gradThrough(raw[j], dZ) * scale;
           for (int64_t d = 0; d < Dqk; ++d) {
@@ -316,7 +316,11 @@ void runCase(const Case &c) {
       main.push_back(x);
   }
   std::vector<float> drelAccum(drel.size(), 0.0f);
-  if (c.relBiasDocMask) {
+  if (c.docMaskOnly) {
+    // The one table: pointer, sizes, strides.
+    for (uint64_t x : {addr(p.doc.data()), uint64_t(B), uint64_t(Skv), uint64_t(Skv), uint64_t(1)})
+      main.push_back(x);
+  } else if (c.relBiasDocMask) {
     // Tables: pointer, sizes, strides (rel, then doc); rel's gradient: pointer, strides.
     for (uint64_t x : {addr(p.relBits.data()), uint64_t(Hq), uint64_t(p.relLen), uint64_t(p.relLen), uint64_t(1),
                        addr(p.doc.data()), uint64_t(B), uint64_t(Skv), uint64_t(Skv), uint64_t(1),
@@ -390,7 +394,7 @@ void runCase(const Case &c) {
     EXPECT_LE(maxErr, 1e-2 * std::max(1.0, maxRef)) << c.name << " dbias";
     std::printf("  %-28s %-3s max |err| %.3g, max |ref| %.3g\n", c.name.c_str(), "db", maxErr, maxRef);
   }
-  if (c.relBiasDocMask) {
+  if (c.relBiasDocMask && !c.docMaskOnly) {
     double maxRef = 0.0, maxErr = 0.0;
     for (double x : drel)
       maxRef = std::max(maxRef, std::fabs(x));

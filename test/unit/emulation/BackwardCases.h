@@ -29,6 +29,7 @@ struct Case {
   int relShortBy = 0; // rel has Sq + Skv - 1 - relShortBy columns
   int docLength = 37;  // documents' mean length
   bool docIdsReturn = false; // in odd batches every other document reuses the first id
+  bool docMaskOnly = false;  // relBiasDocMask without rel: the region only masks (documentMask)
 };
 
 inline AttentionBackwardSpec spec(int dqk, int dv, int hq, int hkv) {
@@ -74,6 +75,22 @@ inline void relBiasDocMask(Case &c, int S, bool narrowed, bool sameDocument, boo
     c.spec.distanceTerm = "value = rel_at(captures, h, d + " + offset + ");";
     c.spec.scoreModifierTabulated = "s += distance.at(q_idx, kv_idx);\n" + mask;
   }
+  c.batch = 2;
+  c.seqQ = c.seqKv = S;
+}
+
+/// Only the document mask of relBiasDocMask (Case::docMaskOnly): the region
+/// keeps s or gives -inf, so the kernel folds the scale into the
+/// probabilities' FMA (spec.scoreModifierMasksOnly), as the plan finds it.
+inline void documentMask(Case &c, int S, bool sameDocument) {
+  c.relBiasDocMask = c.docMaskOnly = true;
+  c.spec.scoreModifier = std::string("if (") + (sameDocument ? "!kSameDocument && " : "") +
+                         "doc_at(captures, b, q_idx) != doc_at(captures, b, kv_idx))\n"
+                         "  s = -__int_as_float(0x7f800000);";
+  c.spec.scoreModifierMasksOnly = true;
+  c.spec.captures = {{"doc", CaptureType::I64, 2}};
+  c.spec.documentMask =
+      AttentionForwardSpec::DocumentMask{"doc_at(captures, b, q_idx)", "doc_at(captures, b, kv_idx)"};
   c.batch = 2;
   c.seqQ = c.seqKv = S;
 }
@@ -230,6 +247,14 @@ inline std::vector<Case> cases() {
     v.push_back(c);
   }
   {
+    // A region that only masks (packed documents, causal): the scale folded.
+    Case c{"docmask_only_causal_d64", spec(64, 64, 2, 2)};
+    documentMask(c, 200, /*sameDocument=*/true);
+    c.spec.causal = C::TopLeft;
+    c.docLength = 90;
+    v.push_back(c);
+  }
+  {
     Case c{"one_stage_gqa2_d96", spec(96, 96, 4, 2)};
     AttentionBackwardTile t; // the sm_80 tile of head dim 128: one Q/dO buffer
     t.qStages = 1;
@@ -310,6 +335,17 @@ inline std::vector<Case> cases() {
     c.name = "wgmma_distance_table_d64";
     relBiasDocMask(c, 400, /*narrowed=*/true, /*sameDocument=*/true, /*tabulated=*/true);
     c.relShortBy = 60;
+    v.push_back(c);
+  }
+  {
+    // The split element step's masks-only probability (the scale in its FMA):
+    // documents longer than a tile, ids that return, causal, GQA 2.
+    Case c{"wgmma_docmask_only_causal_gqa2_d128", spec(128, 128, 4, 2)};
+    c.spec.target = sm90a;
+    documentMask(c, 330, /*sameDocument=*/true);
+    c.spec.causal = C::TopLeft;
+    c.docLength = 150;
+    c.docIdsReturn = true;
     v.push_back(c);
   }
   {

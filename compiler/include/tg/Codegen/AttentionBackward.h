@@ -121,6 +121,9 @@ struct AttentionBackwardSpec {
   /// C++ statements that rewrite `float s` (the scaled score), as in
   /// AttentionForwardSpec; empty means identity.
   std::string scoreModifier;
+  /// The modifier only masks (AttentionForwardSpec::scoreModifierMasksOnly):
+  /// the probabilities' scale and base change fold into one FMA.
+  bool scoreModifierMasksOnly = false;
   /// C++ statements that assign `float ds`, the gradient of the scaled score,
   /// from `s` (the scaled score before the modifier), `dz` (the gradient of
   /// the modified score), the indices and the captures. Empty: ds = dz.

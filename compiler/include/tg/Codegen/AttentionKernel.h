@@ -214,6 +214,10 @@ struct AttentionForwardSpec {
   /// kv_idx` and the captures' element values; empty means identity. A
   /// masked score is -INFINITY. Example: `s = 30.0f * tanhf(s / 30.0f);`
   std::string scoreModifier;
+  /// The modifier only masks: it keeps s or sets -INFINITY, by tests that do
+  /// not read s. With a positive scale the kernel then applies it to the raw
+  /// dot product and keeps the scale folded into the softmax's exponent.
+  bool scoreModifierMasksOnly = false;
   std::vector<AttentionCapture> captures;
 
   /// A term of the modifier that depends on the indices only through d =

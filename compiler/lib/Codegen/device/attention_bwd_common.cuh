@@ -7,8 +7,8 @@
 // A configuration (the generator writes it) provides kBlockM, kBlockN,
 // kGroup, kScale, the mask constants (kUpper, kRightLimit, kLeft,
 // kWindowLeft, kBottomRight), kSeqLenQ, kSeqLenKv, kRagged, kDropout,
-// kDropoutThreshold, kDropoutRescale, kScoreMod, kScoreGrad, kCaptureGrads
-// and kDocumentMask; attention_bwd.cuh lists the score modifier's members.
+// kDropoutThreshold, kDropoutRescale, kScoreMod, kScoreMasksOnly, kScoreGrad,
+// kCaptureGrads and kDocumentMask; attention_bwd.cuh lists the score modifier's members.
 #pragma once
 #include "distances.cuh"
 #include "documents.cuh"
@@ -199,6 +199,17 @@ __device__ __forceinline__ float probability_element(float s, const ScoreMod &sc
     float t = s * (Cfg::kScale * kLog2e) - lse * kLog2e;
     if (!all_visible && !mask.visible(q_idx, kv_idx)) t = neg_inf();
     return fast_exp2(t);
+  } else if constexpr (Cfg::kScoreMasksOnly) {
+    // A region that only masks keeps s or gives -inf whatever the scale
+    // (positive): it runs on the raw dot product and the scale stays in the
+    // one FMA.
+    const long long q_clamped = q_idx < seq_q ? q_idx : seq_q - 1;
+    const long long kv_clamped = kv_idx < seq_kv ? kv_idx : seq_kv - 1;
+    float z = Cfg::kDocumentMask && same_document
+                  ? score_mod.template apply<Cfg::kDocumentMask>(s, b, h, q_clamped, kv_clamped, distance)
+                  : score_mod.apply(s, b, h, q_clamped, kv_clamped, distance);
+    if (!all_visible && !mask.visible(q_idx, kv_idx)) z = neg_inf();
+    return fast_exp2(z * (Cfg::kScale * kLog2e) - lse * kLog2e);
   } else {
     const long long q_clamped = q_idx < seq_q ? q_idx : seq_q - 1;
     const long long kv_clamped = kv_idx < seq_kv ? kv_idx : seq_kv - 1;
