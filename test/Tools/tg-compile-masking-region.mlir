@@ -6,6 +6,9 @@
 // the score pass.
 // RUN: tg-compile %s --backend=nvrtc --entry=document_mask --emit=cuda | FileCheck %s --check-prefix=FOLD
 // RUN: tg-compile %s --backend=nvrtc --entry=masks_either_side --emit=cuda | FileCheck %s --check-prefix=FOLD
+// Prefix-LM as models write it: the -inf of a bf16 masked_fill reaches the
+// f32 region through a cast.
+// RUN: tg-compile %tgc_src/examples/models/document_mask.mlir --backend=nvrtc --entry=prefix_lm --emit=cuda | FileCheck %s --check-prefix=FOLD
 // RUN: tg-compile %s --backend=nvrtc --entry=condition_reads_score --emit=cuda | FileCheck %s --check-prefix=PASS
 // RUN: tg-compile %s --backend=nvrtc --entry=masked_bias --emit=cuda | FileCheck %s --check-prefix=PASS
 // RUN: tg-compile %s --backend=nvrtc --entry=negative_scale --emit=cuda | FileCheck %s --check-prefix=PASS

@@ -12,6 +12,13 @@ using namespace mlir;
 using namespace mlir::tg;
 
 bool mlir::tg::isNegInfConstant(Value value) {
+  // A mask value written in a 16-bit type reaches the f32 region through a
+  // cast: -inf stays -inf in every float type.
+  while (auto cast = value.getDefiningOp<CastOp>()) {
+    if (!isa<FloatType>(getElementTypeOrSelf(cast.getInput().getType())))
+      break;
+    value = cast.getInput();
+  }
   ElementsAttr elements;
   if (!matchPattern(value, m_Constant(&elements)) || !elements.isSplat() ||
       !isa<FloatType>(elements.getElementType()))

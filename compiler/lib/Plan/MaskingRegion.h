@@ -10,7 +10,8 @@
 #include "mlir/IR/Value.h"
 
 namespace mlir::tg {
-/// Whether `value` is a splat float constant -inf.
+/// Whether `value` is a splat float constant -inf, possibly through float
+/// casts.
 bool isNegInfConstant(Value value);
 
 /// Whether the score region `score` (block argument 0 the score) yields a
