@@ -400,6 +400,12 @@ def gather_configs():
         Sq=200, Skv=200, D=128)
     add("gather_train", "relbias_grad_fill_f16", dict(table=[4, 129], elem="f16", offset=64, fill="0.0"),
         table_grad=True, dtype="f16", Hq=4, Hkv=2, Sq=160, Skv=240)
+    # --deterministic with a document mask: the backward's query tiles stay
+    # the masks' (the dQ turns count every kv tile that may see one; narrowed
+    # to the documents, a turn waited for kv tiles that never came: a hang);
+    # repeated runs bitwise identical.
+    add("gather_train", "deterministic_relbias_docs", dict(table=[8, 1199], offset=599, docs=6), causal=True,
+        deterministic=True, Sq=600, Skv=600)
     # T5's compute_bias in graph form, fused.
     add("gather_t5graph", "fused", dict(num_buckets=32, max_distance=100), Hq=8, Hkv=8, Sq=257, Skv=257)
     return out

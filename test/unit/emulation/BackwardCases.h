@@ -255,6 +255,18 @@ inline std::vector<Case> cases() {
     v.push_back(c);
   }
   {
+    // Deterministic dQ with a document mask: the kv tiles that add into a
+    // query tile are the mask's, whatever the documents (the turns count
+    // every one of them).
+    Case c{"deterministic_docmask_gqa2_d64", spec(64, 64, 4, 2)};
+    documentMask(c, 300, /*sameDocument=*/true);
+    c.spec.deterministic = true;
+    c.spec.causal = C::TopLeft;
+    c.docLength = 100;
+    c.docIdsReturn = true;
+    v.push_back(c);
+  }
+  {
     Case c{"one_stage_gqa2_d96", spec(96, 96, 4, 2)};
     AttentionBackwardTile t; // the sm_80 tile of head dim 128: one Q/dO buffer
     t.qStages = 1;
@@ -346,6 +358,16 @@ inline std::vector<Case> cases() {
     c.spec.causal = C::TopLeft;
     c.docLength = 150;
     c.docIdsReturn = true;
+    v.push_back(c);
+  }
+  {
+    // Deterministic turns with the wgmma kernel's document mask.
+    Case c{"wgmma_deterministic_docmask_d128", spec(128, 128, 2, 2)};
+    c.spec.target = sm90a;
+    documentMask(c, 300, /*sameDocument=*/true);
+    c.spec.deterministic = true;
+    c.spec.causal = C::TopLeft;
+    c.docLength = 120;
     v.push_back(c);
   }
   {

@@ -131,8 +131,14 @@ __device__ __forceinline__ BackwardWork<Cfg> backward_work(const BackwardParams 
       same_begin = imax(same_begin, head.same_begin);
       same_end = imin(same_end, head.same_end);
     }
-    row_begin = begin < end ? begin : 0;
-    row_end = begin < end ? end : 0;
+    // The deterministic turns (dq_turn_wait) count every kv tile the masks
+    // let see a query tile: there the rows stay the masks' (the region masks
+    // the other documents' scores, whose dQ adds are zeros), else a query
+    // tile's counter would wait for kv tiles that never visit it.
+    if constexpr (!Cfg::kDeterministic) {
+      row_begin = begin < end ? begin : 0;
+      row_end = begin < end ? end : 0;
+    }
     if (same_begin < same_end) w.documents = DocumentSpan{row_begin, row_end, same_begin, same_end};
   }
   w.tile_begin = row_begin / Cfg::kBlockM;
