@@ -363,14 +363,14 @@ class TorchCompile(unittest.TestCase):
             for name, q in layouts.items():
                 for grad, dropout in ((False, 0.0), (True, 0.0), (True, 0.1)):
                     with self.subTest(layout=name, grad=grad, dropout=dropout):
-                        cid = A.config_id(None, causal_window, False, None, dropout, False, grad, False, "auto",
-                                          False)
-                        torch.library.opcheck(torch.ops.tgc.attention_fwd, (q, k, v, None, [], cid),
+                        cid = A.config_id(None, causal_window, False, False, grad, False, "auto", False)
+                        torch.library.opcheck(torch.ops.tgc.attention_fwd, (q, k, v, None, [], cid, None, dropout),
                                               test_utils="test_faketensor")
                         if grad:
-                            o, lse, seeds = torch.ops.tgc.attention_fwd(q, k, v, None, [], cid)
+                            o, lse, seeds = torch.ops.tgc.attention_fwd(q, k, v, None, [], cid, None, dropout)
                             torch.library.opcheck(torch.ops.tgc.attention_bwd,
-                                                  (q, k, v, o, torch.randn_like(o), lse, seeds, None, [], cid),
+                                                  (q, k, v, o, torch.randn_like(o), lse, seeds, None, [], cid, None,
+                                                   dropout),
                                                   test_utils="test_faketensor")
 
     def test_output_strides_follow_query_like_eager(self):
@@ -456,18 +456,19 @@ class TorchCompile(unittest.TestCase):
         bias = torch.zeros(1, 4, 16, 16, requires_grad=True)
         sm = lambda s, b, h, qi, ki: s + table[h, qi - ki + 15]  # noqa: E731
         with StubbedRun():
-            cid = A.config_id(sm, None, False, None, 0.0, False, True, False, "auto", True, True)
+            cid = A.config_id(sm, None, False, False, True, False, "auto", True, True)
             cfg = A.CONFIGS[cid]
             self.assertEqual((cfg.learnable, cfg.mask_grad, len(cfg.sources)), (True, True, 1))
             self.assertIs(cfg.sources[0], table)
-            args = (q, k, v, bias.detach(), [table.detach()], cid)
+            args = (q, k, v, bias.detach(), [table.detach()], cid, None, 0.0)
             torch.library.opcheck(torch.ops.tgc.attention_fwd, args, test_utils="test_faketensor")
             o, lse, seeds = torch.ops.tgc.attention_fwd(*args)
             grads = torch.ops.tgc.attention_bwd(q, k, v, o, torch.randn_like(o), lse, seeds, bias.detach(),
-                                                [table.detach()], cid)
+                                                [table.detach()], cid, None, 0.0)
             self.assertEqual([tuple(g.shape) for g in grads][3:], [(1, 4, 16, 16), (4, 31)])
             torch.library.opcheck(torch.ops.tgc.attention_bwd,
-                                  (q, k, v, o, torch.randn_like(o), lse, seeds, bias.detach(), [table.detach()], cid),
+                                  (q, k, v, o, torch.randn_like(o), lse, seeds, bias.detach(), [table.detach()], cid,
+                                   None, 0.0),
                                   test_utils="test_faketensor")
 
     def test_learnable_view_made_in_the_callable_is_refused(self):
@@ -488,11 +489,13 @@ class CompiledLearnableParts(unittest.TestCase):
     def test_schemas(self):
         from tgc.torch import ops
         fwd = torch._C.parse_schema("tgc::attention_fwd" + ops.FWD_SCHEMA)
-        self.assertEqual([a.name for a in fwd.arguments], ["q", "k", "v", "attn_mask", "sources", "cid"])
-        self.assertEqual([str(a.type) for a in fwd.arguments][3:], ["Optional[Tensor]", "List[Tensor]", "int"])
+        self.assertEqual([a.name for a in fwd.arguments],
+                         ["q", "k", "v", "attn_mask", "sources", "cid", "scale", "dropout_p"])
+        self.assertEqual([str(a.type) for a in fwd.arguments][3:],
+                         ["Optional[Tensor]", "List[Tensor]", "int", "Optional[float]", "float"])
         self.assertEqual(len(fwd.returns), 3)
         bwd = torch._C.parse_schema("tgc::attention_bwd" + ops.BWD_SCHEMA)
-        self.assertEqual([a.name for a in bwd.arguments][-3:], ["attn_mask", "sources", "cid"])
+        self.assertEqual([a.name for a in bwd.arguments][-5:], ["attn_mask", "sources", "cid", "scale", "dropout_p"])
         self.assertEqual([str(r.type) for r in bwd.returns], ["List[Tensor]"])
         for schema in (fwd, bwd):
             self.assertFalse(any(a.alias_info is not None for a in schema.arguments))  # mutates_args=()
@@ -512,15 +515,16 @@ class CompiledLearnableParts(unittest.TestCase):
                 self.assertEqual(len(packed), 3 + mask_grad + 3)
                 self.assertTrue(all(t.is_contiguous() for t in packed[3:]))
                 self.assertTrue((packed[-2] == 0).all() and packed[-2].shape == (31, 4))  # region read none of it
-                gq, gk, gv, gm, gs, gcid = ops.unpack_grads(packed, mask_grad, 3)
-                self.assertTrue(gq is dq and gk is dk and gv is dv and gcid is None)
+                gq, gk, gv, gm, gs, gcid, gscale, gdropout = ops.unpack_grads(packed, mask_grad, 3)
+                self.assertTrue(gq is dq and gk is dk and gv is dv)
+                self.assertEqual((gcid, gscale, gdropout), (None, None, None))
                 self.assertEqual(gm is not None, mask_grad)
                 self.assertEqual([tuple(g.shape) for g in gs], [(4, 31), (31, 4), (16, 4, 16)])
                 self.assertTrue(torch.equal(gs[2], d_bias))
                 fake = ops.fake_grads(q, k, v, mask, [table, table.t(), bias], mask_grad)
                 self.assertEqual([(f.shape, f.stride(), f.dtype) for f in fake],
                                  [(t.shape, t.stride(), t.dtype) for t in packed])
-        gq, gk, gv, gm, gs, _ = ops.unpack_grads([dq, dk, dv], False, 0)
+        gq, gk, gv, gm, gs, *_ = ops.unpack_grads([dq, dk, dv], False, 0)
         self.assertEqual((gm, gs), (None, []))
 
     def test_which_captures_become_inputs(self):
@@ -564,10 +568,10 @@ class CompiledLearnableParts(unittest.TestCase):
         sm_key, sm_keep = T.callable_key(sm)
         with StubbedRun() as run:
             grad, sources, grads = A.compiled_learnable(sm, True, True, True)
-            cfg = A.Config(score_mod=sm, mask_mod=None, is_causal=False, scale=None, dropout_p=0.0, enable_gqa=False,
-                           training=True, return_lse=False, backend="auto", sm_key=sm_key, mm_key=None,
-                           keep=(sm_keep, ()), learnable=True, grads=grads, mask_grad=True, sources=tuple(sources))
-            plan = cfg.plan(q, k, v, bias.detach())
+            cfg = A.Config(score_mod=sm, mask_mod=None, is_causal=False, enable_gqa=False, training=True,
+                           return_lse=False, backend="auto", sm_key=sm_key, mm_key=None, keep=(sm_keep, ()),
+                           learnable=True, grads=grads, mask_grad=True, sources=tuple(sources))
+            plan = cfg.plan(q, k, v, bias.detach(), None, 0.0)
             self.assertEqual([cg.from_mask for cg in plan.capture_grads], [False, True])
             self.assertEqual(len(plan.grad_sources), 1)
             self.assertIs(plan.grad_sources[0], table)
@@ -586,7 +590,7 @@ class CompiledLearnableParts(unittest.TestCase):
                              [(t.shape, t.stride(), t.dtype) for t in out])
             # A non-learnable config keeps its plan (and key) as before.
             cfg.learnable, cfg.grads = False, None
-            self.assertIsNot(cfg.plan(q, k, v, bias.detach()), plan)
+            self.assertIsNot(cfg.plan(q, k, v, bias.detach(), None, 0.0), plan)
 
 
 if __name__ == "__main__":

@@ -330,16 +330,19 @@ class Config:
     `sources`, the score_mod's captured tensors that require grad) looks up
     the plan an eager call with those tensors gets (grad_key's flags `grads`),
     whose backward returns their gradients."""
-    __slots__ = ("score_mod", "mask_mod", "is_causal", "scale", "dropout_p", "enable_gqa", "training", "return_lse",
-                 "backend", "sm_key", "mm_key", "keep", "learnable", "grads", "mask_grad", "sources")
+    __slots__ = ("score_mod", "mask_mod", "is_causal", "enable_gqa", "training", "return_lse", "backend", "sm_key",
+                 "mm_key", "keep", "learnable", "grads", "mask_grad", "sources")
 
     def __init__(self, **kw):
         self.learnable, self.grads, self.mask_grad, self.sources = False, None, False, ()
         for name, value in kw.items():
             setattr(self, name, value)
 
-    def plan(self, query, key, value, attn_mask):
-        return _plan(query, key, value, attn_mask, self.is_causal, self.scale, self.dropout_p, self.enable_gqa,
+    def plan(self, query, key, value, attn_mask, scale, dropout_p):
+        """The plan for these tensors and the call's scale and dropout_p (the
+        op's arguments: under dynamic shapes Dynamo may make them symbolic, so
+        they are not part of the config)."""
+        return _plan(query, key, value, attn_mask, self.is_causal, scale, dropout_p, self.enable_gqa,
                      self.score_mod, self.mask_mod, self.training, self.return_lse, self.backend, self.sm_key,
                      self.mm_key, self.keep, self.learnable, self.grads)
 
@@ -377,9 +380,12 @@ def compiled_learnable(score_mod, grad, grad_enabled, mask_grad):
 
 
 @_assume_constant
-def config_id(score_mod, mask_mod, is_causal, scale, dropout_p, enable_gqa, grad, return_lse, backend, mask_grad,
-              grad_enabled=False):
+def config_id(score_mod, mask_mod, is_causal, enable_gqa, grad, return_lse, backend, mask_grad, grad_enabled=False):
     """The id of a Config (the same id for the same options and callables);
+    scale and dropout_p are not among them: they are the op's own float
+    arguments, which Dynamo may trace as symbolic values (dynamic=True makes
+    floats with a source, such as a default argument or a module attribute,
+    SymFloats), and a symbolic value cannot be an argument of this function;
     `grad`: whether autograd records the call for q, k, v or attn_mask;
     `mask_grad`: whether attn_mask requires grad (inside the compiled graph the
     op cannot see it); `grad_enabled`: torch.is_grad_enabled() (a captured
@@ -396,14 +402,13 @@ def config_id(score_mod, mask_mod, is_causal, scale, dropout_p, enable_gqa, grad
             "log-sum-exp under torch.no_grad() or outside torch.compile")
     sm_key, sm_keep = T.callable_key(score_mod)
     mm_key, mm_keep = T.callable_key(mask_mod)
-    k = (sm_key, mm_key, bool(is_causal), scale, float(dropout_p), bool(enable_gqa), training, bool(return_lse),
-         backend, grads)
+    k = (sm_key, mm_key, bool(is_causal), bool(enable_gqa), training, bool(return_lse), backend, grads)
     with _LOCK:
         cid = _CONFIG_IDS.get(k)
         if cid is None:
             cid = len(CONFIGS)
-            CONFIGS.append(Config(score_mod=score_mod, mask_mod=mask_mod, is_causal=is_causal, scale=scale,
-                                  dropout_p=dropout_p, enable_gqa=enable_gqa, training=training,
+            CONFIGS.append(Config(score_mod=score_mod, mask_mod=mask_mod, is_causal=is_causal,
+                                  enable_gqa=enable_gqa, training=training,
                                   return_lse=return_lse, backend=backend, sm_key=sm_key, mm_key=mm_key,
                                   keep=(sm_keep, mm_keep), learnable=grads is not None, grads=grads,
                                   mask_grad=bool(grads is not None and grads[0]), sources=tuple(sources)))
@@ -432,12 +437,11 @@ def _compiled_attention(query, key, value, attn_mask, is_causal, scale, dropout_
     mask_grad = attn_mask is not None and attn_mask.requires_grad
     grad = grad_enabled and (query.requires_grad or key.requires_grad or value.requires_grad or mask_grad)
     training = grad or return_lse
-    cid = config_id(score_mod, mask_mod, is_causal, scale, dropout_p, enable_gqa, grad, return_lse, backend, mask_grad,
-                    grad_enabled)
+    cid = config_id(score_mod, mask_mod, is_causal, enable_gqa, grad, return_lse, backend, mask_grad, grad_enabled)
     sources = []
     for j in range(source_count(cid)):
         sources.append(getattr(learnable, learnable.attribute(cid, j)))
-    out, lse, _ = torch.ops.tgc.attention_fwd(query, key, value, attn_mask, sources, cid)
+    out, lse, _ = torch.ops.tgc.attention_fwd(query, key, value, attn_mask, sources, cid, scale, dropout_p)
     if squeeze:
         out = out.squeeze(0)
         lse = lse.squeeze(0) if training else lse

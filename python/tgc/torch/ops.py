@@ -8,9 +8,11 @@ torch.library.custom_op (torch >= 2.4); `register()` returns False (and
 What Dynamo cannot trace stays out of the traced region: the options and
 callables become an integer config id when the graph is traced
 (front.config_id, run by Dynamo as a constant), and the implementations look
-the plan up from the real tensors at run time (front.Config.plan: the same
-cache as eager calls, so a new shape compiles a new plan, also under dynamic
-shapes). The fake implementations only compute output shapes and strides.
+the plan up from the real tensors, scale and dropout_p at run time
+(front.Config.plan: the same cache as eager calls, so a new shape compiles a
+new plan, also under dynamic shapes). scale and dropout_p are float arguments
+of the ops, not part of the config: under dynamic=True Dynamo may trace them
+as symbolic floats. The fake implementations only compute output shapes and strides.
 
 Gradients: the backward op returns one list, dq, dk, dv, then the gradient
 of attn_mask when the config's mask requires grad, then one gradient per
@@ -29,10 +31,10 @@ _registered = False
 # `sources`: the learnable tensors the score_mod closes over (empty for every
 # other call). The kernels read the captured views the plan holds, as eager
 # calls do; the inputs give autograd the tensors to send gradients to.
-FWD_SCHEMA = ("(Tensor q, Tensor k, Tensor v, Tensor? attn_mask, Tensor[] sources, int cid) "
-              "-> (Tensor, Tensor, Tensor)")
+FWD_SCHEMA = ("(Tensor q, Tensor k, Tensor v, Tensor? attn_mask, Tensor[] sources, int cid, float? scale, "
+              "float dropout_p) -> (Tensor, Tensor, Tensor)")
 BWD_SCHEMA = ("(Tensor q, Tensor k, Tensor v, Tensor o, Tensor d_o, Tensor lse, Tensor seeds, Tensor? attn_mask, "
-              "Tensor[] sources, int cid) -> Tensor[]")
+              "Tensor[] sources, int cid, float? scale, float dropout_p) -> Tensor[]")
 
 
 def unavailable_reason():
@@ -46,7 +48,7 @@ def _config(cid):
     return CONFIGS[cid]
 
 
-def _fake_outputs(q, v, cfg):
+def _fake_outputs(q, v, cfg, dropout_p):
     """Empty o, lse, seeds as the implementation returns them."""
     B, Hq, Sq, _ = q.shape
     o_shape = (B, Hq, Sq, v.shape[3])
@@ -54,7 +56,7 @@ def _fake_outputs(q, v, cfg):
                             device=q.device)
     lse = (torch.empty((B, Hq, Sq, 1), dtype=torch.float32, device=q.device) if cfg.training
            else q.new_empty((0,), dtype=torch.float32))
-    seeds = q.new_empty((4,) if cfg.dropout_p > 0 else (0,), dtype=torch.int64)
+    seeds = q.new_empty((4,) if dropout_p > 0 else (0,), dtype=torch.int64)
     return o, lse, seeds
 
 
@@ -96,11 +98,12 @@ def backward_list(cfg, plan, dq, dk, dv, dcaps):
 
 def unpack_grads(grads, mask_grad, n_sources):
     """The autograd formula's return from the backward op's list: one gradient
-    per input of attention_fwd (q, k, v, attn_mask, sources, cid)."""
+    per input of attention_fwd (q, k, v, attn_mask, sources, cid, scale,
+    dropout_p)."""
     dq, dk, dv = grads[0], grads[1], grads[2]
     d_mask = grads[3] if mask_grad else None
     start = 4 if mask_grad else 3
-    return dq, dk, dv, d_mask, list(grads[start:start + n_sources]), None
+    return dq, dk, dv, d_mask, list(grads[start:start + n_sources]), None, None, None
 
 
 def register():
@@ -118,9 +121,9 @@ def register():
 
 
 def _define():
-    def attention_fwd(q, k, v, attn_mask, sources, cid):
+    def attention_fwd(q, k, v, attn_mask, sources, cid, scale, dropout_p):
         cfg = _config(cid)
-        plan = cfg.plan(q, k, v, attn_mask)
+        plan = cfg.plan(q, k, v, attn_mask, scale, dropout_p)
         if len(sources) != len(cfg.sources):
             raise RuntimeError("tgc::attention_fwd got %d learnable sources; config %d has %d"
                                % (len(sources), cid, len(cfg.sources)))
@@ -133,12 +136,12 @@ def _define():
     fwd = torch.library.custom_op("tgc::attention_fwd", attention_fwd, mutates_args=(), schema=FWD_SCHEMA)
 
     @fwd.register_fake
-    def _(q, k, v, attn_mask, sources, cid):
-        return _fake_outputs(q, v, _config(cid))
+    def _(q, k, v, attn_mask, sources, cid, scale, dropout_p):
+        return _fake_outputs(q, v, _config(cid), dropout_p)
 
-    def attention_bwd(q, k, v, o, d_o, lse, seeds, attn_mask, sources, cid):
+    def attention_bwd(q, k, v, o, d_o, lse, seeds, attn_mask, sources, cid, scale, dropout_p):
         cfg = _config(cid)
-        plan = cfg.plan(q, k, v, attn_mask)
+        plan = cfg.plan(q, k, v, attn_mask, scale, dropout_p)
         # The forward read copies of layouts tg.strides cannot describe; so does the backward.
         q, k, v = (t.contiguous() if c else t for t, c in zip((q, k, v), plan.copy))
         held = [op.value(attn_mask) for op in plan.operands]
@@ -150,16 +153,17 @@ def _define():
     bwd = torch.library.custom_op("tgc::attention_bwd", attention_bwd, mutates_args=(), schema=BWD_SCHEMA)
 
     @bwd.register_fake
-    def _(q, k, v, o, d_o, lse, seeds, attn_mask, sources, cid):
+    def _(q, k, v, o, d_o, lse, seeds, attn_mask, sources, cid, scale, dropout_p):
         return fake_grads(q, k, v, attn_mask, sources, _config(cid).mask_grad)
 
     def setup_context(ctx, inputs, output):
-        q, k, v, attn_mask, sources, cid = inputs
+        q, k, v, attn_mask, sources, cid, scale, dropout_p = inputs
         o, lse, seeds = output
         ctx.save_for_backward(q, k, v, o, lse, seeds, attn_mask if attn_mask is not None else q.new_empty(0),
                               *sources)
         ctx.has_mask = attn_mask is not None
         ctx.cid = cid
+        ctx.scale, ctx.dropout_p = scale, dropout_p
 
     def backward(ctx, d_o, d_lse, d_seeds):
         # A gradient of lse never arrives: config_id refuses return_lse with autograd.
@@ -167,9 +171,9 @@ def _define():
         q, k, v, o, lse, seeds, mask = saved[:7]
         sources = list(saved[7:])
         if d_o is None:
-            return None, None, None, None, [None] * len(sources), None
+            return None, None, None, None, [None] * len(sources), None, None, None
         grads = torch.ops.tgc.attention_bwd(q, k, v, o, d_o, lse, seeds, mask if ctx.has_mask else None, sources,
-                                            ctx.cid)
+                                            ctx.cid, ctx.scale, ctx.dropout_p)
         return unpack_grads(grads, _config(ctx.cid).mask_grad, len(sources))
 
     fwd.register_autograd(backward, setup_context=setup_context)
