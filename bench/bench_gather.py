@@ -8,6 +8,8 @@ score_mod / mask_mod, forward, bf16, on an H200:
                                                             max distance 128; emb [32, H])
   document  doc[b, q_idx] == doc[b, kv_idx] and causal     (8 documents per 8k sequence,
                                                             uneven lengths)
+  prefix    kv_idx < prefix[b] or kv_idx <= q_idx          (prefix-LM, prefix S/4: the kernels'
+                                                            key bound skips the tiles past it)
   causal / dense: tgc without a score region, for the document mask's
             "dense time x visible fraction" yardstick
   train_relbias / train_relbias_dtable / train_t5: a training step (forward
@@ -25,8 +27,8 @@ Memory: what each call needs beyond q, k, v and o: tgc's tables plus its plan
 workspace (no [B, H, S, S] tensor exists); FlexAttention's peak allocation
 during the call plus its BlockMask.
 
-TFLOP/s: 4*B*H*S^2*D for relbias and t5; for the document mask on the
-visible (q, kv) pairs (4*B*H*pairs*D, as FlexAttention counts sparse work)
+TFLOP/s: 4*B*H*S^2*D for relbias and t5; for the document and prefix masks
+on the visible (q, kv) pairs (4*B*H*pairs*D, as FlexAttention counts sparse work)
 and the ratio time / (dense time * visible fraction) (goal: <= 1.2).
 
 Usage (GPU machine, ~2 minutes): python3 bench/bench_gather.py --lib build/lib/libtgc.so --out $OUT
@@ -124,6 +126,16 @@ def document_region(B, S):
             "%same = tg.cmp eq, %dq, %dk : tensor<i32>, tensor<i32>",
             "%ninf = tg.constant dense<0xFF800000> : tensor<f32>",
             "%z = tg.select %same, %s, %ninf : tensor<i1>, tensor<f32>, tensor<f32>"]
+
+
+def prefix_region(B):
+    return ["%%len = tg.gather %%t_prefix[%%b] : tensor<%dxi64>[tensor<i64>]" % B,
+            "%inprefix = tg.cmp lt, %ki, %len : tensor<i64>, tensor<i64>",
+            "%causal = tg.cmp le, %ki, %qi : tensor<i64>, tensor<i64>",
+            "%true = tg.constant dense<true> : tensor<i1>",
+            "%vis = tg.select %inprefix, %true, %causal : tensor<i1>, tensor<i1>, tensor<i1>",
+            "%ninf = tg.constant dense<0xFF800000> : tensor<f32>",
+            "%z = tg.select %vis, %s, %ninf : tensor<i1>, tensor<f32>, tensor<f32>"]
 
 
 def t5_bucket(rel):
@@ -285,6 +297,9 @@ def main():
     same = doc[:, :, None] == doc[:, None, :]
     visible_pairs = float((same & (qi[None, :, None] >= qi[None, None, :])).sum().item()) * H
     del same
+    prefix = torch.full((B,), S // 4, device=dev, dtype=torch.int64)
+    # Row q sees max(prefix, q + 1) keys.
+    prefix_pairs = float(torch.maximum(prefix[:, None], qi[None, :] + 1).sum().item()) * H
 
     from torch.nn.attention.flex_attention import create_block_mask, flex_attention
     flex = torch.compile(flex_attention)
@@ -302,6 +317,9 @@ def main():
         "document": dict(captures=[("doc", [B, S], "i32")], region=document_region(B, S), causal=True,
                          tensors={"doc": doc}, score_mod=None,
                          mask_mod=lambda b, h, q_idx, kv_idx: (doc[b, q_idx] == doc[b, kv_idx]) & (q_idx >= kv_idx)),
+        "prefix": dict(captures=[("prefix", [B], "i64")], region=prefix_region(B), causal=False,
+                       tensors={"prefix": prefix}, score_mod=None,
+                       mask_mod=lambda b, h, q_idx, kv_idx: (kv_idx < prefix[b]) | (q_idx >= kv_idx)),
     }
     rows = []
     qkvo_bytes = 4 * q.numel() * q.element_size()
@@ -329,7 +347,8 @@ def main():
         t0 = time.time()
         block_mask = None
         if c["mask_mod"] is not None:
-            block_mask = create_block_mask(c["mask_mod"], B if name == "document" else None, None, S, S, device=dev)
+            block_mask = create_block_mask(c["mask_mod"], B if name in ("document", "prefix") else None, None, S, S,
+                                           device=dev)
         fn = lambda: flex(q, k, v, score_mod=c["score_mod"], block_mask=block_mask, scale=1.0 / math.sqrt(D))  # noqa: E731
         ref = fn(); torch.cuda.synchronize()
         row["flex_compile_s"] = round(time.time() - t0, 2)
@@ -342,7 +361,8 @@ def main():
         err = (o.float() - ref.float()).abs().max().item()
         row["max_abs_err_vs_flex"] = err
         row["ok"] = bool(err == err and err < 3e-2)  # NaN fails
-        flops = visible_pairs * 4 * D if name == "document" else dense_flops * (0.5 if name == "causal" else 1.0)
+        pairs = {"document": visible_pairs, "prefix": prefix_pairs}
+        flops = pairs[name] * 4 * D if name in pairs else dense_flops * (0.5 if name == "causal" else 1.0)
         row["tgc_tflops"] = round(flops / row["tgc_ms"] / 1e9, 1)
         row["flex_tflops"] = round(flops / row["flex_ms"] / 1e9, 1)
         row["tgc_vs_flex"] = round(row["flex_ms"] / row["tgc_ms"], 3)

@@ -220,6 +220,30 @@ def _train_graph(c):
     return "\n".join(lines) + "\n"
 
 
+def _prefix_train_graph(c):
+    """tg.attention {training} and its tg.attention_grad under the prefix-LM
+    mask: the fused kernels end each query tile's keys (forward) and start
+    each key tile's query rows (backward) at the region's key bound."""
+    B, Hq, Hkv, Sq, Skv, D, dt = _dims(c)
+    q, kv, o = ttype([B, Hq, Sq, D], dt), ttype([B, Hkv, Skv, D], dt), ttype([B, Hq, Sq, D], dt)
+    stats, pre = ttype([B, Hq, Sq, 1], "f32"), ttype([B], "i64")
+    region = ["^bb0(%%s: tensor<f32>, %%b: tensor<i64>, %%h: tensor<i64>, %%qi: tensor<i64>, %%ki: tensor<i64>, "
+              "%%t_prefix: %s):" % pre] + ["  " + l for l in _prefix_region(c)] + ["  tg.yield %z : tensor<f32>"]
+    attrs = "scale = %s : f64" % repr(float(D) ** -0.5)
+    res = [("o", o), ("stats", stats), ("dq", q), ("dk", kv), ("dv", kv)]
+    lines = ['func.func @attention_train(%%q: %s {tg.name = "q"}, %%k: %s {tg.name = "k"}, %%v: %s {tg.name = "v"}, '
+             '%%do: %s {tg.name = "do"}, %%prefix: %s {tg.name = "prefix"}) -> (%s) {'
+             % (q, kv, kv, o, pre, ", ".join('%s {tg.name = "%s"}' % (t, n) for n, t in res)),
+             "  %%o, %%stats = tg.attention %%q, %%k, %%v captures(%%prefix : %s) {%s, training} : %s, %s, %s -> %s, %s "
+             "score {" % (pre, attrs, q, kv, kv, o, stats)]
+    lines += ["  " + l for l in region] + ["  }"]
+    lines += ["  %%dq, %%dk, %%dv = tg.attention_grad %%q, %%k, %%v, %%o, %%do, %%stats captures(%%prefix : %s) {%s} "
+              ": %s, %s, %s, %s, %s, %s score {" % (pre, attrs, q, kv, kv, o, o, stats)]
+    lines += ["  " + l for l in region] + ["  } score_grad {", "  }"]
+    lines += ["  return %s : %s" % (", ".join("%" + n for n, _ in res), ", ".join(t for _, t in res)), "}"]
+    return "\n".join(lines) + "\n"
+
+
 def _t5_graph(c):
     """T5's compute_bias as HF writes it (gen_index arithmetic, an embedding
     tg.gather, permute, unsqueeze) added to the scores, bf16 attention with
@@ -292,6 +316,8 @@ def graph_text(c):
     if kind == "gather_doc":
         return _attention(c, [("doc", g["table"], "i32")], _doc_region(c), attrs, training=c.get("training", False))
     if kind == "gather_prefix":
+        if c.get("train"):
+            return _prefix_train_graph(c)
         return _attention(c, [("prefix", [c["B"]], "i64")], _prefix_region(c), attrs)
     if kind == "gather_index":
         return _attention(c, [("table", g["table"], "f32"), ("index", [1, 1, c["Sq"], c["Skv"]], "i64", "element")],
@@ -382,8 +408,14 @@ def gather_configs():
     add("gather_doc", "8docs_training_noncausal_gqa", dict(table=[2, S], docs=8), training=True, Hq=4, Hkv=2)
     add("gather_doc", "unsorted_training_1000", dict(table=[1, 1000], docs=7, unsorted=True), causal=True,
         training=True, B=1, Sq=1000, Skv=1000)
-    # Prefix-LM.
+    # Prefix-LM: each query tile's keys end at its key bound max(prefix[b],
+    # last row + 1), each key tile's query rows start at the first row that
+    # may see it (prefixes past a tile's start, inside one, none).
     add("gather_prefix", "prefix", dict(prefix=[100, 0]))
+    add("gather_prefix", "prefix_1000_gqa4_d128", dict(prefix=[300, 0]), Sq=1000, Skv=1000, Hq=8, Hkv=2, D=128)
+    add("gather_prefix", "train_prefix_d128", dict(prefix=[257, 40]), train=True, Sq=700, Skv=700, D=128)
+    add("gather_prefix", "train_prefix_deterministic", dict(prefix=[300, 1]), train=True, deterministic=True,
+        Sq=500, Skv=500)
     # Out-of-range index tensors (the clamp).
     add("gather_index", "oob_clamp", dict(table=[40, 8]))
     # A training step through the expanded backward.

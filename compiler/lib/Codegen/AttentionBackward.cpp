@@ -70,7 +70,9 @@ public:
       : spec(spec), tile(tile), distanceTable(backwardTabulatesDistances(spec, tile)),
         // A region that only masks (s or -inf) commutes with a positive
         // scale: the probability keeps the scale in its one FMA.
-        masksOnly(!spec.scoreModifier.empty() && spec.scoreModifierMasksOnly && spec.scale > 0.0) {}
+        masksOnly(!spec.scoreModifier.empty() && spec.scoreModifierMasksOnly && spec.scale > 0.0),
+        keyLimit(spec.keyBound && !spec.scoreModifier.empty() && !spec.keyBound->limit.empty()),
+        keyBoundRows(spec.keyBound && !spec.scoreModifier.empty() && spec.keyBound->rowOffset) {}
 
   AttentionBackwardKernels emit() const;
 
@@ -86,6 +88,7 @@ private:
   AttentionBackwardTile tile;
   bool distanceTable = false;
   bool masksOnly = false;
+  bool keyLimit = false, keyBoundRows = false;
 };
 
 std::string BackwardEmitter::summary() const {
@@ -105,7 +108,8 @@ std::string BackwardEmitter::summary() const {
      << (spec.scoreGradient.empty() ? "identity" : "yes") << ", " << spec.captures.size()
      << " captures, " << spec.captureGradients.size() << " capture gradients"
      << (spec.deterministic ? ", deterministic" : "")
-     << (spec.documentMask ? ", document mask" : "") << "\n";
+     << (spec.documentMask ? ", document mask" : "") << (keyLimit || keyBoundRows ? ", key bound" : "")
+     << "\n";
   if (tile.wgmma) {
     os << "// tile:  wgmma (sm_90a), " << tile.blockN << " keys per CTA (two warpgroups) x query tiles of "
        << tile.blockM << " rows, 2 Q/dO buffers, " << attentionBackwardSharedBytes(spec, tile)
@@ -144,6 +148,9 @@ std::string BackwardEmitter::configuration() const {
       .set("CAPTURE_GRADS", spec.captureGradients.empty() ? "false" : "true")
       .set("DETERMINISTIC", spec.deterministic ? "true" : "false")
       .set("DOCUMENT_MASK", spec.documentMask ? "true" : "false")
+      .set("KEY_LIMIT", keyLimit ? "true" : "false")
+      .set("KEY_BOUND_ROWS", keyBoundRows ? "true" : "false")
+      .set("KEY_BOUND_ROW_OFFSET", keyBoundRows ? *spec.keyBound->rowOffset : 0)
       .set("DISTANCE_TABLE", distanceTable ? "true" : "false")
       .set("RAGGED", spec.ragged ? "true" : "false")
       .set("SCALE", floatLiteral(spec.scale))
@@ -173,6 +180,11 @@ $(MASKS_AND_DROPOUT)
   static constexpr bool kCaptureGrads = $(CAPTURE_GRADS); // ScoreMod::add_capture_gradients
   static constexpr bool kDeterministic = $(DETERMINISTIC); // dQ added in kv-tile order (semaphores)
   static constexpr bool kDocumentMask = $(DOCUMENT_MASK); // ScoreMod::document_of_query/_key
+  // Key bound (device/key_bounds.cuh): the modifier masks the keys of row q at
+  // or past max(ScoreMod::key_limit(b, h), q + kKeyBoundRowOffset).
+  static constexpr bool kKeyLimit = $(KEY_LIMIT);
+  static constexpr bool kKeyBoundRows = $(KEY_BOUND_ROWS);
+  static constexpr int kKeyBoundRowOffset = $(KEY_BOUND_ROW_OFFSET);
   static constexpr bool kDistanceTable = $(DISTANCE_TABLE); // ScoreMod::distance_term, tabulated per tile
   static constexpr bool kRagged = $(RAGGED);  // packed sequences: seq_lens_* are cu_seqlens
   static constexpr float kScale = $(SCALE);         // s = kScale * (q . k)
@@ -250,6 +262,10 @@ std::string BackwardEmitter::scoreMod() const {
     if (c.tableRank == 0)
       loads += "    [[maybe_unused]] const " + std::string(captureAccess(c.type).valueType) + " " +
                c.name + " = " + c.name + "_at(b, h, q_idx, kv_idx);\n";
+  if (keyLimit)
+    os << "  // The key bound's limit (device/key_bounds.cuh).\n"
+       << "  __device__ __forceinline__ long long key_limit(long long b, long long h) const {\n"
+       << "    return " << spec.keyBound->limit << ";\n  }\n";
   if (spec.documentMask)
     os << "  // The document ids of the document mask (the modifier masks keys of another\n"
        << "  // document; these reads are the same as its own).\n"

@@ -341,6 +341,8 @@ public:
     // beside the launch's (and the barriers' kilobyte).
     const unsigned tableBytes =
         unsigned(tile.warps / 4) * 2 * unsigned(4 * tile.blockM / tile.warps + tile.blockN) * 4;
+    // A key bound narrows the prefill kernels' key ranges; decode ignores it.
+    keyBound = spec.keyBound.has_value() && !spec.scoreModifier.empty() && !spec.decode;
     distanceTable = modifier && !spec.distanceTerm.empty() && tile.warpSpecialized && !spec.decode &&
                     layout.totalBytes + tableBytes + 1024 <= maxSharedBytesPerBlock(spec.target.arch);
   }
@@ -357,7 +359,7 @@ private:
   const AttentionForwardSpec &spec;
   AttentionTileConfig tile;
   AttentionSmemLayout layout;
-  bool upper, left, dropout, modifier, foldScale, distanceTable;
+  bool upper, left, dropout, modifier, foldScale, distanceTable, keyBound;
 };
 
 std::string AttentionEmitter::headerComment() const {
@@ -374,7 +376,7 @@ std::string AttentionEmitter::headerComment() const {
      << (spec.ragged ? ", ragged (cu_seqlens)" : "")
      << (spec.paged ? ", paged K/V (" + std::to_string(spec.pageSize) + " keys per page)" : "")
      << (spec.decode ? ", decode (" + std::to_string(spec.decodeRows) + " packed rows, split KV)" : "")
-     << "\n";
+     << (keyBound ? ", key bound" : "") << "\n";
   os << "//        dropout " << spec.dropoutProbability << ", training "
      << (spec.training ? "yes" : "no") << ", scale " << spec.scale
      << ", score modifier "
@@ -437,6 +439,9 @@ std::string AttentionEmitter::configuration() const {
       .set("PAGE_CACHE", spec.paged && spec.decode ? kDecodePageCacheEntries : 0)
       .set("DECODE", boolName(spec.decode))
       .set("DOCUMENT_MASK", boolName(spec.documentMask.has_value()))
+      .set("KEY_LIMIT", boolName(keyBound && !spec.keyBound->limit.empty()))
+      .set("KEY_BOUND_ROWS", boolName(keyBound && spec.keyBound->rowOffset))
+      .set("KEY_BOUND_ROW_OFFSET", keyBound && spec.keyBound->rowOffset ? *spec.keyBound->rowOffset : 0)
       .set("DISTANCE_TABLE", boolName(distanceTable));
   return t.expand(R"cuda(
 // ---------------------------------------------------------------------------
@@ -475,6 +480,12 @@ $(MASKS_AND_DROPOUT)
   // Document mask: each CTA's keys narrowed to its rows' documents
   // (ScoreMod::document_of_query, document_of_key).
   static constexpr bool kDocumentMask = $(DOCUMENT_MASK);
+  // Key bound (prefix-LM): the modifier masks the keys of row q at or past
+  // max(ScoreMod::key_limit(b, h) if kKeyLimit, q + kKeyBoundRowOffset if
+  // kKeyBoundRows); each CTA's keys end at its last row's bound.
+  static constexpr bool kKeyLimit = $(KEY_LIMIT);
+  static constexpr bool kKeyBoundRows = $(KEY_BOUND_ROWS);
+  static constexpr int kKeyBoundRowOffset = $(KEY_BOUND_ROW_OFFSET);
   // Distance table: the modifier's term of q_idx - kv_idx tabulated per tile
   // and warpgroup (ScoreMod::distance_term, read as distance.at).
   static constexpr bool kDistanceTable = $(DISTANCE_TABLE);
@@ -593,6 +604,12 @@ struct ScoreMod {
 )cuda";
   if (distanceTable)
     os << distanceTermMember(spec.distanceTerm, "attention_fwd_ws.cuh");
+  if (keyBound && !spec.keyBound->limit.empty())
+    os << "  // The key bound's limit (the modifier masks the keys of row q at or past\n"
+       << "  // max(limit, q + kKeyBoundRowOffset); device/key_bounds.cuh).\n"
+       << "  __device__ __forceinline__ long long key_limit(long long b, long long h) const {\n"
+       << "    using namespace tg::device;\n"
+       << "    return " << spec.keyBound->limit << ";\n  }\n";
   if (spec.documentMask)
     os << "  // The document ids of the document mask (the modifier masks keys of another\n"
        << "  // document; these reads are the same as its own).\n"

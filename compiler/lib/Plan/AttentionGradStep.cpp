@@ -179,6 +179,7 @@ FailureOr<SmallVector<KernelStep, 0>> mlir::tg::emitAttentionGradSteps(
     spec.scoreModifier = text->modifier;
     spec.scoreModifierMasksOnly = text->masksOnly;
     spec.documentMask = text->documentMask;
+    spec.keyBound = text->keyBound;
     spec.distanceTerm = text->distanceTerm;
     spec.scoreModifierTabulated = text->modifierTabulated;
   }

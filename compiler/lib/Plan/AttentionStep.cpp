@@ -124,6 +124,7 @@ mlir::tg::emitAttentionStep(AttentionOp op, const tgc::CompileTarget &target, bo
     spec.scoreModifier = text->modifier;
     spec.scoreModifierMasksOnly = text->masksOnly;
     spec.documentMask = text->documentMask;
+    spec.keyBound = text->keyBound;
     spec.distanceTerm = text->distanceTerm;
     spec.scoreModifierTabulated = text->modifierTabulated;
   }

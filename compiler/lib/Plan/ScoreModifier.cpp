@@ -3,6 +3,7 @@
 
 #include "DistanceTerm.h"
 #include "DocumentMask.h"
+#include "KeyBound.h"
 #include "MaskingRegion.h"
 
 using namespace mlir;
@@ -34,6 +35,9 @@ mlir::tg::emitScoreModifier(Operation *op, Region &score, ArrayRef<std::string> 
     return failure();
   text.modifier = *body;
   text.masksOnly = scoreRegionOnlyMasks(score);
+  // A key bound (prefix-LM) lets each CTA skip the key tiles past it.
+  text.keyBound = findKeyBound(op, argNames, emitGather,
+                               [&](const std::string &name) { return readElement(name, "0", "0"); });
   // A costly term of q_idx - kv_idx only: the sm_90a kernels tabulate it.
   std::optional<DistanceTerm> term =
       findDistanceTerm(op, argNames, emitGather, ranges, sizes[2], sizes[3], fastMath,

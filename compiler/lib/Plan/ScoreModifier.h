@@ -21,6 +21,7 @@ struct ScoreModifierText {
   std::string distanceTerm;          // empty: no tabulated term
   std::string modifierTabulated;     // the modifier reading distance.at
   bool masksOnly = false;            // scoreRegionOnlyMasks (MaskingRegion.h)
+  std::optional<::tg::codegen::AttentionForwardSpec::KeyBound> keyBound;  // findKeyBound
 };
 
 /// How a kernel reads element capture `name` at (b, h, `q`, `kv`).

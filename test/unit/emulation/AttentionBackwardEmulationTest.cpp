@@ -109,6 +109,9 @@ struct Problem {
   int64_t relColumn(int64_t i, int64_t j) const {
     return std::clamp<int64_t>(i - j + Skv - 1, 0, relLen - 1);
   }
+  bool outsidePrefix(int64_t b, int64_t i, int64_t j) const {
+    return !c.prefix.empty() && !(j < c.prefix[size_t(b)] || j <= i);
+  }
   bool otherDocument(int64_t b, int64_t i, int64_t j) const {
     return c.relBiasDocMask && doc[size_t(b * Skv + i)] != doc[size_t(b * Skv + j)];
   }
@@ -211,7 +214,9 @@ void runCase(const Case &c) {
         double mx = -kInf;
         for (int64_t j = 0; j < Skv; ++j) {
           raw[j] = double(float(scale * dot(q, b, h, i, k, hk, j, Dqk)));
-          z[j] = p.masked(b, i, j) || p.otherDocument(b, i, j) ? -kInf : p.modify(h, i, j, raw[j]);
+          z[j] = p.masked(b, i, j) || p.otherDocument(b, i, j) || p.outsidePrefix(b, i, j)
+                     ? -kInf
+                     : p.modify(h, i, j, raw[j]);
           mx = std::max(mx, z[j]);
         }
         size_t row = size_t((b * Hq + h) * Sq + i);
@@ -316,7 +321,11 @@ void runCase(const Case &c) {
       main.push_back(x);
   }
   std::vector<float> drelAccum(drel.size(), 0.0f);
-  if (c.docMaskOnly) {
+  if (!c.prefix.empty()) {
+    // The prefix lengths [B]: pointer, size, stride.
+    for (uint64_t x : {addr(c.prefix.data()), uint64_t(B), uint64_t(1)})
+      main.push_back(x);
+  } else if (c.docMaskOnly) {
     // The one table: pointer, sizes, strides.
     for (uint64_t x : {addr(p.doc.data()), uint64_t(B), uint64_t(Skv), uint64_t(Skv), uint64_t(1)})
       main.push_back(x);
@@ -340,7 +349,9 @@ void runCase(const Case &c) {
             bool sees = false;
             for (int64_t i = t * blockM; i < std::min(Sq, (t + 1) * blockM) && !sees; ++i)
               for (int64_t kv = j * blockN; kv < std::min(Skv, (j + 1) * blockN) && !sees; ++kv)
-                sees = !p.masked(b, i, kv);
+                // (the key bound narrows the rows to those that see a key;
+                // document masks do not narrow a deterministic backward)
+                sees = !p.masked(b, i, kv) && !p.outsidePrefix(b, i, kv);
             expected += sees;
           }
           EXPECT_EQ(semaphores[size_t((b * Hq + h) * qTiles + t)], expected)

@@ -30,6 +30,9 @@ struct Case {
   int docLength = 37;  // documents' mean length
   bool docIdsReturn = false; // in odd batches every other document reuses the first id
   bool docMaskOnly = false;  // relBiasDocMask without rel: the region only masks (documentMask)
+  // Prefix-LM (per batch): masked where !(kv < prefix[b] or kv <= q), the
+  // lengths an i64 table; the spec's key bound narrows the query rows.
+  std::vector<long long> prefix;
 };
 
 inline AttentionBackwardSpec spec(int dqk, int dv, int hq, int hkv) {
@@ -93,6 +96,18 @@ inline void documentMask(Case &c, int S, bool sameDocument) {
       AttentionForwardSpec::DocumentMask{"doc_at(captures, b, q_idx)", "doc_at(captures, b, kv_idx)"};
   c.batch = 2;
   c.seqQ = c.seqKv = S;
+}
+
+/// The prefix-LM mask of Case::prefix as the plan writes it: the region,
+/// and its key bound max(prefix[b], q + 1).
+inline void prefixLM(Case &c, std::vector<long long> prefix) {
+  c.prefix = std::move(prefix);
+  c.batch = int(c.prefix.size());
+  c.spec.scoreModifier = "if (!(kv_idx < prefix_at(captures, b) || kv_idx <= q_idx))\n"
+                         "  s = -__int_as_float(0x7f800000);";
+  c.spec.scoreModifierMasksOnly = true;
+  c.spec.captures = {{"prefix", CaptureType::I64, 1}};
+  c.spec.keyBound = AttentionForwardSpec::KeyBound{"prefix_at(captures, b)", 1};
 }
 
 inline std::vector<Case> cases() {
@@ -267,6 +282,15 @@ inline std::vector<Case> cases() {
     v.push_back(c);
   }
   {
+    // Prefix-LM: a bidirectional prefix, then causal; each kv tile starts at
+    // the first query row that may see it (a prefix past the sequence, one
+    // inside a tile, none).
+    Case c{"prefix_lm_gqa2_d64", spec(64, 64, 4, 2)};
+    prefixLM(c, {300, 70, 0});
+    c.seqQ = c.seqKv = 260;
+    v.push_back(c);
+  }
+  {
     Case c{"one_stage_gqa2_d96", spec(96, 96, 4, 2)};
     AttentionBackwardTile t; // the sm_80 tile of head dim 128: one Q/dO buffer
     t.qStages = 1;
@@ -368,6 +392,16 @@ inline std::vector<Case> cases() {
     c.spec.deterministic = true;
     c.spec.causal = C::TopLeft;
     c.docLength = 120;
+    v.push_back(c);
+  }
+  {
+    // Prefix-LM on the wgmma kernel, deterministic: the kv tiles that see a
+    // query tile stay a prefix of the masks' range, as the turns count them.
+    Case c{"wgmma_prefix_lm_deterministic_d128", spec(128, 128, 2, 2)};
+    c.spec.target = sm90a;
+    prefixLM(c, {150, 20});
+    c.spec.deterministic = true;
+    c.seqQ = c.seqKv = 400;
     v.push_back(c);
   }
   {

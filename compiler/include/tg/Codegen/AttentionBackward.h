@@ -138,6 +138,9 @@ struct AttentionBackwardSpec {
   /// each CTA narrows its query rows to those whose id lies within its keys'
   /// ids, so the query tiles of other documents are skipped.
   std::optional<AttentionForwardSpec::DocumentMask> documentMask;
+  /// A key bound in the score modifier (AttentionForwardSpec's): each CTA
+  /// starts its query rows at the first row that may see its keys.
+  std::optional<AttentionForwardSpec::KeyBound> keyBound;
 
   /// dQ's f32 additions in a fixed order (the kv tiles of a query tile one
   /// after another, through a semaphore per query tile), so that results

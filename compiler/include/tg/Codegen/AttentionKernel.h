@@ -239,6 +239,18 @@ struct AttentionForwardSpec {
   };
   std::optional<DocumentMask> documentMask;
 
+  /// A key bound in the score modifier (prefix-LM: `kv_idx < prefix[b] or
+  /// kv_idx <= q_idx`): the modifier masks every key of row q_idx at or past
+  /// max(limit, q_idx + rowOffset), `limit` a C++ expression of `captures,
+  /// b, h` (long long; empty: no such term), no rowOffset: no row term. Each
+  /// CTA then ends its K/V range at its last row's bound (the modifier still
+  /// masks inside the range); decode kernels ignore it.
+  struct KeyBound {
+    std::string limit;
+    std::optional<int> rowOffset;
+  };
+  std::optional<KeyBound> keyBound;
+
   /// The target, as tg-compile --arch parsed it (tgc::parseTarget): its
   /// arch (80, 86, 89, 90, ...) selects the tile table. With the
   /// arch-specific sm_90a and head dims that are multiples of 64, the

@@ -12,6 +12,7 @@
 #pragma once
 #include "distances.cuh"
 #include "documents.cuh"
+#include "key_bounds.cuh"
 #include "dq_accumulator.cuh"
 #include "masks.cuh"
 #include "philox.cuh"
@@ -112,6 +113,17 @@ __device__ __forceinline__ BackwardWork<Cfg> backward_work(const BackwardParams 
 
   int row_begin, row_end;
   w.mask.rows_seeing(w.n0, w.n0 + Cfg::kBlockN, &row_begin, &row_end);
+  if constexpr (Cfg::kKeyLimit || Cfg::kKeyBoundRows) {
+    // Rows before the first whose bound passes these keys see none of them
+    // (the union over the group's query heads). The kv tiles that see a
+    // query tile stay a prefix of the masks' range, as the deterministic
+    // turns count them.
+    int first = row_end;
+    for (long long g = 0; g < Cfg::kGroup; ++g)
+      first = imin(first, key_bound_first_row<Cfg>(score_mod, b, w.h_kv * Cfg::kGroup + g, w.n0, row_end));
+    row_begin = imax(row_begin, first);
+    if (row_begin >= row_end) row_begin = row_end = 0;
+  }
   if constexpr (Cfg::kDocumentMask) {
     // Only rows of these keys' documents see them: the union over the
     // group's query heads of the rows whose id lies within the keys' ids.

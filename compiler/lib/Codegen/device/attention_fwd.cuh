@@ -32,6 +32,7 @@
 #include "attention_fwd_ws.cuh"
 #include "copy.cuh"
 #include "documents.cuh"
+#include "key_bounds.cuh"
 #include "ragged.cuh"
 #include "softmax.cuh"
 
@@ -136,14 +137,15 @@ __device__ __forceinline__ void attention_forward(const ForwardParams &p, const 
   const int lane = tid % 32;
 
   // --- Which tile: query rows [m0, m0 + kBlockM) of head h in batch b ---
-  // With an upper mask bound, the heaviest tiles (most visible keys) go
-  // first: they start in the first wave.
+  // With an upper mask bound (or a key bound that grows with the rows), the
+  // heaviest tiles (most visible keys) go first: they start in the first wave.
   // Decode: one CTA per (KV split, kv head, batch) holds every query row of
   // the GQA group, row r = query r % Sq of head h_kv * group + r / Sq.
-  static_assert(!K::kDecode || (!K::kDropout && !K::kTraining && !K::kDocumentMask && !K::kRagged &&
-                                !K::kWgmma && !K::kSeqLenQ),
-                "decode: no dropout, stats, documents, packing, wgmma or q padding");
-  const int m_block = K::kUpper ? static_cast<int>(gridDim.x - 1 - blockIdx.x) : static_cast<int>(blockIdx.x);
+  static_assert(!K::kDecode || (!K::kDropout && !K::kTraining && !K::kDocumentMask && !K::kKeyLimit &&
+                                !K::kKeyBoundRows && !K::kRagged && !K::kWgmma && !K::kSeqLenQ),
+                "decode: no dropout, stats, documents, key bounds, packing, wgmma or q padding");
+  const int m_block = K::kUpper || K::kKeyBoundRows ? static_cast<int>(gridDim.x - 1 - blockIdx.x)
+                                                    : static_cast<int>(blockIdx.x);
   // (decode: h is the group's first query head)
   const long long h = K::kDecode ? blockIdx.y * K::kQueryHeadsPerKvHead : blockIdx.y;
   const long long b = blockIdx.z;
@@ -181,6 +183,10 @@ __device__ __forceinline__ void attention_forward(const ForwardParams &p, const 
         [&](int kv) { return score_mod.document_of_key(b, h, kv); }, tid);
     kv_begin = documents.begin;
     kv_end = documents.end;
+  }
+  if constexpr (K::kKeyLimit || K::kKeyBoundRows) {  // keys past the last row's bound are masked
+    kv_end = imin(kv_end, key_bound_end<K>(score_mod, b, h, imin(m0 + K::kBlockM, len_q), len_kv));
+    if (kv_end < kv_begin) kv_end = kv_begin;
   }
   int tile_begin = kv_begin / K::kBlockN;
   int tile_end = kv_end > kv_begin ? (kv_end + K::kBlockN - 1) / K::kBlockN : tile_begin;
