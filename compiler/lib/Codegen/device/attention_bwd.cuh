@@ -28,9 +28,11 @@
 //                              long long kv_idx, float dz) const;
 //   long long document_of_query(long long b, long long h, long long q_idx) const;
 //   long long document_of_key(long long b, long long h, long long kv_idx) const;
-// used when Config::kScoreMod / kScoreGrad / kCaptureGrads / kDocumentMask
-// are set (the third adds each captured tensor's gradient into its f32
-// accumulator; the last two are a document mask's ids).
+//   long long key_limit(long long b, long long h) const;
+// used when Config::kScoreMod / kScoreGrad / kCaptureGrads / kDocumentMask /
+// kKeyLimit are set (the third adds each captured tensor's gradient into its
+// f32 accumulator; the two ids are a document mask's, key_limit a key
+// bound's, device/key_bounds.cuh).
 #pragma once
 #include "attention_bwd_common.cuh"
 #include "copy.cuh"

@@ -8,12 +8,13 @@
 // kGroup, kScale, the mask constants (kUpper, kRightLimit, kLeft,
 // kWindowLeft, kBottomRight), kSeqLenQ, kSeqLenKv, kRagged, kDropout,
 // kDropoutThreshold, kDropoutRescale, kScoreMod, kScoreMasksOnly, kScoreGrad,
-// kCaptureGrads and kDocumentMask; attention_bwd.cuh lists the score modifier's members.
+// kCaptureGrads, kDocumentMask and the key bound's kKeyLimit, kKeyBoundRows,
+// kKeyBoundRowOffset; attention_bwd.cuh lists the score modifier's members.
 #pragma once
 #include "distances.cuh"
 #include "documents.cuh"
-#include "key_bounds.cuh"
 #include "dq_accumulator.cuh"
+#include "key_bounds.cuh"
 #include "masks.cuh"
 #include "philox.cuh"
 #include "ragged.cuh"
