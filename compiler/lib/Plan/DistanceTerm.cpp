@@ -54,8 +54,7 @@ mlir::tg::findDistanceTerm(Operation *op, ArrayRef<std::string> argNames, Gather
   pure.insert(block.getArgument(kB));
   pure.insert(block.getArgument(kH));
   // (tables, and element captures of one value per (b, h): [B|1, H|1, 1, 1])
-  OperandRange captures = isa<AttentionOp>(op) ? cast<AttentionOp>(op).getCaptures()
-                                               : cast<AttentionGradOp>(op).getCaptures();
+  OperandRange captures = attentionCaptures(op);
   auto perHead = [&](unsigned i) {
     auto type = cast<RankedTensorType>(captures[i - AttentionOp::kNumIndexArgs].getType());
     return type.getRank() == 4 && type.getDimSize(2) == 1 && type.getDimSize(3) == 1;

@@ -22,39 +22,18 @@ public:
         emitGather(emitGather), readElement(readElement) {}
 
   std::optional<DocumentIds> run() {
-    Value result = block.getTerminator()->getOperand(0);
-    // Masks applied last: select(keep, x, -inf), and the masks inside x.
-    for (int depth = 0; depth < 16; ++depth) {
-      auto select = result.getDefiningOp<SelectOp>();
-      if (!select || !isNegInfConstant(select.getOnFalse()))
-        return std::nullopt;
-      if (std::optional<DocumentIds> ids = inConjunction(select.getCond()))
-        return ids;
-      result = select.getOnTrue();
-    }
-    return std::nullopt;
+    std::optional<DocumentIds> ids;
+    forEachFinalMaskFactor(op->getRegion(0), [&](Value factor) {
+      ids = atFactor(factor);
+      return ids.has_value();
+    });
+    return ids;
   }
 
 private:
-  static bool isFalse(Value value) {
-    ElementsAttr elements;
-    return matchPattern(value, m_Constant(&elements)) && elements.isSplat() &&
-           elements.getElementType().isInteger(1) &&
-           elements.getSplatValue<APInt>().isZero();
-  }
-
-  /// A factor `id(q) == id(kv)` of the conjunction `keep`.
-  std::optional<DocumentIds> inConjunction(Value keep, int depth = 0) {
-    if (depth > 16)
-      return std::nullopt;
-    if (auto select = keep.getDefiningOp<SelectOp>()) {
-      if (!isFalse(select.getOnFalse()))
-        return std::nullopt;
-      if (auto ids = inConjunction(select.getCond(), depth + 1))
-        return ids;
-      return inConjunction(select.getOnTrue(), depth + 1);
-    }
-    auto cmp = keep.getDefiningOp<CmpOp>();
+  /// The ids if `factor` is `id(q) == id(kv)`.
+  std::optional<DocumentIds> atFactor(Value factor) {
+    auto cmp = factor.getDefiningOp<CmpOp>();
     if (!cmp || cmp.getPredicate() != CmpPredicate::eq ||
         !isa<IntegerType>(
             cast<RankedTensorType>(cmp.getLhs().getType()).getElementType()))
@@ -84,7 +63,7 @@ private:
     if (arg && *arg >= AttentionOp::kNumIndexArgs &&
         !isTableCapture(op, *arg - AttentionOp::kNumIndexArgs)) {
       // An element capture: it must not vary along the other index.
-      Value capture = captures()[*arg - AttentionOp::kNumIndexArgs];
+      Value capture = attentionCaptures(op)[*arg - AttentionOp::kNumIndexArgs];
       ArrayRef<int64_t> shape =
           cast<RankedTensorType>(capture.getType()).getShape();
       if (shape[other - 1] != 1)
@@ -110,12 +89,6 @@ private:
     if (failed(expr))
       return std::nullopt;
     return *expr;
-  }
-
-  OperandRange captures() {
-    if (auto forward = dyn_cast<AttentionOp>(op))
-      return forward.getCaptures();
-    return cast<AttentionGradOp>(op).getCaptures();
   }
 
   Operation *op;

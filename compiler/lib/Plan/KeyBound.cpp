@@ -12,11 +12,11 @@ using KeyBound = ::tg::codegen::AttentionForwardSpec::KeyBound;
 namespace {
 constexpr unsigned kQueryArg = 3, kKeyArg = 4;
 
-bool isSplatBool(Value value, bool expected) {
+bool isTrueConstant(Value value) {
   ElementsAttr elements;
   return matchPattern(value, m_Constant(&elements)) && elements.isSplat() &&
          elements.getElementType().isInteger(1) &&
-         elements.getSplatValue<APInt>().isZero() != expected;
+         !elements.getSplatValue<APInt>().isZero();
 }
 
 class KeyBoundFinder {
@@ -27,35 +27,17 @@ public:
         readElement(std::move(readElement)) {}
 
   std::optional<KeyBound> run() {
-    Value result = block.getTerminator()->getOperand(0);
-    // Masks applied last: select(keep, x, -inf), and the masks inside x.
-    for (int depth = 0; depth < 16; ++depth) {
-      auto select = result.getDefiningOp<SelectOp>();
-      if (!select || !isNegInfConstant(select.getOnFalse()))
-        return std::nullopt;
-      if (std::optional<KeyBound> bound = inConjunction(select.getCond()))
-        return bound;
-      result = select.getOnTrue();
-    }
-    return std::nullopt;
+    std::optional<KeyBound> found;
+    forEachFinalMaskFactor(op->getRegion(0), [&](Value factor) {
+      KeyBound bound;
+      if (inDisjunction(factor, bound) && (!bound.limit.empty() || bound.rowOffset))
+        found = bound;
+      return found.has_value();
+    });
+    return found;
   }
 
 private:
-  /// A factor of the conjunction `keep` that bounds the keys.
-  std::optional<KeyBound> inConjunction(Value keep, int depth = 0) {
-    if (depth > 16)
-      return std::nullopt;
-    if (auto select = keep.getDefiningOp<SelectOp>(); select && isSplatBool(select.getOnFalse(), false)) {
-      if (auto bound = inConjunction(select.getCond(), depth + 1))
-        return bound;
-      return inConjunction(select.getOnTrue(), depth + 1);
-    }
-    KeyBound bound;
-    if (!inDisjunction(keep, bound) || (bound.limit.empty() && !bound.rowOffset))
-      return std::nullopt;
-    return bound;
-  }
-
   /// Adds the terms of the disjunction `value` to `bound`; false when one is
   /// not a key bound (or a second term of its kind).
   bool inDisjunction(Value value, KeyBound &bound, int depth = 0) {
@@ -63,7 +45,7 @@ private:
       return false;
     if (auto select = value.getDefiningOp<SelectOp>()) {
       // a or b: select(a, true, b), or select(a, a, b).
-      if (!isSplatBool(select.getOnTrue(), true) && select.getOnTrue() != select.getCond())
+      if (!isTrueConstant(select.getOnTrue()) && select.getOnTrue() != select.getCond())
         return false;
       return inDisjunction(select.getCond(), bound, depth + 1) &&
              inDisjunction(select.getOnFalse(), bound, depth + 1);
@@ -128,7 +110,7 @@ private:
         return std::nullopt;
       // An element capture read at (b, h, 0, 0): it must not vary along q or kv.
       ArrayRef<int64_t> shape =
-          cast<RankedTensorType>(captures()[n - AttentionOp::kNumIndexArgs].getType()).getShape();
+          cast<RankedTensorType>(attentionCaptures(op)[n - AttentionOp::kNumIndexArgs].getType()).getShape();
       if (shape[2] != 1 || shape[3] != 1)
         return std::nullopt;
       return readElement(argNames[n]);
@@ -147,12 +129,6 @@ private:
     if (failed(expr))
       return std::nullopt;
     return *expr;
-  }
-
-  OperandRange captures() {
-    if (auto forward = dyn_cast<AttentionOp>(op))
-      return forward.getCaptures();
-    return cast<AttentionGradOp>(op).getCaptures();
   }
 
   Operation *op;

@@ -28,6 +28,23 @@ bool mlir::tg::isNegInfConstant(Value value) {
 }
 
 namespace {
+bool isFalseConstant(Value value) {
+  ElementsAttr elements;
+  return matchPattern(value, m_Constant(&elements)) && elements.isSplat() &&
+         elements.getElementType().isInteger(1) && elements.getSplatValue<APInt>().isZero();
+}
+
+/// Calls `factor` on the factors of the conjunction `keep` until one
+/// returns true.
+bool forEachFactor(Value keep, function_ref<bool(Value)> factor, int depth = 0) {
+  if (depth > 16)
+    return false;
+  if (auto select = keep.getDefiningOp<SelectOp>(); select && isFalseConstant(select.getOnFalse()))
+    return forEachFactor(select.getCond(), factor, depth + 1) ||
+           forEachFactor(select.getOnTrue(), factor, depth + 1);
+  return factor(keep);
+}
+
 /// Whether `value` is computed without reading `score` (inside `block`).
 bool independentOf(Value value, Value score, Block &block,
                    llvm::SmallPtrSetImpl<Operation *> &checked) {
@@ -44,6 +61,16 @@ bool independentOf(Value value, Value score, Block &block,
   return true;
 }
 } // namespace
+
+void mlir::tg::forEachFinalMaskFactor(Region &score, function_ref<bool(Value)> factor) {
+  Value result = score.front().getTerminator()->getOperand(0);
+  for (int depth = 0; depth < 16; ++depth) {
+    auto select = result.getDefiningOp<SelectOp>();
+    if (!select || !isNegInfConstant(select.getOnFalse()) || forEachFactor(select.getCond(), factor))
+      return;
+    result = select.getOnTrue();
+  }
+}
 
 bool mlir::tg::scoreRegionOnlyMasks(Region &score) {
   if (!score.hasOneBlock())

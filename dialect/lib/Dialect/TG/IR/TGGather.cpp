@@ -112,12 +112,15 @@ static Block *scoreBlockOf(Operation *attention) {
   return &region->front();
 }
 
+OperandRange mlir::tg::attentionCaptures(Operation *attention) {
+  if (auto forward = dyn_cast<AttentionOp>(attention))
+    return forward.getCaptures();
+  return cast<AttentionGradOp>(attention).getCaptures();
+}
+
 bool mlir::tg::isTableCapture(Operation *attention, unsigned index) {
   Block *block = scoreBlockOf(attention);
-  ValueRange captures =
-      isa<AttentionOp>(attention) ? cast<AttentionOp>(attention).getCaptures()
-                                  : cast<AttentionGradOp>(attention)
-                                        .getCaptures();
+  ValueRange captures = attentionCaptures(attention);
   unsigned arg = AttentionOp::kNumIndexArgs + index;
   if (!block || index >= captures.size() || arg >= block->getNumArguments())
     return false;

@@ -37,6 +37,10 @@ namespace mlir::tg {
 /// rank-0 element taken at the score's position.
 bool isTableCapture(Operation *attention, unsigned index);
 
+/// The captured tensors of a tg.attention or tg.attention_grad (the same
+/// score region's captures).
+OperandRange attentionCaptures(Operation *attention);
+
 /// The type a region argument of capture `capture` has: the capture's own
 /// type for a table capture, else its rank-0 element type.
 Type captureArgType(Value capture, bool table);
