@@ -73,22 +73,15 @@ private:
     auto gather = value.getDefiningOp<GatherOp>();
     if (!gather)
       return std::nullopt;
-    SmallVector<std::string> indices;
-    for (Value index : gather.getIndices()) {
+    return gatherExpression(gather, emitGather, [&](Value index) -> std::optional<std::string> {
       std::optional<unsigned> n = argNumber(index);
       APInt constant;
       if (n && (*n == 1 || *n == 2 || *n == own))
-        indices.push_back(argNames[*n]);
-      else if (matchPattern(index, m_ConstantInt(&constant)))
-        indices.push_back(cudaLiteral(
-            constant, cast<RankedTensorType>(index.getType()).getElementType()));
-      else
-        return std::nullopt; // computed, or the other index
-    }
-    FailureOr<std::string> expr = emitGather(gather, indices);
-    if (failed(expr))
-      return std::nullopt;
-    return *expr;
+        return argNames[*n];
+      if (matchPattern(index, m_ConstantInt(&constant)))
+        return cudaLiteral(constant, cast<RankedTensorType>(index.getType()).getElementType());
+      return std::nullopt; // computed, or the other index
+    });
   }
 
   Operation *op;

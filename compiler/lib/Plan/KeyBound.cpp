@@ -12,13 +12,6 @@ using KeyBound = ::tg::codegen::AttentionForwardSpec::KeyBound;
 namespace {
 constexpr unsigned kQueryArg = 3, kKeyArg = 4;
 
-bool isTrueConstant(Value value) {
-  ElementsAttr elements;
-  return matchPattern(value, m_Constant(&elements)) && elements.isSplat() &&
-         elements.getElementType().isInteger(1) &&
-         !elements.getSplatValue<APInt>().isZero();
-}
-
 class KeyBoundFinder {
 public:
   KeyBoundFinder(Operation *op, ArrayRef<std::string> argNames, GatherEmitter emitGather,
@@ -45,7 +38,7 @@ private:
       return false;
     if (auto select = value.getDefiningOp<SelectOp>()) {
       // a or b: select(a, true, b), or select(a, a, b).
-      if (!isTrueConstant(select.getOnTrue()) && select.getOnTrue() != select.getCond())
+      if (!isBoolConstant(select.getOnTrue(), true) && select.getOnTrue() != select.getCond())
         return false;
       return inDisjunction(select.getCond(), bound, depth + 1) &&
              inDisjunction(select.getOnFalse(), bound, depth + 1);
@@ -118,17 +111,7 @@ private:
     auto gather = value.getDefiningOp<GatherOp>();
     if (!gather)
       return std::nullopt;
-    SmallVector<std::string> indices;
-    for (Value index : gather.getIndices()) {
-      std::optional<std::string> expr = indexFree(index);
-      if (!expr)
-        return std::nullopt;
-      indices.push_back(*expr);
-    }
-    FailureOr<std::string> expr = emitGather(gather, indices);
-    if (failed(expr))
-      return std::nullopt;
-    return *expr;
+    return gatherExpression(gather, emitGather, [&](Value index) { return indexFree(index); });
   }
 
   Operation *op;

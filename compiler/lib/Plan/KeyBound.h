@@ -5,10 +5,13 @@
 // mask: prefix-LM's `kv_idx < prefix[b] or kv_idx <= q_idx`, so that the
 // fused kernels skip the key tiles past it (docs/kernels.md, "Key bounds").
 
-#include "DocumentMask.h"
 #include "tg/Codegen/AttentionKernel.h"
+#include "tg/Dialect/TG/IR/TGOps.h"
+#include "tg/Lowering/ScalarExpr.h"
 
+#include <functional>
 #include <optional>
+#include <string>
 
 namespace mlir::tg {
 /// The key bound of `op`'s score region: the region yields

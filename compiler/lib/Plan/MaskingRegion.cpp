@@ -1,7 +1,5 @@
-// Score regions that only mask (MaskingRegion.h).
+// The final masks of score regions (MaskingRegion.h).
 #include "MaskingRegion.h"
-
-#include "tg/Dialect/TG/IR/TGOps.h"
 
 #include "mlir/IR/Matchers.h"
 #include "llvm/ADT/SmallPtrSet.h"
@@ -27,19 +25,36 @@ bool mlir::tg::isNegInfConstant(Value value) {
          -std::numeric_limits<double>::infinity();
 }
 
-namespace {
-bool isFalseConstant(Value value) {
+bool mlir::tg::isBoolConstant(Value value, bool expected) {
   ElementsAttr elements;
   return matchPattern(value, m_Constant(&elements)) && elements.isSplat() &&
-         elements.getElementType().isInteger(1) && elements.getSplatValue<APInt>().isZero();
+         elements.getElementType().isInteger(1) &&
+         elements.getSplatValue<APInt>().isZero() != expected;
 }
 
+std::optional<std::string>
+mlir::tg::gatherExpression(GatherOp gather, GatherEmitter emitGather,
+                           function_ref<std::optional<std::string>(Value)> index) {
+  SmallVector<std::string> indices;
+  for (Value value : gather.getIndices()) {
+    std::optional<std::string> expr = index(value);
+    if (!expr)
+      return std::nullopt;
+    indices.push_back(*expr);
+  }
+  FailureOr<std::string> expr = emitGather(gather, indices);
+  if (failed(expr))
+    return std::nullopt;
+  return *expr;
+}
+
+namespace {
 /// Calls `factor` on the factors of the conjunction `keep` until one
 /// returns true.
 bool forEachFactor(Value keep, function_ref<bool(Value)> factor, int depth = 0) {
   if (depth > 16)
     return false;
-  if (auto select = keep.getDefiningOp<SelectOp>(); select && isFalseConstant(select.getOnFalse()))
+  if (auto select = keep.getDefiningOp<SelectOp>(); select && isBoolConstant(select.getOnFalse(), false))
     return forEachFactor(select.getCond(), factor, depth + 1) ||
            forEachFactor(select.getOnTrue(), factor, depth + 1);
   return factor(keep);

@@ -218,26 +218,21 @@ __device__ __forceinline__ float probability_element(float s, const ScoreMod &sc
     float t = s * (Cfg::kScale * kLog2e) - lse * kLog2e;
     if (!all_visible && !mask.visible(q_idx, kv_idx)) t = neg_inf();
     return fast_exp2(t);
-  } else if constexpr (Cfg::kScoreMasksOnly) {
-    // A region that only masks keeps s or gives -inf whatever the scale
-    // (positive): it runs on the raw dot product and the scale stays in the
-    // one FMA.
-    const long long q_clamped = q_idx < seq_q ? q_idx : seq_q - 1;
-    const long long kv_clamped = kv_idx < seq_kv ? kv_idx : seq_kv - 1;
-    float z = Cfg::kDocumentMask && same_document
-                  ? score_mod.template apply<Cfg::kDocumentMask>(s, b, h, q_clamped, kv_clamped, distance)
-                  : score_mod.apply(s, b, h, q_clamped, kv_clamped, distance);
-    if (!all_visible && !mask.visible(q_idx, kv_idx)) z = neg_inf();
-    return fast_exp2(z * (Cfg::kScale * kLog2e) - lse * kLog2e);
   } else {
     const long long q_clamped = q_idx < seq_q ? q_idx : seq_q - 1;
     const long long kv_clamped = kv_idx < seq_kv ? kv_idx : seq_kv - 1;
-    const float x = s * Cfg::kScale;
+    // A region that only masks keeps its score or gives -inf whatever the
+    // (positive) scale: it runs on the raw dot product, and the scale stays
+    // in the exponent's one FMA.
+    const float x = Cfg::kScoreMasksOnly ? s : s * Cfg::kScale;
     float z = Cfg::kDocumentMask && same_document
                   ? score_mod.template apply<Cfg::kDocumentMask>(x, b, h, q_clamped, kv_clamped, distance)
                   : score_mod.apply(x, b, h, q_clamped, kv_clamped, distance);
     if (!all_visible && !mask.visible(q_idx, kv_idx)) z = neg_inf();
-    return fast_exp2((z - lse) * kLog2e);
+    if constexpr (Cfg::kScoreMasksOnly)
+      return fast_exp2(z * (Cfg::kScale * kLog2e) - lse * kLog2e);
+    else
+      return fast_exp2((z - lse) * kLog2e);
   }
 }
 

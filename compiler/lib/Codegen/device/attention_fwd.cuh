@@ -186,7 +186,6 @@ __device__ __forceinline__ void attention_forward(const ForwardParams &p, const 
   }
   if constexpr (K::kKeyLimit || K::kKeyBoundRows) {  // keys past the last row's bound are masked
     kv_end = imin(kv_end, key_bound_end<K>(score_mod, b, h, imin(m0 + K::kBlockM, len_q), len_kv));
-    if (kv_end < kv_begin) kv_end = kv_begin;
   }
   int tile_begin = kv_begin / K::kBlockN;
   int tile_end = kv_end > kv_begin ? (kv_end + K::kBlockN - 1) / K::kBlockN : tile_begin;
