@@ -53,6 +53,7 @@
 // memory for tg-run, timing); a mock driver may leave these out.
 #define TGC_CUDA_OPTIONAL_FUNCTIONS(X)                                         \
   X(cuFuncGetParamInfo)                                                        \
+  X(cuLaunchKernelEx)                                                          \
   X(cuDeviceGet)                                                               \
   X(cuDevicePrimaryCtxRetain)                                                  \
   X(cuCtxSetCurrent)                                                           \

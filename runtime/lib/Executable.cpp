@@ -291,6 +291,10 @@ Status Executable::Impl::prepareContext(const CudaDriver &drv,
   info.arch = state.deviceArch;
   info.sharedOptin = sharedOptin;
   info.forcePtx = forcePtxFromEnv();
+  Expected<bool> earlyLaunch = earlyLaunchFromEnv();
+  if (!earlyLaunch)
+    return earlyLaunch.takeStatus();
+  info.earlyLaunch = *earlyLaunch;
   const NvrtcInfo &nvrtc = nvrtcInfo();
   TGC_LOG_INFO("preparing plan '", plan.name, "' for ", deviceName,
                " (compute capability ", major, ".", minor, ", NVRTC ",
@@ -413,6 +417,10 @@ Status Executable::Impl::prepareLaunch(const CudaDriver &drv,
   }
   PreparedLaunch &prepared = state.launches[i];
   prepared.variant = &variant;
+  prepared.early = kernel.earlyLaunch && device.earlyLaunch &&
+                   choice->target.arch >= 90 && drv.cuLaunchKernelEx;
+  if (prepared.early)
+    TGC_LOG_DEBUG(where, ": ", what, " launches early");
   TGC_RETURN_IF_ERROR(
       drv.check(drv.cuModuleGetFunction(&prepared.function, moduleIt->second,
                                         (*compiled)->loweredName.c_str()),
@@ -597,11 +605,33 @@ Status Executable::Impl::run(const BindingRef *bindings, size_t count,
       params[a] = &storage[a]; // little-endian: narrow values in low bytes
     }
     const LaunchVariant &v = *prepared.variant;
-    return drv.check(
-        drv.cuLaunchKernel(prepared.function, v.grid.x, v.grid.y, v.grid.z,
-                           v.block.x, v.block.y, v.block.z, v.sharedBytes,
-                           cuStream, n ? params.data() : nullptr, nullptr),
-        strCat("step ", i, ": cannot launch kernel '", v.kernel, "'"));
+    std::string what = strCat("step ", i, ": cannot launch kernel '", v.kernel, "'");
+    if (!prepared.early)
+      return drv.check(
+          drv.cuLaunchKernel(prepared.function, v.grid.x, v.grid.y, v.grid.z,
+                             v.block.x, v.block.y, v.block.z, v.sharedBytes,
+                             cuStream, n ? params.data() : nullptr, nullptr),
+          what);
+    // The kernel waits for the grids before it itself (kEarlyLaunchWait),
+    // so the stream need not: its CTAs may start while the previous
+    // kernel's last ones finish.
+    CUlaunchAttribute attribute = {};
+    attribute.id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+    attribute.value.programmaticStreamSerializationAllowed = 1;
+    CUlaunchConfig config = {};
+    config.gridDimX = v.grid.x;
+    config.gridDimY = v.grid.y;
+    config.gridDimZ = v.grid.z;
+    config.blockDimX = v.block.x;
+    config.blockDimY = v.block.y;
+    config.blockDimZ = v.block.z;
+    config.sharedMemBytes = v.sharedBytes;
+    config.hStream = cuStream;
+    config.attrs = &attribute;
+    config.numAttrs = 1;
+    return drv.check(drv.cuLaunchKernelEx(&config, prepared.function,
+                                          n ? params.data() : nullptr, nullptr),
+                     what + " (early launch)");
   };
   for (size_t i = 0; i < plan.steps.size() && status.isOk(); ++i) {
     const Step &step = plan.steps[i];

@@ -25,6 +25,11 @@ struct ArgSlot {
 struct PreparedLaunch {
   CUfunction function = nullptr;
   const LaunchVariant *variant = nullptr;
+  /// Launched with programmatic stream serialisation: the kernel is
+  /// early-launch, its binary was built for compute capability 9.0 or later
+  /// (older targets compile the wait out), the driver has cuLaunchKernelEx
+  /// and TGC_EARLY_LAUNCH does not turn it off.
+  bool early = false;
   std::vector<ArgSlot> args;
 };
 
@@ -34,6 +39,7 @@ struct DeviceInfo {
   int arch = 0; // compute capability * 10
   int sharedOptin = 0;
   bool forcePtx = false;
+  bool earlyLaunch = true; // TGC_EARLY_LAUNCH
 };
 
 struct ContextState {

@@ -8,6 +8,7 @@
 #include "tgc/Target.h"
 #include "tgc/tgc.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <cstring>
 
@@ -484,6 +485,17 @@ Expected<Plan> PlanParser::parse() {
       std::string option;
       TGC_RETURN_IF_ERROR(string(1, option));
       plan.kernels.back().options.push_back(std::move(option));
+    } else if (kw == "early-launch") {
+      TGC_RETURN_IF_ERROR(expectCount(1, "early-launch"));
+      if (version_ < 3)
+        return error(strCat("'early-launch' needs plan format version 3 (the "
+                            "file says version ", version_, ")"));
+      if (plan.kernels.empty())
+        return error("'early-launch' must follow a 'kernel' line");
+      if (plan.kernels.back().earlyLaunch)
+        return error(strCat("kernel '", plan.kernels.back().id,
+                            "' has two 'early-launch' lines"));
+      plan.kernels.back().earlyLaunch = true;
     } else if (kw == "source") {
       TGC_RETURN_IF_ERROR(expectCount(2, "source <bytes>"));
       if (plan.kernels.empty())
@@ -550,8 +562,12 @@ Expected<Plan> PlanParser::parse() {
 } // namespace
 
 std::string serializePlan(const Plan &plan) {
-  int formatVersion =
-      plan.target.empty() ? kOldestPlanFormatVersion : kPlanFormatVersion;
+  const bool earlyLaunch = std::any_of(
+      plan.kernels.begin(), plan.kernels.end(),
+      [](const Kernel &k) { return k.earlyLaunch; });
+  int formatVersion = earlyLaunch            ? 3
+                      : !plan.target.empty() ? 2
+                                             : kOldestPlanFormatVersion;
   std::string out = strCat(kMagic, " ", formatVersion, "\n");
   // For people and bug reports; the loader skips comments.
   out += strCat("# written by tgc ", version(), "\n");
@@ -573,6 +589,8 @@ std::string serializePlan(const Plan &plan) {
                   " target ", k.target.str(), "\n");
     for (const std::string &option : k.options)
       out += "option " + quote(option) + "\n";
+    if (k.earlyLaunch)
+      out += "early-launch\n";
     writeBlob(out, "source", k.source);
   }
   for (const Step &step : plan.steps) {

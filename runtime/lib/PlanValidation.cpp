@@ -275,6 +275,12 @@ Status Plan::validate() const {
         !mentionsIdentifier(k.source, function))
       return planError(*this, strCat("kernel '", k.id, "' entry '", k.entry,
                                      "' names no function of its source"));
+    if (k.earlyLaunch && k.source.find(kEarlyLaunchWait) == std::string::npos)
+      return planError(*this, strCat("kernel '", k.id, "' is marked early-launch "
+                                     "but its source never calls ",
+                                     kEarlyLaunchWait,
+                                     " (launched early, it would race with the "
+                                     "kernel before it)"));
     if (k.target.arch < 10 || k.target.arch > 10000)
       return planError(*this, strCat("kernel '", k.id, "' has target arch ",
                                      k.target.arch, " (expected e.g. 80 or 90)"));

@@ -65,6 +65,20 @@ bool forcePtxFromEnv() {
   return false;
 }
 
+Expected<bool> earlyLaunchFromEnv() {
+  const char *env = std::getenv("TGC_EARLY_LAUNCH");
+  if (!env)
+    return true;
+  for (const char *yes : {"1", "true", "yes", "on"})
+    if (strcasecmp(env, yes) == 0)
+      return true;
+  for (const char *no : {"0", "false", "no", "off"})
+    if (strcasecmp(env, no) == 0)
+      return false;
+  return makeError(StatusCode::InvalidArgument, "TGC_EARLY_LAUNCH is '", env,
+                   "' (expected 1, true, yes, on, 0, false, no or off)");
+}
+
 static std::string archText(int arch) {
   return strCat(arch / 10, ".", arch % 10);
 }

@@ -48,7 +48,7 @@
 // CHECK-NEXT: end
 
 // The plan validates and the cuDNN step keeps the NVRTC kernel as fallback.
-// PLAN: tgc-plan 2
+// PLAN: tgc-plan 3
 // PLAN: kernel "k0" entry "tg_attention_fwd_bf16_d64
 // PLAN: cudnn {{[0-9]+}}
 // PLAN-NEXT: graph "attention fwd (sdpa_fwd)" min_version 91301

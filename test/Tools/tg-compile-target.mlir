@@ -16,16 +16,18 @@
 // RUN: not tg-compile %s --arch=sm_9x 2>&1 | FileCheck %s --check-prefix=BAD
 // RUN: not tg-compile %s --arch=90 2>&1 | FileCheck %s --check-prefix=BARE
 
-// SM90A: tgc-plan 2
+// SM90A: tgc-plan 3
 // SM90A: target sm_90a
 // SM90A: kernel "[[WGMMA:k[0-9]+]]" entry "tg_attention_fwd_bf16_d128{{.*}}" target sm_90a
+// SM90A-NEXT: early-launch
 // SM90A: kernel "[[PORTABLE:k[0-9]+]]" entry "tg_attention_fwd_bf16_d128{{.*}}" target portable 80
+// SM90A-NEXT: early-launch
 // SM90A: {{^}}launch{{$}}
 // SM90A-NEXT: variant "[[WGMMA]]"
 // SM90A: variant "[[PORTABLE]]"
 
 // (Tuned for sm_90 without wgmma, the hd128 kernel is the sm_80 one.)
-// SM90: tgc-plan 2
+// SM90: tgc-plan 3
 // SM90-NEXT: #
 // SM90-NEXT: plan "attention"
 // SM90-NEXT: workspace
@@ -42,7 +44,7 @@
 // CUDA90: static constexpr bool kWgmma = false;
 // CUDA90-NOT: kWgmma = true
 
-// PTX80: tgc-plan 2
+// PTX80: tgc-plan 3
 // PTX80: target compute_80
 // PTX80: kernel "k0" {{.*}} target portable 80
 // PTX80-NOT: kernel "k1"

@@ -12,7 +12,7 @@
 // MLIR-NOT: tg.sdpa
 // MLIR-NOT: tg.matmul
 
-// PLAN: tgc-plan 2
+// PLAN: tgc-plan 3
 // PLAN: target sm_90a
 // PLAN: buffer "q" input bf16 shape [1,4,100,64]
 // PLAN: buffer "k" input bf16 shape [1,2,100,64]

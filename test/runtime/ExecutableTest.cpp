@@ -562,6 +562,51 @@ TEST_F(MockExecutorTest, ArchSpecificKernelOnTheWrongDevice) {
                               "exactly) but the device has compute capability 8.0");
 }
 
+// An early-launch kernel gets programmatic stream serialisation where its
+// binary has the wait (built for 9.0 or later) and TGC_EARLY_LAUNCH allows
+// it; in stream order otherwise.
+TEST_F(MockExecutorTest, EarlyLaunchWhereTheBinaryWaits) {
+  Plan plan = elementwisePlan(1000);
+  Kernel &square = plan.kernels[1];
+  square.earlyLaunch = true;
+  square.source = std::string("namespace tg { namespace device {\n"
+                              "__device__ void wait_for_earlier_grids() {}\n"
+                              "} }\n") +
+                  "#define TG_EARLY " + kEarlyLaunchWait + ";\n" + square.source;
+  square.source.replace(square.source.find("  extern __shared__"), 0, "  TG_EARLY\n");
+  auto launches = [&](const char *env, int major) {
+    if (env)
+      setenv("TGC_EARLY_LAUNCH", env, 1);
+    else
+      unsetenv("TGC_EARLY_LAUNCH");
+    mock->setComputeCapability(major, 0);
+    mock->clearTrace();
+    std::unique_ptr<Executable> exe = load(plan);
+    DeviceBuffer x(4000, mock), y(4000, mock);
+    for (int i = 0; i < 1000; ++i)
+      x.floats()[i] = float(i);
+    Status status = exe->run({{"x", x.data}, {"y", y.data}}, stream(0x5000));
+    unsetenv("TGC_EARLY_LAUNCH");
+    if (!status.isOk())
+      return status.message();
+    EXPECT_EQ(y.floats()[10], 19.0f * 19.0f);
+    std::string trace = mock->trace();
+    return std::to_string(countLines(trace, "cuLaunchKernelEx early")) + " early, " +
+           std::to_string(countLines(trace, "cuLaunchKernel ")) + " launches";
+  };
+  EXPECT_EQ(launches(nullptr, 9), "1 early, 2 launches");
+  EXPECT_EQ(launches("on", 9), "1 early, 2 launches");
+  EXPECT_EQ(launches("0", 9), "0 early, 2 launches");
+  EXPECT_EQ(launches("OFF", 9), "0 early, 2 launches");
+  EXPECT_EQ(launches(nullptr, 8), "0 early, 2 launches"); // built for sm_80: no wait in it
+  EXPECT_EQ(launches("later", 9),
+            "cannot prepare plan 'elementwise': TGC_EARLY_LAUNCH is 'later' (expected 1, "
+            "true, yes, on, 0, false, no or off)");
+  setenv("TGC_FORCE_PTX", "1", 1); // PTX for compute_90: the wait is in it
+  EXPECT_EQ(launches(nullptr, 9), "1 early, 2 launches");
+  unsetenv("TGC_FORCE_PTX");
+}
+
 TEST_F(MockExecutorTest, CudnnStepWithoutCudnnOrFallback) {
   // More in CudnnExecutorTest.cpp; here: no cuDNN, no fallback.
   tgc::testing::setCudnnLibrary("/nonexistent/libcudnn.so.9");

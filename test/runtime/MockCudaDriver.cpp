@@ -345,6 +345,21 @@ CUresult cuLaunchKernel(CUfunction function, unsigned gx, unsigned gy, unsigned 
     mock().hook(f->name.c_str(), params, mock().hookUser);
   return CUDA_SUCCESS;
 }
+// Records "cuLaunchKernelEx", the launch as cuLaunchKernel records it and
+// the attributes ("early" for programmatic stream serialisation).
+CUresult cuLaunchKernelEx(const CUlaunchConfig *config, CUfunction function, void **params,
+                          void **extra) {
+  std::string attributes;
+  for (unsigned i = 0; i < config->numAttrs; ++i) {
+    if (config->attrs[i].id != CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION)
+      return CUDA_ERROR_INVALID_VALUE;
+    attributes += config->attrs[i].value.programmaticStreamSerializationAllowed ? " early" : "";
+  }
+  record("cuLaunchKernelEx" + attributes);
+  return cuLaunchKernel(function, config->gridDimX, config->gridDimY, config->gridDimZ,
+                        config->blockDimX, config->blockDimY, config->blockDimZ,
+                        config->sharedMemBytes, config->hStream, params, extra);
+}
 CUresult cuMemAlloc(CUdeviceptr *pointer, size_t bytes) {
   void *data = std::aligned_alloc(256, (bytes + 255) / 256 * 256);
   if (!data)

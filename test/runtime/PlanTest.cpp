@@ -168,16 +168,16 @@ TEST(Plan, WriterVersionIsACommentTheLoaderIgnores) {
 
 TEST(Plan, RejectsUnknownVersion) {
   std::string text = serializePlan(elementwisePlan());
-  EXPECT_EQ(errorOf(replaceOnce(text, "tgc-plan 1\n", "tgc-plan 3\n")),
-            "p.plan: unsupported plan format version 3; this runtime reads versions 1 to 2");
+  EXPECT_EQ(errorOf(replaceOnce(text, "tgc-plan 1\n", "tgc-plan 4\n")),
+            "p.plan: unsupported plan format version 4; this runtime reads versions 1 to 3");
   EXPECT_EQ(errorOf(replaceOnce(text, "tgc-plan 1\n", "tgc-plan one\n")),
             "p.plan: corrupt plan file: bad version 'one' in header (expected 'tgc-plan 1' "
-            "to 'tgc-plan 2')");
+            "to 'tgc-plan 3')");
   // Only the canonical spelling is version 1.
   for (const char *spelling : {"01", "+1", "1.0", " 1", "0x1", "1 "})
     EXPECT_EQ(errorOf(replaceOnce(text, "tgc-plan 1\n", std::string("tgc-plan ") + spelling + "\n")),
               std::string("p.plan: corrupt plan file: bad version '") + spelling +
-                  "' in header (expected 'tgc-plan 1' to 'tgc-plan 2')");
+                  "' in header (expected 'tgc-plan 1' to 'tgc-plan 3')");
 }
 
 // The compiler's target: version 2 holds it; without one the writer still
@@ -200,6 +200,40 @@ TEST(Plan, TargetNeedsVersionTwo) {
             "p.plan:5: bad target 'sm_nine' (expected e.g. sm_90a, sm_80, compute_80)");
   EXPECT_EQ(errorOf(resign(replaceOnce(text, "target sm_90\n", "target sm_90\ntarget sm_90\n"))),
             "p.plan:6: duplicate 'target' line");
+}
+
+// Early-launch kernels: version 3 holds them; the record follows its
+// kernel line, and validation wants the wait in the source.
+TEST(Plan, EarlyLaunchNeedsVersionThreeAndTheWait) {
+  Plan plan = elementwisePlan();
+  plan.target = "sm_90a";
+  ASSERT_EQ(serializePlan(plan).rfind("tgc-plan 2\n", 0), 0u);
+  plan.kernels[0].earlyLaunch = true;
+  plan.kernels[0].source = std::string(kEarlyLaunchWait) + ";\n" + plan.kernels[0].source;
+  std::string text = serializePlan(plan);
+  EXPECT_EQ(text.rfind("tgc-plan 3\n", 0), 0u);
+  EXPECT_NE(text.find("\nearly-launch\nsource "), std::string::npos) << text;
+  Expected<Plan> parsed = parsePlan(text);
+  ASSERT_TRUE(parsed.hasValue()) << parsed.status().message();
+  EXPECT_TRUE(parsed->kernels[0].earlyLaunch);
+  EXPECT_EQ(serializePlan(*parsed), text);
+
+  size_t line = std::count(text.begin(), text.begin() + text.find("early-launch\n"), '\n') + 1;
+  EXPECT_EQ(errorOf(resign(replaceOnce(text, "tgc-plan 3\n", "tgc-plan 2\n"))),
+            "p.plan:" + std::to_string(line) +
+                ": 'early-launch' needs plan format version 3 (the file says version 2)");
+  EXPECT_EQ(errorOf(resign(replaceOnce(text, "early-launch\n", "early-launch\nearly-launch\n"))),
+            "p.plan:" + std::to_string(line + 1) + ": kernel 'axpb' has two 'early-launch' lines");
+  EXPECT_EQ(errorOf(resign(replaceOnce(text, "early-launch\n", "early-launch now\n"))),
+            "p.plan:" + std::to_string(line) + ": expected 'early-launch'");
+
+  // Marked early but never waiting: it would race with the kernel before it.
+  Plan racy = plan;
+  racy.kernels[0].source = elementwisePlan().kernels[0].source;
+  EXPECT_EQ(errorOf(serializePlan(racy)),
+            "p.plan: invalid plan 'elementwise': kernel 'axpb' is marked early-launch but its "
+            "source never calls tg::device::wait_for_earlier_grids() (launched early, it "
+            "would race with the kernel before it)");
 }
 
 TEST(Plan, RejectsOtherFiles) {

@@ -501,6 +501,8 @@ inline int ld_acquire_gpu(const int *address) {
 inline void red_release_gpu_add(int *address, int value) { *address += value; }
 template <class T>
 inline void opaque(T &) {}
+// One emulated grid runs at a time: nothing before it is still running.
+inline void wait_for_earlier_grids() {}
 
 // --- sm_90a: wgmma is computed when issued (its reads of shared memory
 // happen at once, so the fences and waits order nothing here); the

@@ -9,6 +9,7 @@
 #include "MaskDropoutConfig.h"
 #include "SourceTemplate.h"
 #include "TableCaptures.h"
+#include "tgc/Plan.h"
 
 #include <algorithm>
 #include <cctype>
@@ -330,6 +331,7 @@ AttentionBackwardLaunch BackwardEmitter::preprocess() const {
                        "    const float *__restrict__ lse, float *__restrict__ lse_rows"
                      : "")
      << ") {\n"
+     << "  " << tgc::kEarlyLaunchWait << ";\n"
      << "  tg::device::attention_bwd_preprocess<" << elemName(spec.elementType) << ", "
      << spec.headDimQK << ", " << spec.headDimV << (spec.ragged ? ", true" : "") << ">(\n"
      << "      o, d_o, delta, dq_accum, num_heads_q, seq_len_q, o_stride_b, o_stride_h, o_stride_s,\n"
@@ -360,6 +362,7 @@ AttentionBackwardLaunch BackwardEmitter::convert() const {
      << "    long long num_heads_q, long long seq_len_q, long long dq_stride_b, long long dq_stride_h,\n"
      << "    long long dq_stride_s"
      << (spec.ragged ? ", const int *__restrict__ cu_seqlens_q, long long tokens_q" : "") << ") {\n"
+     << "  " << tgc::kEarlyLaunchWait << ";\n"
      << "  tg::device::attention_bwd_convert<" << elemName(spec.elementType) << ", " << spec.headDimQK
      << ", " << (*spec.dqAccumSwizzled ? "true" : "false") << (spec.ragged ? ", true" : "")
      << ">(dq_accum, dq, num_heads_q, seq_len_q,\n"
@@ -434,7 +437,7 @@ extern "C" __global__ void __launch_bounds__(BackwardConfig::kWarps * 32, Backwa
        << "_grad_stride_h, long long " << g.capture << "_grad_stride_q, long long " << g.capture
        << "_grad_stride_kv";
   }
-  os << R"cuda() {
+  os << ") {\n  " << tgc::kEarlyLaunchWait << R"cuda(;
   const tg::device::BackwardParams params{
       q, k, v, d_o, lse, delta, dq_accum, dq_semaphore, dk, dv, seq_lens_q, seq_lens_kv, dropout_seed,
       dropout_offset,
@@ -588,6 +591,7 @@ AttentionBackwardLaunch attentionBackwardCaptureGradConvert(AttentionElementType
      << entry << "(const float *__restrict__ src, unsigned short *__restrict__ dst, long long d0,\n"
      << "    long long d1, long long d2, long long d3, long long stride0, long long stride1,\n"
      << "    long long stride2, long long stride3) {\n"
+     << "  " << tgc::kEarlyLaunchWait << ";\n"
      << "  tg::device::capture_grad_convert<" << elemName(type)
      << ">(src, dst, d0, d1, d2, d3, stride0, stride1, stride2, stride3);\n}\n";
   AttentionBackwardLaunch l;

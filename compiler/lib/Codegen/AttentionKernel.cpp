@@ -12,6 +12,7 @@
 #include "MaskDropoutConfig.h"
 #include "SourceTemplate.h"
 #include "TableCaptures.h"
+#include "tgc/Plan.h"
 
 #include <algorithm>
 #include <cctype>
@@ -689,7 +690,7 @@ extern "C" __global__ void __launch_bounds__(tg::device::ForwardTraits<ForwardCo
     // multiples of 16 elements).
     const std::string o = isFp8(spec.outputElementType()) ? "reinterpret_cast<unsigned short *>(o)" : "o";
     const char *oHalf = isFp8(spec.outputElementType()) ? " / 2" : "";
-    os << R"cuda() {
+    os << ") {\n  " << tgc::kEarlyLaunchWait << R"cuda(;
   using words = const unsigned short *;
   const tg::device::ForwardParams params{
       reinterpret_cast<words>(q), reinterpret_cast<words>(k), reinterpret_cast<words>(v), )cuda"
@@ -703,7 +704,7 @@ extern "C" __global__ void __launch_bounds__(tg::device::ForwardTraits<ForwardCo
       reinterpret_cast<words>(v_t), v_t_pitch / 2};
 )cuda";
   } else {
-    os << R"cuda() {
+    os << ") {\n  " << tgc::kEarlyLaunchWait << R"cuda(;
   const tg::device::ForwardParams params{
       q, k, v, o, lse, seq_lens_q, seq_lens_kv, dropout_seed, dropout_offset,
       batch, num_heads_q, seq_len_q, seq_len_kv,
@@ -764,6 +765,7 @@ AttentionKernel AttentionEmitter::emit() {
        << entry << "(const unsigned char *__restrict__ v, long long stride_b, long long stride_h,\n"
        << "    long long stride_s, const int *__restrict__ seq_lens_kv, long long seq_len_kv,\n"
        << "    unsigned char *__restrict__ v_t, long long pitch) {\n"
+       << "  " << tgc::kEarlyLaunchWait << ";\n"
        << "  tg::device::prepare_v_fp8<" << spec.headDimV << ", " << kPrepareThreads << ", " << kPrepareKeys
        << ">(v, stride_b, stride_h, stride_s, seq_lens_kv, seq_len_kv, v_t, pitch);\n}\n";
     k.prepareSource = os.str();
@@ -784,6 +786,7 @@ AttentionKernel AttentionEmitter::emit() {
        << entry << "(const float *__restrict__ o_partial, const float *__restrict__ lse_partial,\n"
        << "    unsigned short *__restrict__ o, long long splits, long long batch, long long num_heads_q,\n"
        << "    long long seq_q, long long o_stride_b, long long o_stride_h, long long o_stride_s) {\n"
+       << "  " << tgc::kEarlyLaunchWait << ";\n"
        << "  tg::device::attention_decode_combine<tg::device::Elem::" << elem << ", " << spec.headDimV
        << ", " << kDecodeCombineThreads / 128 << ">(o_partial, lse_partial, o, splits, batch, num_heads_q, seq_q,\n"
        << "      o_stride_b, o_stride_h, o_stride_s);\n}\n";

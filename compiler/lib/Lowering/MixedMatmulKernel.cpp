@@ -22,6 +22,7 @@
 #include "tg/Codegen/CudaText.h"
 #include "tg/Lowering/MixedMatmulKernel.h"
 #include "tg/Lowering/ScalarExpr.h"
+#include "tgc/Plan.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 
@@ -315,6 +316,7 @@ LogicalResult lowering::emitMixedMatmulKernel(Operation *op,
   os << "extern \"C\" __global__ void __launch_bounds__(" << tile.threads()
      << ")\n"
      << entry << "(" << declaration << ") {\n"
+     << "  " << tgc::kEarlyLaunchWait << ";\n"
      << indentText("constexpr tg::device::Elem kElem = MixedCfg::kElem;\n"
                    "constexpr tg::device::Narrow kWeight = MixedCfg::kWeight;\n" +
                        sizes + column + prologue + epilogue,
@@ -328,6 +330,7 @@ LogicalResult lowering::emitMixedMatmulKernel(Operation *op,
   if (splits > 1)
     os << "\nextern \"C\" __global__ void __launch_bounds__(256)\n"
        << entry << "_combine(" << declaration << ") {\n"
+       << "  " << tgc::kEarlyLaunchWait << ";\n"
        << indentText(sizes + epilogue, 2) << "\n"
        << "  tg::device::mixed::mixed_matmul_combine<MixedCfg>(partials, "
        << splits << ", epilogue);\n"
@@ -345,6 +348,7 @@ LogicalResult lowering::emitMixedMatmulKernel(Operation *op,
                unsigned((extent.m + mTile - 1) / mTile), unsigned(splits)};
   main.block = {unsigned(tile.threads()), 1, 1};
   main.sharedBytes = unsigned(sharedBytes);
+  main.earlyLaunch = true; // both entries start with kEarlyLaunchWait
   params.fill(main);
   if (splits > 1) {
     KernelArg scratch = KernelArg::scratch(op, 0, Float32Type::get(op->getContext()),

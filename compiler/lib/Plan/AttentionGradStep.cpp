@@ -354,6 +354,7 @@ FailureOr<SmallVector<KernelStep, 0>> mlir::tg::emitAttentionGradSteps(
     step.block = {l.threads, 1, 1};
     step.sharedBytes = l.sharedBytes;
     step.target = where;
+    step.earlyLaunch = l.earlyLaunch;
     return step;
   };
   FailureOr<cg::AttentionBackwardKernels> portable =
@@ -502,6 +503,7 @@ FailureOr<SmallVector<KernelStep, 0>> mlir::tg::emitAttentionGradSteps(
     convert.name = "attention_grad capture " + std::to_string(index) + " gradient";
     convert.source = l.source;
     convert.entry = l.entry;
+    convert.earlyLaunch = l.earlyLaunch;
     int64_t elements = type.getNumElements();
     convert.grid = {static_cast<unsigned>(std::max<int64_t>((elements + 1023) / 1024, 1)), 1, 1};
     convert.block = {l.threads, 1, 1};

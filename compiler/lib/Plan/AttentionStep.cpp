@@ -233,6 +233,7 @@ mlir::tg::emitAttentionStep(AttentionOp op, const tgc::CompileTarget &target, bo
                       ? kernel->source
                       : cudaPrelude().str() + "\n" + kernel->source;
     step.entry = kernel->entry;
+    step.earlyLaunch = kernel->earlyLaunch;
     step.grid = kernel->grid(batch, spec.numHeadsQ, seqQ);
     if (decode) {
       // One split count for every variant (the kernel divides its tiles).
@@ -371,6 +372,7 @@ mlir::tg::emitAttentionStep(AttentionOp op, const tgc::CompileTarget &target, bo
     prepare.name = "attention fp8 V^T dv" + std::to_string(dimV);
     prepare.source = forwardKernel->prepareSource;
     prepare.entry = forwardKernel->prepareEntry;
+    prepare.earlyLaunch = forwardKernel->earlyLaunch;
     prepare.grid = {static_cast<unsigned>(vtPitch / forwardKernel->prepareKeysPerBlock),
                     static_cast<unsigned>(spec.numHeadsKV),
                     static_cast<unsigned>(batch)};
@@ -395,6 +397,7 @@ mlir::tg::emitAttentionStep(AttentionOp op, const tgc::CompileTarget &target, bo
                std::to_string(dimV);
   merge.source = combine->combineSource;
   merge.entry = combine->combineEntry;
+  merge.earlyLaunch = combine->earlyLaunch;
   int64_t rows = batch * spec.numHeadsQ * seqQ;
   merge.grid = {static_cast<unsigned>((rows + combine->combineRowsPerBlock - 1) /
                                       combine->combineRowsPerBlock),

@@ -211,7 +211,8 @@ FailureOr<std::string> PlanBuilder::bufferFor(Value value) {
 FailureOr<tgc::LaunchVariant>
 PlanBuilder::addVariant(const KernelStep &step) {
   const tgc::KernelTarget &target = step.target;
-  std::string key = target.str() + '\0' + step.entry + '\0' + step.source;
+  std::string key = target.str() + '\0' + step.entry + '\0' + step.source +
+                    (step.earlyLaunch ? "\0early" : "");
   auto [it, inserted] =
       kernelIds.try_emplace(key, "k" + std::to_string(kernelIds.size()));
   if (inserted) {
@@ -220,6 +221,7 @@ PlanBuilder::addVariant(const KernelStep &step) {
     kernel.entry = step.entry;
     kernel.source = step.source;
     kernel.target = target;
+    kernel.earlyLaunch = step.earlyLaunch;
     plan.kernels.push_back(std::move(kernel));
   }
   tgc::LaunchVariant variant;

@@ -76,7 +76,20 @@ struct Kernel {
   std::string source; // complete translation unit
   std::vector<std::string> options;
   KernelTarget target;
+  /// The kernel calls kEarlyLaunchWait before it touches global memory, so
+  /// the runtime may launch it while the kernel before it in the stream is
+  /// still running (programmatic dependent launch, compute capability 9.0
+  /// and later; docs/plan.md, "Early launch").
+  bool earlyLaunch = false;
 };
+
+/// The device-library call (compiler/lib/Codegen/device/ptx.cuh) an
+/// early-launch kernel makes first: it waits until the grids before it have
+/// finished and their writes are visible (griddepcontrol.wait), then lets
+/// the next kernel launch early. Plan::validate() refuses an early-launch
+/// kernel whose source lacks it: launched early, such a kernel would race
+/// with the one before it.
+constexpr const char *kEarlyLaunchWait = "tg::device::wait_for_earlier_grids()";
 
 struct KernelArg {
   enum class Kind { Buffer, I32, I64, F32 };
@@ -191,9 +204,10 @@ constexpr size_t kMaxPlanRank = 32;
 constexpr uint32_t kMaxPlanAlignment = uint32_t(1) << 20;
 
 /// Serialisation versions (the number after "tgc-plan"): 2 adds the plan's
-/// `target` record. The writer writes the oldest version that holds the
-/// plan (1 without a target), the reader reads both.
-constexpr int kPlanFormatVersion = 2;
+/// `target` record, 3 the kernels' `early-launch` records. The writer
+/// writes the oldest version that holds the plan (1 without a target), the
+/// reader reads them all.
+constexpr int kPlanFormatVersion = 3;
 constexpr int kOldestPlanFormatVersion = 1;
 
 /// Text serialisation, ending with a SHA-256 checksum line.

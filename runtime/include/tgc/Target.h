@@ -67,6 +67,12 @@ CompileTarget deviceTarget(int deviceArch);
 /// TGC_FORCE_PTX: "1", "true", "yes", "on" (any case) force the PTX path.
 bool forcePtxFromEnv();
 
+/// TGC_EARLY_LAUNCH: unset, "1", "true", "yes", "on": early-launch kernels
+/// are launched early on devices of compute capability 9.0 and later;
+/// "0", "false", "no", "off": never (any case). Another value is an
+/// InvalidArgument error.
+Expected<bool> earlyLaunchFromEnv();
+
 /// `deviceArch` is the compute capability * 10. Fails (Unsupported) when the
 /// kernel cannot run on the device.
 Expected<CompileTarget> selectCompileTarget(const KernelTarget &kernel,

@@ -175,6 +175,8 @@ struct AttentionBackwardLaunch {
   unsigned threads = 0;
   unsigned sharedBytes = 0;
   unsigned numParams = 0;
+  /// The entry starts with tgc::kEarlyLaunchWait (KernelStep::earlyLaunch).
+  bool earlyLaunch = true;
   /// Grid for batch B, Hq query heads / Hkv kv heads, Sq query and Skv key rows.
   std::array<unsigned, 3> gridFor(int64_t batch, int64_t numHeadsQ, int64_t numHeadsKV,
                                   int64_t seqLenQ, int64_t seqLenKV) const;

@@ -274,6 +274,9 @@ struct AttentionKernel {
   /// "sm_90a" when the kernel uses wgmma (compile it for exactly that
   /// target); empty when any target from sm_80 / compute_80 on will do.
   std::string requiredTarget;
+  /// Every entry of this kernel (main, prepare, combine) starts with
+  /// tgc::kEarlyLaunchWait (KernelStep::earlyLaunch).
+  bool earlyLaunch = true;
 
   /// Grid for a batch of B sequences with Hq query heads and Sq query rows:
   /// x = query tiles, y = heads, z = batch.

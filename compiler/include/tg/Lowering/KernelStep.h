@@ -71,6 +71,10 @@ struct KernelStep {
   /// Where the kernel runs: any compute capability from its arch on
   /// (portable: cubin or PTX), or exactly its arch (sm_90a wgmma code).
   tgc::KernelTarget target = tgc::KernelTarget::portable(tgc::kMinTargetArch);
+  /// The entry's first statement is tgc::kEarlyLaunchWait, so the runtime
+  /// may launch the kernel before the one ahead of it finishes
+  /// (tgc::Kernel::earlyLaunch; plan validation checks the call is there).
+  bool earlyLaunch = false;
   /// The op this step computes, for steps of one op (attention, matmul,
   /// fused_matmul, reduce, softmax, attention_grad); the plan builder hands
   /// it to the cuDNN lowering when the op carries tg.backend = #tg<backend cudnn>.

@@ -239,6 +239,20 @@ __device__ __forceinline__ void opaque(T &value) {
     asm volatile("" : "+r"(value));
 }
 
+// --- Early launch (programmatic dependent launch, sm_90): the first call
+// of an early-launch kernel (tgc::kEarlyLaunchWait, runtime/include/tgc/
+// Plan.h). It waits until the grids before this one in the stream have
+// finished and their writes are visible, then lets the next grid launch:
+// its CTAs may start while this grid's last ones run, and wait here in
+// turn. Compiled for an earlier arch it is nothing, and the runtime then
+// launches the kernel in stream order.
+__device__ __forceinline__ void wait_for_earlier_grids() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.wait;\n" ::: "memory");
+  asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
+#endif
+}
+
 #else // The host emulation defines these.
 
 unsigned cvt_pack_bf16x2(float lo, float hi);
@@ -290,6 +304,7 @@ void warpgroup_claim_registers();
 void fence_operand(unsigned (&r)[4]);
 template <class T>
 void opaque(T &value);
+void wait_for_earlier_grids();
 
 #endif // TG_DEVICE_HOST_EMULATION
 
