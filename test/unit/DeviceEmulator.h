@@ -503,7 +503,6 @@ template <class T>
 inline void opaque(T &) {}
 // One emulated grid runs at a time: nothing before it is still running.
 inline void wait_for_earlier_grids() {}
-inline void launch_next_grids() {}
 
 // --- sm_90a: wgmma is computed when issued (its reads of shared memory
 // happen at once, so the fences and waits order nothing here); the

@@ -438,7 +438,6 @@ extern "C" __global__ void __launch_bounds__(BackwardConfig::kWarps * 32, Backwa
        << "_grad_stride_kv";
   }
   os << ") {\n  " << tgc::kEarlyLaunchWait << R"cuda(;
-  tg::device::launch_next_grids();
   const tg::device::BackwardParams params{
       q, k, v, d_o, lse, delta, dq_accum, dq_semaphore, dk, dv, seq_lens_q, seq_lens_kv, dropout_seed,
       dropout_offset,

@@ -691,7 +691,6 @@ extern "C" __global__ void __launch_bounds__(tg::device::ForwardTraits<ForwardCo
     const std::string o = isFp8(spec.outputElementType()) ? "reinterpret_cast<unsigned short *>(o)" : "o";
     const char *oHalf = isFp8(spec.outputElementType()) ? " / 2" : "";
     os << ") {\n  " << tgc::kEarlyLaunchWait << R"cuda(;
-  tg::device::launch_next_grids();
   using words = const unsigned short *;
   const tg::device::ForwardParams params{
       reinterpret_cast<words>(q), reinterpret_cast<words>(k), reinterpret_cast<words>(v), )cuda"
@@ -706,7 +705,6 @@ extern "C" __global__ void __launch_bounds__(tg::device::ForwardTraits<ForwardCo
 )cuda";
   } else {
     os << ") {\n  " << tgc::kEarlyLaunchWait << R"cuda(;
-  tg::device::launch_next_grids();
   const tg::device::ForwardParams params{
       q, k, v, o, lse, seq_lens_q, seq_lens_kv, dropout_seed, dropout_offset,
       batch, num_heads_q, seq_len_q, seq_len_kv,

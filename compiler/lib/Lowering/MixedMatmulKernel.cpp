@@ -317,7 +317,6 @@ LogicalResult lowering::emitMixedMatmulKernel(Operation *op,
      << ")\n"
      << entry << "(" << declaration << ") {\n"
      << "  " << tgc::kEarlyLaunchWait << ";\n"
-     << "  tg::device::launch_next_grids();\n"
      << indentText("constexpr tg::device::Elem kElem = MixedCfg::kElem;\n"
                    "constexpr tg::device::Narrow kWeight = MixedCfg::kWeight;\n" +
                        sizes + column + prologue + epilogue,

@@ -239,24 +239,16 @@ __device__ __forceinline__ void opaque(T &value) {
     asm volatile("" : "+r"(value));
 }
 
-// --- Early launch (programmatic dependent launch, sm_90). An early-launch
-// kernel's first call (tgc::kEarlyLaunchWait, runtime/include/tgc/Plan.h)
-// waits until the grids before it in the stream have finished and their
-// writes are visible; launch_next_grids lets the next grid's CTAs start
-// while this one's last CTAs run (they wait in turn). Only the long main
-// kernels call it, right after the wait: a short kernel (a combine or
-// conversion) that let the next grid in early would have that grid's CTAs
-// fill the SMs unevenly around its own, which cost the split-KV decode 12%
-// when its grid is under one wave (bench/results/2026-12-07_early_launch);
-// such kernels let the next grid in as they exit. Compiled for an earlier
-// arch both are nothing, and the runtime then launches in stream order.
+// --- Early launch (programmatic dependent launch, sm_90): the first call
+// of an early-launch kernel (tgc::kEarlyLaunchWait, runtime/include/tgc/
+// Plan.h). It waits until the grids before this one in the stream have
+// finished and their writes are visible, then lets the next grid launch:
+// its CTAs may start while this grid's last ones run, and wait here in
+// turn. Compiled for an earlier arch it is nothing, and the runtime then
+// launches the kernel in stream order.
 __device__ __forceinline__ void wait_for_earlier_grids() {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   asm volatile("griddepcontrol.wait;\n" ::: "memory");
-#endif
-}
-__device__ __forceinline__ void launch_next_grids() {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
 #endif
 }
@@ -313,7 +305,6 @@ void fence_operand(unsigned (&r)[4]);
 template <class T>
 void opaque(T &value);
 void wait_for_earlier_grids();
-void launch_next_grids();
 
 #endif // TG_DEVICE_HOST_EMULATION
 
