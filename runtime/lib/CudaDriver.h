@@ -54,6 +54,7 @@
 #define TGC_CUDA_OPTIONAL_FUNCTIONS(X)                                         \
   X(cuFuncGetParamInfo)                                                        \
   X(cuLaunchKernelEx)                                                          \
+  X(cuOccupancyMaxActiveBlocksPerMultiprocessor)                               \
   X(cuDeviceGet)                                                               \
   X(cuDevicePrimaryCtxRetain)                                                  \
   X(cuCtxSetCurrent)                                                           \

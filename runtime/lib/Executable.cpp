@@ -291,6 +291,10 @@ Status Executable::Impl::prepareContext(const CudaDriver &drv,
   info.arch = state.deviceArch;
   info.sharedOptin = sharedOptin;
   info.forcePtx = forcePtxFromEnv();
+  if (drv.cuDeviceGetAttribute(&info.smCount,
+                               CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT,
+                               device) != CUDA_SUCCESS)
+    info.smCount = 0; // then only grids of one CTA per SM launch early
   Expected<bool> earlyLaunch = earlyLaunchFromEnv();
   if (!earlyLaunch)
     return earlyLaunch.takeStatus();
@@ -417,10 +421,6 @@ Status Executable::Impl::prepareLaunch(const CudaDriver &drv,
   }
   PreparedLaunch &prepared = state.launches[i];
   prepared.variant = &variant;
-  prepared.early = kernel.earlyLaunch && device.earlyLaunch &&
-                   choice->target.arch >= 90 && drv.cuLaunchKernelEx;
-  if (prepared.early)
-    TGC_LOG_DEBUG(where, ": ", what, " launches early");
   TGC_RETURN_IF_ERROR(
       drv.check(drv.cuModuleGetFunction(&prepared.function, moduleIt->second,
                                         (*compiled)->loweredName.c_str()),
@@ -456,6 +456,23 @@ Status Executable::Impl::prepareLaunch(const CudaDriver &drv,
                                int(variant.sharedBytes)),
         strCat(where, ": cannot allow ", variant.sharedBytes,
                " bytes of dynamic shared memory for ", what)));
+
+  if (kernel.earlyLaunch && device.earlyLaunch && choice->target.arch >= 90 &&
+      drv.cuLaunchKernelEx) {
+    int perSM = 0;
+    if (drv.cuOccupancyMaxActiveBlocksPerMultiprocessor)
+      drv.cuOccupancyMaxActiveBlocksPerMultiprocessor(
+          &perSM, prepared.function, int(variant.block.volume()),
+          variant.sharedBytes);
+    prepared.early = earlyLaunchKeepsPlacement(variant.grid.volume(), perSM,
+                                               device.smCount);
+    TGC_LOG_DEBUG(where, ": ", what,
+                  prepared.early ? " launches early"
+                                 : " launches in stream order: its grid is "
+                                   "under one wave of several CTAs per SM",
+                  " (", variant.grid.volume(), " CTAs, ", perSM, " per SM, ",
+                  device.smCount, " SMs)");
+  }
 
   // Only when the image does not say what the parameters are is the driver
   // asked, for the parameters the plan passes (never past them: that call

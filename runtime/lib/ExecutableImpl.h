@@ -27,8 +27,9 @@ struct PreparedLaunch {
   const LaunchVariant *variant = nullptr;
   /// Launched with programmatic stream serialisation: the kernel is
   /// early-launch, its binary was built for compute capability 9.0 or later
-  /// (older targets compile the wait out), the driver has cuLaunchKernelEx
-  /// and TGC_EARLY_LAUNCH does not turn it off.
+  /// (older targets compile the wait out), the driver has cuLaunchKernelEx,
+  /// TGC_EARLY_LAUNCH does not turn it off and its grid keeps its placement
+  /// (earlyLaunchKeepsPlacement).
   bool early = false;
   std::vector<ArgSlot> args;
 };
@@ -39,8 +40,26 @@ struct DeviceInfo {
   int arch = 0; // compute capability * 10
   int sharedOptin = 0;
   bool forcePtx = false;
-  bool earlyLaunch = true; // TGC_EARLY_LAUNCH
+  bool earlyLaunch = false; // TGC_EARLY_LAUNCH
+  int smCount = 0;          // multiprocessors; 0: unknown
 };
+
+/// Whether a grid of `ctas` CTAs, of which `perSM` fit on one of `smCount`
+/// SMs, keeps its placement when launched early: its CTAs then take the
+/// SMs as the previous grid's CTAs leave them, piling `perSM` onto the first
+/// SMs to free up, where in stream order they are spread over all of them.
+/// It keeps it when the piled-up grid still covers 90% of the SMs the
+/// spread one would (always at one CTA per SM or a full wave). With every
+/// kernel launched early, a split-KV decode step whose grid covered half
+/// the SMs that way measured 12% slower (bench/results/2026-12-07_early_launch).
+/// Unknown occupancy or SM count (0): no.
+inline bool earlyLaunchKeepsPlacement(uint64_t ctas, int perSM, int smCount) {
+  if (perSM <= 0 || smCount <= 0)
+    return false;
+  uint64_t piled = (ctas + uint64_t(perSM) - 1) / uint64_t(perSM);
+  uint64_t spread = ctas < uint64_t(smCount) ? ctas : uint64_t(smCount);
+  return piled * 10 >= spread * 9;
+}
 
 struct ContextState {
   CUcontext context = nullptr;

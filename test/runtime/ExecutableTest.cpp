@@ -4,6 +4,7 @@
 
 #include "MockDriver.h"
 #include "TestUtil.h"
+#include "ExecutableImpl.h" // earlyLaunchKeepsPlacement
 #include "tgc/Nvrtc.h"
 #include "tgc/Testing.h"
 #include "tgc/tgc.hpp"
@@ -594,17 +595,36 @@ TEST_F(MockExecutorTest, EarlyLaunchWhereTheBinaryWaits) {
     return std::to_string(countLines(trace, "cuLaunchKernelEx early")) + " early, " +
            std::to_string(countLines(trace, "cuLaunchKernel ")) + " launches";
   };
-  EXPECT_EQ(launches(nullptr, 9), "1 early, 2 launches");
+  EXPECT_EQ(launches(nullptr, 9), "0 early, 2 launches"); // opt-in
   EXPECT_EQ(launches("on", 9), "1 early, 2 launches");
+  EXPECT_EQ(launches("1", 9), "1 early, 2 launches");
   EXPECT_EQ(launches("0", 9), "0 early, 2 launches");
   EXPECT_EQ(launches("OFF", 9), "0 early, 2 launches");
-  EXPECT_EQ(launches(nullptr, 8), "0 early, 2 launches"); // built for sm_80: no wait in it
+  EXPECT_EQ(launches("1", 8), "0 early, 2 launches"); // built for sm_80: no wait in it
   EXPECT_EQ(launches("later", 9),
             "cannot prepare plan 'elementwise': TGC_EARLY_LAUNCH is 'later' (expected 1, "
             "true, yes, on, 0, false, no or off)");
   setenv("TGC_FORCE_PTX", "1", 1); // PTX for compute_90: the wait is in it
-  EXPECT_EQ(launches(nullptr, 9), "1 early, 2 launches");
+  EXPECT_EQ(launches("1", 9), "1 early, 2 launches");
   unsetenv("TGC_FORCE_PTX");
+  // The grid (8 CTAs) must keep its placement (earlyLaunchKeepsPlacement).
+  mock->setOccupancy(4, 132); // piled onto 2 SMs instead of 8: stream order
+  EXPECT_EQ(launches("1", 9), "0 early, 2 launches");
+  mock->setOccupancy(4, 2); // exactly one wave
+  EXPECT_EQ(launches("1", 9), "1 early, 2 launches");
+  mock->setOccupancy(0, 132); // the query says nothing: stream order
+  EXPECT_EQ(launches("1", 9), "0 early, 2 launches");
+}
+
+TEST(EarlyLaunch, KeepsPlacement) {
+  EXPECT_TRUE(earlyLaunchKeepsPlacement(10, 1, 132));    // one CTA per SM
+  EXPECT_TRUE(earlyLaunchKeepsPlacement(528, 4, 132));   // one wave
+  EXPECT_TRUE(earlyLaunchKeepsPlacement(5000, 4, 132));  // several
+  EXPECT_TRUE(earlyLaunchKeepsPlacement(256, 2, 132));   // piled onto 128 of 132 SMs
+  EXPECT_FALSE(earlyLaunchKeepsPlacement(512, 8, 132));  // piled onto 64 of 132 SMs
+  EXPECT_FALSE(earlyLaunchKeepsPlacement(8, 4, 132));    // onto 2 SMs instead of 8
+  EXPECT_FALSE(earlyLaunchKeepsPlacement(5000, 4, 0));   // SM count unknown
+  EXPECT_FALSE(earlyLaunchKeepsPlacement(5000, 0, 132)); // occupancy unknown
 }
 
 TEST_F(MockExecutorTest, CudnnStepWithoutCudnnOrFallback) {

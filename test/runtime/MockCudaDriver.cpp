@@ -33,6 +33,7 @@ struct MockState {
   int major = 9, minor = 0;
   int sharedOptin = 227 * 1024;
   int maxThreadsPerBlock = 1024;
+  int blocksPerSM = 1, smCount = 132; // what the occupancy query says
   bool hasCurrentContext = true;
   bool capturing = false;
   std::vector<std::string> trace;
@@ -132,6 +133,8 @@ __attribute__((visibility("default"))) void mockcuda_reset() {
   s.minor = 0;
   s.sharedOptin = 227 * 1024;
   s.maxThreadsPerBlock = 1024;
+  s.blocksPerSM = 1;
+  s.smCount = 132;
   s.hasCurrentContext = true;
   s.capturing = false;
   s.trace.clear();
@@ -144,6 +147,10 @@ __attribute__((visibility("default"))) void mockcuda_set_init_result(int r) {
 __attribute__((visibility("default"))) void mockcuda_set_compute_capability(int major, int minor) {
   mock().major = major;
   mock().minor = minor;
+}
+__attribute__((visibility("default"))) void mockcuda_set_occupancy(int blocksPerSM, int smCount) {
+  mock().blocksPerSM = blocksPerSM;
+  mock().smCount = smCount;
 }
 __attribute__((visibility("default"))) void mockcuda_set_max_threads(int n) {
   mock().maxThreadsPerBlock = n;
@@ -270,6 +277,7 @@ CUresult cuDeviceGetAttribute(int *value, CUdevice_attribute attribute, CUdevice
   case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR: *value = mock().major; break;
   case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR: *value = mock().minor; break;
   case CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN: *value = mock().sharedOptin; break;
+  case CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT: *value = mock().smCount; break;
   default: return CUDA_ERROR_INVALID_VALUE;
   }
   return CUDA_SUCCESS;
@@ -343,6 +351,10 @@ CUresult cuLaunchKernel(CUfunction function, unsigned gx, unsigned gy, unsigned 
   record(os.str());
   if (mock().hook)
     mock().hook(f->name.c_str(), params, mock().hookUser);
+  return CUDA_SUCCESS;
+}
+CUresult cuOccupancyMaxActiveBlocksPerMultiprocessor(int *blocks, CUfunction, int, size_t) {
+  *blocks = mock().blocksPerSM;
   return CUDA_SUCCESS;
 }
 // Records "cuLaunchKernelEx", the launch as cuLaunchKernel records it and

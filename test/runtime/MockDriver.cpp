@@ -26,6 +26,7 @@ MockDriver &MockDriver::install() {
     TGC_MOCK(setInitResult, "mockcuda_set_init_result");
     TGC_MOCK(setComputeCapability, "mockcuda_set_compute_capability");
     TGC_MOCK(setMaxThreads, "mockcuda_set_max_threads");
+    TGC_MOCK(setOccupancy, "mockcuda_set_occupancy");
     TGC_MOCK(setCurrentContext, "mockcuda_set_current_context");
     TGC_MOCK(setCapturing, "mockcuda_set_capturing");
     TGC_MOCK(setParamSizes, "mockcuda_set_param_sizes");

@@ -16,6 +16,9 @@ struct MockDriver {
   void (*setInitResult)(int);
   void (*setComputeCapability)(int, int);
   void (*setMaxThreads)(int);
+  /// What cuOccupancyMaxActiveBlocksPerMultiprocessor and the SM count say
+  /// (default 1 and 132).
+  void (*setOccupancy)(int blocksPerSM, int smCount);
   void (*setCurrentContext)(int);
   void (*setCapturing)(int);
   void (*setParamSizes)(const char *, const size_t *, size_t);
