@@ -515,7 +515,7 @@ Status Executable::Impl::prepareLaunch(const CudaDriver &drv,
     }
     prepared.args.push_back(slot);
   }
-  state.backends[i] = "nvrtc: " + what;
+  state.backends[i] = "nvrtc: " + what + (prepared.early ? ", early launch" : "");
   return Status::ok();
 }
 

@@ -592,6 +592,16 @@ TEST_F(MockExecutorTest, EarlyLaunchWhereTheBinaryWaits) {
       return status.message();
     EXPECT_EQ(y.floats()[10], 19.0f * 19.0f);
     std::string trace = mock->trace();
+    // What the plan's description says of the square step (step 2).
+    Expected<std::vector<std::string>> steps = exe->stepBackends(stream(0x5000));
+    EXPECT_TRUE(steps.hasValue());
+    bool early = countLines(trace, "cuLaunchKernelEx early") == 1;
+    const std::string suffix = ", early launch";
+    if (steps)
+      EXPECT_EQ((*steps)[2].size() > suffix.size() &&
+                    (*steps)[2].compare((*steps)[2].size() - suffix.size(), suffix.size(), suffix) == 0,
+                early)
+          << (*steps)[2];
     return std::to_string(countLines(trace, "cuLaunchKernelEx early")) + " early, " +
            std::to_string(countLines(trace, "cuLaunchKernel ")) + " launches";
   };
