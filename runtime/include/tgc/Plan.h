@@ -85,9 +85,10 @@ struct Kernel {
 
 /// The device-library call (compiler/lib/Codegen/device/ptx.cuh) an
 /// early-launch kernel makes first: it waits until the grids before it have
-/// finished and their writes are visible (griddepcontrol.wait). Plan::validate() refuses an early-launch
-/// kernel whose source lacks it: launched early, such a kernel would race
-/// with the one before it.
+/// finished and their writes are visible (griddepcontrol.wait), then lets
+/// the next grid launch (griddepcontrol.launch_dependents).
+/// Plan::validate() refuses an early-launch kernel whose source lacks it:
+/// launched early, such a kernel would race with the one before it.
 constexpr const char *kEarlyLaunchWait = "tg::device::wait_for_earlier_grids()";
 
 struct KernelArg {
