@@ -468,8 +468,9 @@ Status Executable::Impl::prepareLaunch(const CudaDriver &drv,
                                                device.smCount);
     TGC_LOG_DEBUG(where, ": ", what,
                   prepared.early ? " launches early"
-                                 : " launches in stream order: its grid is "
-                                   "under one wave of several CTAs per SM",
+                                 : " launches in stream order: launched early, "
+                                   "its grid would pile onto too few SMs "
+                                   "(or its occupancy is unknown)",
                   " (", variant.grid.volume(), " CTAs, ", perSM, " per SM, ",
                   device.smCount, " SMs)");
   }
@@ -622,33 +623,36 @@ Status Executable::Impl::run(const BindingRef *bindings, size_t count,
       params[a] = &storage[a]; // little-endian: narrow values in low bytes
     }
     const LaunchVariant &v = *prepared.variant;
-    std::string what = strCat("step ", i, ": cannot launch kernel '", v.kernel, "'");
-    if (!prepared.early)
-      return drv.check(
-          drv.cuLaunchKernel(prepared.function, v.grid.x, v.grid.y, v.grid.z,
-                             v.block.x, v.block.y, v.block.z, v.sharedBytes,
-                             cuStream, n ? params.data() : nullptr, nullptr),
-          what);
-    // The kernel waits for the grids before it itself (kEarlyLaunchWait),
-    // so the stream need not: its CTAs may start while the previous
-    // kernel's last ones finish.
-    CUlaunchAttribute attribute = {};
-    attribute.id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
-    attribute.value.programmaticStreamSerializationAllowed = 1;
-    CUlaunchConfig config = {};
-    config.gridDimX = v.grid.x;
-    config.gridDimY = v.grid.y;
-    config.gridDimZ = v.grid.z;
-    config.blockDimX = v.block.x;
-    config.blockDimY = v.block.y;
-    config.blockDimZ = v.block.z;
-    config.sharedMemBytes = v.sharedBytes;
-    config.hStream = cuStream;
-    config.attrs = &attribute;
-    config.numAttrs = 1;
-    return drv.check(drv.cuLaunchKernelEx(&config, prepared.function,
-                                          n ? params.data() : nullptr, nullptr),
-                     what + " (early launch)");
+    CUresult result;
+    if (!prepared.early) {
+      result = drv.cuLaunchKernel(prepared.function, v.grid.x, v.grid.y, v.grid.z,
+                                  v.block.x, v.block.y, v.block.z, v.sharedBytes,
+                                  cuStream, n ? params.data() : nullptr, nullptr);
+    } else {
+      // The kernel waits for the grids before it itself (kEarlyLaunchWait),
+      // so the stream need not: its CTAs may start while the previous
+      // kernel's last ones finish.
+      CUlaunchAttribute attribute = {};
+      attribute.id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+      attribute.value.programmaticStreamSerializationAllowed = 1;
+      CUlaunchConfig config = {};
+      config.gridDimX = v.grid.x;
+      config.gridDimY = v.grid.y;
+      config.gridDimZ = v.grid.z;
+      config.blockDimX = v.block.x;
+      config.blockDimY = v.block.y;
+      config.blockDimZ = v.block.z;
+      config.sharedMemBytes = v.sharedBytes;
+      config.hStream = cuStream;
+      config.attrs = &attribute;
+      config.numAttrs = 1;
+      result = drv.cuLaunchKernelEx(&config, prepared.function,
+                                    n ? params.data() : nullptr, nullptr);
+    }
+    if (result == CUDA_SUCCESS) // the message only on failure: this is every run's path
+      return Status::ok();
+    return drv.check(result, strCat("step ", i, ": cannot launch kernel '", v.kernel,
+                                    "'", prepared.early ? " (early launch)" : ""));
   };
   for (size_t i = 0; i < plan.steps.size() && status.isOk(); ++i) {
     const Step &step = plan.steps[i];

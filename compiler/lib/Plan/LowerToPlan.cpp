@@ -212,7 +212,7 @@ FailureOr<tgc::LaunchVariant>
 PlanBuilder::addVariant(const KernelStep &step) {
   const tgc::KernelTarget &target = step.target;
   std::string key = target.str() + '\0' + step.entry + '\0' + step.source +
-                    (step.earlyLaunch ? "\0early" : "");
+                    '\0' + (step.earlyLaunch ? "early" : "");
   auto [it, inserted] =
       kernelIds.try_emplace(key, "k" + std::to_string(kernelIds.size()));
   if (inserted) {
