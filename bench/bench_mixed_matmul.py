@@ -76,6 +76,20 @@ def plan_of(describe_text):
     return "dequant" if len(steps) > 1 else "fused"
 
 
+def pack_i4(w):
+    """int8 values in [-8, 7], [K, N] (N even) -> uint8 [K, N/2]: tg's i4
+    storage, column 2j in the low nibble of byte j."""
+    w16 = w.to(torch.int16) & 0xF
+    return (w16[:, 0::2] | (w16[:, 1::2] << 4)).to(torch.uint8)
+
+
+def unpack_i4(p):
+    """The inverse of pack_i4 (int8 [K, N])."""
+    p16 = p.to(torch.int16)
+    lo, hi = ((p16 & 0xF) ^ 8) - 8, (((p16 >> 4) & 0xF) ^ 8) - 8
+    return torch.stack((lo, hi), dim=-1).reshape(p.shape[0], -1).to(torch.int8)
+
+
 def shape_row(tgc, M, KN, scaled, args, stream, weight="i8"):
     K = N = KN
     flops = 2.0 * M * N * K
@@ -83,8 +97,13 @@ def shape_row(tgc, M, KN, scaled, args, stream, weight="i8"):
     row = {"M": M, "K": K, "N": N, "weight": weight, "scaled": scaled}
     torch.manual_seed(0)
     x = torch.randn(M, K, device=DEV, dtype=torch.bfloat16)
+    w_bound = None  # what tgc's w binding gets (default: w)
     if weight == "i8":
         w = torch.randint(-128, 128, (K, N), device=DEV, dtype=torch.int8)
+    elif weight == "i4":  # values in int8, bound packed: two per byte, the low nibble first
+        w = torch.randint(-8, 8, (K, N), device=DEV, dtype=torch.int8)
+        w_packed = pack_i4(w)
+        w_bound = w_packed.data_ptr()
     else:  # fp8: normal values of the format (torch rounds, saturating)
         w = (torch.randn(K, N, device=DEV) * 8).to(getattr(torch, FP8_TORCH[weight]))
     scale = (torch.rand(1, N, device=DEV) * 0.02 + 0.001).to(torch.bfloat16)
@@ -98,10 +117,13 @@ def shape_row(tgc, M, KN, scaled, args, stream, weight="i8"):
         if not err <= args.tol:
             row.setdefault("bad", []).append(name)
 
+    # PyTorch's way: convert the stored weight, then a bf16 matmul (for i4
+    # the stored weight is the packed one, unpacked first).
+    stored = (lambda: unpack_i4(w_packed)) if weight == "i4" else (lambda: w)  # noqa: E731
     if scaled:
-        torch_dequant = lambda: x @ (w.to(torch.bfloat16) * scale)  # noqa: E731
+        torch_dequant = lambda: x @ (stored().to(torch.bfloat16) * scale)  # noqa: E731
     else:
-        torch_dequant = lambda: x @ w.to(torch.bfloat16)  # noqa: E731
+        torch_dequant = lambda: x @ stored().to(torch.bfloat16)  # noqa: E731
     w_bf16 = w_deq.contiguous()
     ceiling = lambda: x @ w_bf16  # noqa: E731
     for name, fn in (("torch_dequant", torch_dequant), ("torch_bf16", ceiling)):
@@ -115,7 +137,7 @@ def shape_row(tgc, M, KN, scaled, args, stream, weight="i8"):
             exe = tgc.compile(graph, "--arch=%s --backend=%s --mixed-matmul=%s" % (
                 args.arch, PLAN_BACKEND.get(plan, "cudnn"), plan))
             y = torch.full((M, N), float("nan"), device=DEV, dtype=torch.bfloat16)
-            bindings = {"x": x, "w": w, "y": y}
+            bindings = {"x": x, "w": w if w_bound is None else w_bound, "y": y}
             if scaled:
                 bindings["scale"] = scale
             arr = tgc.bindings(bindings)
@@ -225,7 +247,7 @@ def main():
     ap.add_argument("--batch", type=int, default=1,
                     help="calls timed back to back per measurement (every column alike; 1: one call, "
                          "host launch time included)")
-    ap.add_argument("--weights", default="i8", help="weight types: i8, f8E4M3FN, f8E5M2 (comma-separated)")
+    ap.add_argument("--weights", default="i8", help="weight types: i8, i4, f8E4M3FN, f8E5M2 (comma-separated)")
     args = ap.parse_args()
     t_start = time.time()
     torch.backends.cuda.matmul.allow_tf32 = False  # the float32 reference is exact f32

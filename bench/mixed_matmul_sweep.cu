@@ -3,7 +3,8 @@
 // and of the CTA count that K is split for, at the weight-bound shapes
 // (M = 1 ... 64), to choose MixedTile in compiler/lib/Lowering/
 // MixedMatmulKernel.cpp. It instantiates the header as the generator does
-// (the identity prologue: x bf16 times w converted exactly), times each
+// (the identity prologue: x bf16 times w converted exactly; i8, e4m3 and i4
+// packed two per byte), times each
 // configuration with CUDA events (median of 7 runs of 20 launches, the
 // split-K combine included) and checks every configuration's output against
 // a plain f32 GEMV-style kernel (max |y - ref| / max |ref|).
@@ -11,6 +12,7 @@
 // Build and run (GPU machine, repository root):
 //   nvcc -std=c++17 -O3 -arch=sm_90a -I compiler/lib/Codegen/device \
 //        bench/mixed_matmul_sweep.cu -o mixed_matmul_sweep && ./mixed_matmul_sweep > sweep.md
+//   ./mixed_matmul_sweep i4 > sweep_i4.md   (the i4 weight's tiles only)
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
 
@@ -21,6 +23,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <random>
+#include <string>
 #include <vector>
 
 using tg::device::Elem;
@@ -61,8 +64,8 @@ template <class C>
 __global__ void __launch_bounds__(32 * C::kWarps)
     sweep_main(const u16 *x, const unsigned char *w, float *partials, long long k_per_split, __nv_bfloat16 *y) {
   auto column = [&](long long) { return 0u; };
-  auto prologue = [&](unsigned, unsigned word, bool odd, long long, long long, long long) {
-    return tg::device::mixed::narrow_pair<C::kWeight, C::kElem>(word, odd);
+  auto prologue = [&](unsigned, unsigned word, int sel, long long, long long, long long) {
+    return tg::device::mixed::narrow_pair<C::kWeight, C::kElem>(word, sel);
   };
   auto epilogue = [&](float acc, long long m, long long n) { y[m * C::kN + n] = __float2bfloat16_rn(acc); };
   tg::device::mixed::mixed_matmul<C>(x, w, partials, k_per_split, column, prologue, epilogue);
@@ -84,8 +87,9 @@ __global__ void reference(const __nv_bfloat16 *x, const unsigned char *w, float 
   long long m = i / N, n = i % N;
   float acc = 0;
   for (long long k = 0; k < K; ++k) {
-    unsigned word = w[k * N + n];
-    acc += __bfloat162float(x[m * K + k]) * tg::device::mixed::narrow_to_float<W>(word, 0);
+    // i4: the nibble of column n in byte (k N + n) / 2
+    unsigned word = W == Narrow::I4 ? w[(k * N + n) / 2] : w[k * N + n];
+    acc += __bfloat162float(x[m * K + k]) * tg::device::mixed::narrow_to_float<W>(word, W == Narrow::I4 ? n % 2 : 0);
   }
   y[i] = acc;
 }
@@ -122,10 +126,15 @@ struct Buffers {
   float *partials = nullptr, *ref = nullptr;
 };
 
+const char *weight_name(Narrow w) {
+  return w == Narrow::I8 ? "i8" : w == Narrow::I4 ? "i4" : "e4m3";
+}
+
 template <class C>
 void runConfig(const Buffers &b, int target_ctas, float ref_max, const std::vector<float> &ref_host) {
   constexpr int kBlockN = C::kWarpN * C::kWarps;
-  const int smem = tg::device::mixed::shared_bytes(C::kMTile, C::kBlockK, kBlockN, C::kStages);
+  constexpr int kBits = tg::device::mixed::weight_bits(C::kWeight);
+  const int smem = tg::device::mixed::shared_bytes(C::kMTile, C::kBlockK, kBlockN, C::kStages, kBits);
   if (smem > 227 * 1024)
     return;
   // The generator's split rule (MixedMatmulKernel.cpp) for this target.
@@ -156,9 +165,9 @@ void runConfig(const Buffers &b, int target_ctas, float ref_max, const std::vect
   }
   double us = median_us(launch, 5, 7);
   double tflops = 2.0 * C::kM * C::kN * C::kK / us / 1e6;
-  double gbs = double(C::kK) * C::kN / us / 1e3;
+  double gbs = double(C::kK) * C::kN * kBits / 8 / us / 1e3;
   std::printf("| %lld | %lld | %lld | %s | %d | %dx%d | %d | %d | %d | %lld | %d | %.2f | %.1f | %.0f | %.1e%s |\n",
-              C::kM, C::kK, C::kN, C::kWeight == Narrow::I8 ? "i8" : "e4m3", C::kMTile, C::kWarps, C::kWarpN,
+              C::kM, C::kK, C::kN, weight_name(C::kWeight), C::kMTile, C::kWarps, C::kWarpN,
               C::kBlockK,
               C::kStages, target_ctas, splits, smem / 1024, us, tflops, gbs, err / ref_max,
               err / ref_max <= 2e-2 ? "" : " FAIL");
@@ -173,7 +182,8 @@ struct Shape {
   static void run() {
     Buffers b;
     CHECK_CUDA(cudaMalloc(&b.x, M * K * 2));
-    CHECK_CUDA(cudaMalloc(&b.w, K * N));
+    constexpr long long kWeightBytes = K * N * tg::device::mixed::weight_bits(W) / 8;
+    CHECK_CUDA(cudaMalloc(&b.w, kWeightBytes));
     CHECK_CUDA(cudaMalloc(&b.y, M * N * 2));
     CHECK_CUDA(cudaMalloc(&b.ref, M * N * 4));
     CHECK_CUDA(cudaMalloc(&b.partials, 64 * M * N * 4));
@@ -182,7 +192,7 @@ struct Shape {
     std::normal_distribution<float> normal;
     for (auto &v : x)
       v = __float2bfloat16_rn(normal(rng));
-    std::vector<unsigned char> w(K * N);
+    std::vector<unsigned char> w(kWeightBytes);
     for (auto &v : w) {
       v = static_cast<unsigned char>(rng());
       if (W == Narrow::E4M3 && (v & 0x7f) == 0x7f)
@@ -195,9 +205,9 @@ struct Shape {
       unsigned *sink;
       CHECK_CUDA(cudaMalloc(&sink, 4));
       double us = median_us(
-          [&] { stream_read<<<132 * 8, 256>>>(reinterpret_cast<const uint4 *>(b.w), K * N / 16, sink); }, 0, 8);
+          [&] { stream_read<<<132 * 8, 256>>>(reinterpret_cast<const uint4 *>(b.w), kWeightBytes / 16, sink); }, 0, 8);
       std::printf("| %lld | %lld | %lld | read ceiling | | | | | | | | %.2f | | %.0f | |\n", M, K, N, us,
-                  double(K) * N / us / 1e3);
+                  double(kWeightBytes) / us / 1e3);
       cudaFree(sink);
     }
     reference<W><<<unsigned((M * N + 255) / 256), 256>>>(b.x, b.w, b.ref, M, N, K);
@@ -207,18 +217,30 @@ struct Shape {
     for (float r : ref)
       ref_max = std::max(ref_max, std::fabs(r));
     for (int target : {264, 528, 1056}) {
-      runConfig<C<4, 32, 64, 4>>(b, target, ref_max, ref);
-      runConfig<C<4, 32, 128, 3>>(b, target, ref_max, ref);
-      runConfig<C<4, 32, 128, 4>>(b, target, ref_max, ref);
-      runConfig<C<8, 32, 64, 4>>(b, target, ref_max, ref);
-      runConfig<C<8, 32, 128, 3>>(b, target, ref_max, ref);
-      runConfig<C<4, 64, 64, 3>>(b, target, ref_max, ref);
-      runConfig<C<4, 64, 64, 4>>(b, target, ref_max, ref);
-      runConfig<C<4, 64, 128, 2>>(b, target, ref_max, ref);
-      runConfig<C<4, 64, 128, 3>>(b, target, ref_max, ref);
-      runConfig<C<8, 64, 64, 3>>(b, target, ref_max, ref);
-      runConfig<C<8, 64, 64, 4>>(b, target, ref_max, ref);
-      runConfig<C<8, 64, 128, 2>>(b, target, ref_max, ref);
+      if constexpr (W == Narrow::I4) { // 64 columns per warp only
+        runConfig<C<4, 64, 64, 3>>(b, target, ref_max, ref);
+        runConfig<C<4, 64, 64, 4>>(b, target, ref_max, ref);
+        runConfig<C<4, 64, 128, 2>>(b, target, ref_max, ref);
+        runConfig<C<4, 64, 128, 3>>(b, target, ref_max, ref);
+        runConfig<C<4, 64, 128, 4>>(b, target, ref_max, ref);
+        runConfig<C<8, 64, 64, 3>>(b, target, ref_max, ref);
+        runConfig<C<8, 64, 64, 4>>(b, target, ref_max, ref);
+        runConfig<C<8, 64, 128, 2>>(b, target, ref_max, ref);
+        runConfig<C<8, 64, 128, 3>>(b, target, ref_max, ref);
+      } else {
+        runConfig<C<4, 32, 64, 4>>(b, target, ref_max, ref);
+        runConfig<C<4, 32, 128, 3>>(b, target, ref_max, ref);
+        runConfig<C<4, 32, 128, 4>>(b, target, ref_max, ref);
+        runConfig<C<8, 32, 64, 4>>(b, target, ref_max, ref);
+        runConfig<C<8, 32, 128, 3>>(b, target, ref_max, ref);
+        runConfig<C<4, 64, 64, 3>>(b, target, ref_max, ref);
+        runConfig<C<4, 64, 64, 4>>(b, target, ref_max, ref);
+        runConfig<C<4, 64, 128, 2>>(b, target, ref_max, ref);
+        runConfig<C<4, 64, 128, 3>>(b, target, ref_max, ref);
+        runConfig<C<8, 64, 64, 3>>(b, target, ref_max, ref);
+        runConfig<C<8, 64, 64, 4>>(b, target, ref_max, ref);
+        runConfig<C<8, 64, 128, 2>>(b, target, ref_max, ref);
+      }
     }
     cudaFree(b.x);
     cudaFree(b.w);
@@ -228,7 +250,7 @@ struct Shape {
   }
 };
 
-int main() {
+int main(int argc, char **argv) {
   cudaDeviceProp prop;
   CHECK_CUDA(cudaGetDeviceProperties(&prop, 0));
   std::printf("# Mixed-input kernel sweep on %s (%d SMs)\n\n", prop.name, prop.multiProcessorCount);
@@ -236,6 +258,14 @@ int main() {
               "(combine included); GB/s = weight bytes / time; err = max |y - ref| / max |ref|.\n\n");
   std::printf("| M | K | N | w | rows/CTA | warps x cols | BK | stages | target CTAs | splits | smem KB | us | "
               "TFLOP/s | weight GB/s | err |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+  if (argc > 1 && std::string(argv[1]) == "i4") { // the i4 shapes only
+    Shape<Narrow::I4, 16, 8192, 8192, 16>::run();
+    Shape<Narrow::I4, 1, 8192, 8192, 16>::run();
+    Shape<Narrow::I4, 16, 4096, 4096, 16>::run();
+    Shape<Narrow::I4, 1, 4096, 4096, 16>::run();
+    Shape<Narrow::I4, 64, 8192, 8192, 64>::run();
+    return 0;
+  }
   Shape<Narrow::I8, 16, 8192, 8192, 16>::run();
   Shape<Narrow::I8, 1, 8192, 8192, 16>::run();
   Shape<Narrow::I8, 16, 4096, 4096, 16>::run();

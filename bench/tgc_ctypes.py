@@ -35,7 +35,8 @@ class Tgc:
     def bindings(self, tensors):
         arr = (Binding * len(tensors))()
         for i, (name, t) in enumerate(tensors.items()):
-            arr[i].name = name.encode(); arr[i].data = t.data_ptr(); arr[i].dtype = 0
+            # A tensor, or a device pointer (an int: e.g. a packed i4 weight)
+            arr[i].name = name.encode(); arr[i].data = t if isinstance(t, int) else t.data_ptr(); arr[i].dtype = 0
         return arr
 
     def run(self, exe, arr, stream):

@@ -14,7 +14,8 @@ import threading
 from .errors import LibraryNotFoundError, error_for_status
 
 # tgc_dtype_t values (runtime/include/tgc/tgc.h).
-DTYPES = {"bf16": 1, "f16": 2, "f32": 3, "f8E4M3FN": 4, "f8E5M2": 5, "i8": 6, "i32": 7, "i64": 8, "i1": 9}
+DTYPES = {"bf16": 1, "f16": 2, "f32": 3, "f8E4M3FN": 4, "f8E5M2": 5, "i8": 6, "i32": 7, "i64": 8, "i1": 9,
+          "i4": 10}  # i4: packed two per byte; bind it by pointer (torch has no 4-bit dtype)
 DTYPE_NAMES = {v: k for k, v in DTYPES.items()}
 ROLES = {0: "input", 1: "output", 2: "intermediate"}
 

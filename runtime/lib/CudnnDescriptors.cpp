@@ -174,6 +174,8 @@ cudnnDataType_t dataTypeOf(DType type) {
     return CUDNN_DATA_INT64;
   case DType::I1:
     return CUDNN_DATA_BOOLEAN; // one byte per element, as plans store i1
+  case DType::I4:
+    return CUDNN_DATA_INT4; // not bound by today's lowering (it refuses i4)
   }
   return CUDNN_DATA_FLOAT;
 }

@@ -44,6 +44,8 @@ uint64_t byValueBits(DType dtype, double value) {
     return integer(64);
   case DType::I1:
     return value != 0.0 ? 1 : 0;
+  case DType::I4:
+    return integer(4);
   }
   return 0;
 }

@@ -6,14 +6,14 @@ namespace {
 struct DTypeInfo {
   DType type;
   const char *name;
-  unsigned size;
+  unsigned bits;
 };
 constexpr DTypeInfo kDTypes[] = {
-    {DType::BF16, "bf16", 2},     {DType::F16, "f16", 2},
-    {DType::F32, "f32", 4},       {DType::F8E4M3FN, "f8E4M3FN", 1},
-    {DType::F8E5M2, "f8E5M2", 1}, {DType::I8, "i8", 1},
-    {DType::I32, "i32", 4},       {DType::I64, "i64", 8},
-    {DType::I1, "i1", 1},
+    {DType::BF16, "bf16", 16},    {DType::F16, "f16", 16},
+    {DType::F32, "f32", 32},      {DType::F8E4M3FN, "f8E4M3FN", 8},
+    {DType::F8E5M2, "f8E5M2", 8}, {DType::I8, "i8", 8},
+    {DType::I32, "i32", 32},      {DType::I64, "i64", 64},
+    {DType::I1, "i1", 8},         {DType::I4, "i4", 4},
 };
 
 const DTypeInfo *find(DType type) {
@@ -24,9 +24,15 @@ const DTypeInfo *find(DType type) {
 }
 } // namespace
 
-unsigned dtypeSize(DType type) {
+unsigned dtypeBits(DType type) {
   const DTypeInfo *info = find(type);
-  return info ? info->size : 0;
+  return info ? info->bits : 0;
+}
+
+unsigned dtypeSize(DType type) { return dtypeBits(type) % 8 == 0 ? dtypeBits(type) / 8 : 0; }
+
+uint64_t storageBytes(DType type, uint64_t elements) {
+  return static_cast<uint64_t>(((unsigned __int128)elements * dtypeBits(type) + 7) / 8);
 }
 
 const char *dtypeName(DType type) {

@@ -42,7 +42,7 @@ uint64_t Buffer::byteSpan() const {
     if (lastIndex > limit)
       return uint64_t(limit);
   }
-  unsigned __int128 bytes = (lastIndex + 1) * dtypeSize(dtype);
+  unsigned __int128 bytes = ((lastIndex + 1) * dtypeBits(dtype) + 7) / 8;
   return bytes > limit ? uint64_t(limit) : uint64_t(bytes);
 }
 

@@ -322,6 +322,9 @@ Status PlanParser::parseBuffer(Plan &plan) {
   std::optional<DType> dtype = parseDType(tokens_[3].text);
   if (!dtype || tokens_[3].quoted)
     return error(strCat("unknown dtype '", tokens_[3].text, "'"));
+  if (*dtype == DType::I4 && version_ < 4)
+    return error(strCat("an i4 buffer needs plan format version 4 (the file "
+                        "says version ", version_, ")"));
   b.dtype = *dtype;
   TGC_RETURN_IF_ERROR(word(4, "shape"));
   TGC_RETURN_IF_ERROR(intList(5, b.shape));
@@ -565,7 +568,11 @@ std::string serializePlan(const Plan &plan) {
   const bool earlyLaunch = std::any_of(
       plan.kernels.begin(), plan.kernels.end(),
       [](const Kernel &k) { return k.earlyLaunch; });
-  int formatVersion = earlyLaunch            ? 3
+  const bool packed = std::any_of(
+      plan.buffers.begin(), plan.buffers.end(),
+      [](const Buffer &b) { return b.dtype == DType::I4; });
+  int formatVersion = packed                 ? 4
+                      : earlyLaunch          ? 3
                       : !plan.target.empty() ? 2
                                              : kOldestPlanFormatVersion;
   std::string out = strCat(kMagic, " ", formatVersion, "\n");

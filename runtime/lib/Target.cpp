@@ -68,7 +68,7 @@ bool forcePtxFromEnv() {
 Expected<bool> earlyLaunchFromEnv() {
   const char *env = std::getenv("TGC_EARLY_LAUNCH");
   if (!env)
-    return false; // opt-in until the placement rule is measured (docs/plan.md)
+    return true; // on by default since measured with the placement rule (docs/plan.md)
   for (const char *yes : {"1", "true", "yes", "on"})
     if (strcasecmp(env, yes) == 0)
       return true;

@@ -12,7 +12,7 @@
 // CHECK: static constexpr tg::device::Narrow kWeight = tg::device::Narrow::I8;
 // CHECK: static constexpr int kWarps = 8, kWarpN = 32, kBlockK = 128, kStages = 3;
 // CHECK: auto column = [&](long long) { return 0u; };
-// CHECK: return tg::device::mixed::narrow_pair<kWeight, kElem>(word, odd);
+// CHECK: return tg::device::mixed::narrow_pair<kWeight, kElem>(word, sel);
 // CHECK: tg::device::mixed::mixed_matmul<MixedCfg>(
 // CHECK-NEXT: reinterpret_cast<const tg::device::u16 *>(in0),
 // CHECK-NEXT: reinterpret_cast<const unsigned char *>(in1), nullptr, 256LL, column, prologue, epilogue);
@@ -30,7 +30,7 @@ func.func @identity(%x: tensor<16x256xbf16>, %w: tensor<256x128xi8>) -> tensor<1
 // CHECK: K in 8 splits of 512.
 // CHECK: auto column = [&](long long n) {
 // CHECK-NEXT: const float scale = tg_load(in2, n);
-// CHECK: return tg::device::mul_bf16x2(tg::device::mixed::narrow_pair<kWeight, kElem>(word, odd), scale);
+// CHECK: return tg::device::mul_bf16x2(tg::device::mixed::narrow_pair<kWeight, kElem>(word, sel), scale);
 // CHECK: partials, 512LL, column, prologue, epilogue);
 // CHECK: // ----- kernel 1: tg.fused_matmul 1x1024x4096 mixed-input f8E4M3FN combine
 // CHECK: // grid: [4, 1, 1] block: [256, 1, 1] shared: 0
@@ -54,7 +54,7 @@ func.func @column_scale(%x: tensor<1x4096xbf16>, %w: tensor<4096x1024xf8E4M3FN>,
 // CHECK-LABEL: // ===== @zero_point: kernels: 1
 // CHECK: 64 rows per CTA
 // CHECK: static constexpr int kWarps = 4, kWarpN = 32, kBlockK = 64, kStages = 4;
-// CHECK: tg::device::mixed::narrow_to_float<kWeight>(word, odd ? 1 : 0),
+// CHECK: tg::device::mixed::pair_to_float<kWeight>(word, sel, 0),
 // CHECK: const long long b_elem = (long long)values[i];
 // CHECK-NEXT: const long long b_cap0 = tg_load(in2, n);
 // CHECK: tg_wrap_i8(tg_isub(b_elem, b_cap0)); // tg.sub
@@ -89,4 +89,25 @@ func.func @transposed_x(%xt: tensor<64x16xbf16>, %w: tensor<64x32xi8>) -> tensor
 func.func @odd_n(%x: tensor<16x64xbf16>, %w: tensor<64x40xi8>) -> tensor<16x40xbf16> {
   %y = tg.matmul %x, %w : tensor<16x64xbf16>, tensor<64x40xi8> -> tensor<16x40xbf16>
   return %y : tensor<16x40xbf16>
+}
+
+// i4 weights (two per byte): 4 warps of 64 columns (128-byte rows of
+// nibbles), the packed identity; N = 48 is no multiple of 32: the generic
+// tiled kernel, which reads i4 through tg_load.
+// CHECK-LABEL: // ===== @i4_plain: kernels: 1
+// CHECK: // ----- kernel 0: tg.matmul 16x256x512 mixed-input i4
+// CHECK: static constexpr tg::device::Narrow kWeight = tg::device::Narrow::I4;
+// CHECK: static constexpr int kWarps = 4, kWarpN = 64, kBlockK = 128, kStages = 3;
+// CHECK: tg::device::mixed::weight_bits(MixedCfg::kWeight)) == 61440
+// CHECK: return tg::device::mixed::narrow_pair<kWeight, kElem>(word, sel);
+// CHECK-LABEL: // ===== @i4_odd_n: kernels: 1
+// CHECK: // ----- kernel 0: tg.matmul 16x48x64 wmma bf16
+// CHECK: const tg_i4x2 *__restrict__ in1
+func.func @i4_plain(%x: tensor<16x512xbf16>, %w: tensor<512x256xi4>) -> tensor<16x256xbf16> {
+  %y = tg.matmul %x, %w : tensor<16x512xbf16>, tensor<512x256xi4> -> tensor<16x256xbf16>
+  return %y : tensor<16x256xbf16>
+}
+func.func @i4_odd_n(%x: tensor<16x64xbf16>, %w: tensor<64x48xi4>) -> tensor<16x48xbf16> {
+  %y = tg.matmul %x, %w : tensor<16x64xbf16>, tensor<64x48xi4> -> tensor<16x48xbf16>
+  return %y : tensor<16x48xbf16>
 }

@@ -2,12 +2,12 @@
 // run on the GPU by run_all.sh's `mixed` stage:
 //   tg-run test/gpu/mixed_matmul_graphs.mlir --entry=NAME --check --mixed-matmul=generated
 // Each prologue form (identity, per-column scale, a generic region), every
-// weight type, split K with a K tail, several CTAs of rows, a batched x,
+// weight type (i4 included), split K with a K tail, several CTAs of rows, a batched x,
 // an epilogue, and decode/prefill sizes. The first five are also
 // test/unit/Lowering/KernelGraphs.cpp's "mixed_matmul" graphs (NVRTC
 // compile in CI).
 // RUN: tg-emit-kernels %s | FileCheck %s
-// CHECK-COUNT-8: // ----- kernel 0: {{.*}} mixed-input
+// CHECK-COUNT-13: // ----- kernel 0: {{.*}} mixed-input
 func.func @i8_plain(%x: tensor<16x256xbf16>, %w: tensor<256x128xi8>) -> tensor<16x128xbf16> {
   %y = tg.matmul %x, %w : tensor<16x256xbf16>, tensor<256x128xi8> -> tensor<16x128xbf16>
   return %y : tensor<16x128xbf16>
@@ -89,5 +89,53 @@ func.func @decode16_e4m3_scaled(%x: tensor<16x2048xbf16>, %w: tensor<2048x6144xf
 }
 func.func @prefill_i8(%x: tensor<4x128x1024xbf16>, %w: tensor<1x1024x1024xi8>) -> tensor<4x128x1024xbf16> {
   %y = tg.matmul %x, %w : tensor<4x128x1024xbf16>, tensor<1x1024x1024xi8> -> tensor<4x128x1024xbf16>
+  return %y : tensor<4x128x1024xbf16>
+}
+func.func @i4_scaled_tail(%x: tensor<5x200xbf16>, %w: tensor<200x96xi4>, %scale: tensor<1x96xbf16>) -> tensor<5x96xbf16> {
+  %y = tg.fused_matmul %x, %w b_captures(%scale : tensor<1x96xbf16>)
+      : tensor<5x200xbf16>, tensor<200x96xi4> -> tensor<5x96xbf16>
+    prologue_a {}
+    prologue_b {
+    ^bb0(%e: tensor<i4>, %s: tensor<bf16>):
+      %h = tg.cast %e : tensor<i4> to tensor<bf16>
+      %d = tg.mul %h, %s : tensor<bf16>, tensor<bf16>
+      tg.yield %d : tensor<bf16>
+    }
+    epilogue {}
+  return %y : tensor<5x96xbf16>
+}
+func.func @i4_zero_point_row_scale_generic(%x: tensor<40x256xf16>, %w: tensor<256x64xi4>, %zero: tensor<1x64xf16>, %scale: tensor<256x1xf16>) -> tensor<40x64xf16> {
+  %y = tg.fused_matmul %x, %w b_captures(%zero, %scale : tensor<1x64xf16>, tensor<256x1xf16>)
+      : tensor<40x256xf16>, tensor<256x64xi4> -> tensor<40x64xf16>
+    prologue_a {}
+    prologue_b {
+    ^bb0(%e: tensor<i4>, %z: tensor<f16>, %s: tensor<f16>):
+      %h = tg.cast %e : tensor<i4> to tensor<f16>
+      %d = tg.sub %h, %z : tensor<f16>, tensor<f16>
+      %r = tg.mul %d, %s : tensor<f16>, tensor<f16>
+      tg.yield %r : tensor<f16>
+    }
+    epilogue {}
+  return %y : tensor<40x64xf16>
+}
+func.func @decode_i4_scaled(%x: tensor<1x4096xbf16>, %w: tensor<4096x4096xi4>, %scale: tensor<1x4096xbf16>) -> tensor<1x4096xbf16> {
+  %y = tg.fused_matmul %x, %w b_captures(%scale : tensor<1x4096xbf16>)
+      : tensor<1x4096xbf16>, tensor<4096x4096xi4> -> tensor<1x4096xbf16>
+    prologue_a {}
+    prologue_b {
+    ^bb0(%e: tensor<i4>, %s: tensor<bf16>):
+      %h = tg.cast %e : tensor<i4> to tensor<bf16>
+      %d = tg.mul %h, %s : tensor<bf16>, tensor<bf16>
+      tg.yield %d : tensor<bf16>
+    }
+    epilogue {}
+  return %y : tensor<1x4096xbf16>
+}
+func.func @decode16_i4(%x: tensor<16x2048xbf16>, %w: tensor<2048x6144xi4>) -> tensor<16x6144xbf16> {
+  %y = tg.matmul %x, %w : tensor<16x2048xbf16>, tensor<2048x6144xi4> -> tensor<16x6144xbf16>
+  return %y : tensor<16x6144xbf16>
+}
+func.func @prefill_i4(%x: tensor<4x128x1024xbf16>, %w: tensor<1x1024x1024xi4>) -> tensor<4x128x1024xbf16> {
+  %y = tg.matmul %x, %w : tensor<4x128x1024xbf16>, tensor<1x1024x1024xi4> -> tensor<4x128x1024xbf16>
   return %y : tensor<4x128x1024xbf16>
 }

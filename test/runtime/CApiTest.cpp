@@ -56,7 +56,7 @@ TEST_F(CApiTest, LoadErrors) {
 
   EXPECT_EQ(tgc_executable_load_plan_string("tgc-plan 9\n", 11, &other), TGC_ERROR_INVALID_PLAN);
   EXPECT_STREQ(tgc_last_error(),
-               "<string>: unsupported plan format version 9; this runtime reads versions 1 to 3");
+               "<string>: unsupported plan format version 9; this runtime reads versions 1 to 4");
 
   // Success clears the message.
   ASSERT_EQ(tgc_executable_load_plan_string(text.data(), text.size(), &other), TGC_SUCCESS);

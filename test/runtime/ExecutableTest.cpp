@@ -605,7 +605,7 @@ TEST_F(MockExecutorTest, EarlyLaunchWhereTheBinaryWaits) {
     return std::to_string(countLines(trace, "cuLaunchKernelEx early")) + " early, " +
            std::to_string(countLines(trace, "cuLaunchKernel ")) + " launches";
   };
-  EXPECT_EQ(launches(nullptr, 9), "0 early, 2 launches"); // opt-in
+  EXPECT_EQ(launches(nullptr, 9), "1 early, 2 launches"); // on by default
   EXPECT_EQ(launches("on", 9), "1 early, 2 launches");
   EXPECT_EQ(launches("1", 9), "1 early, 2 launches");
   EXPECT_EQ(launches("0", 9), "0 early, 2 launches");

@@ -168,16 +168,16 @@ TEST(Plan, WriterVersionIsACommentTheLoaderIgnores) {
 
 TEST(Plan, RejectsUnknownVersion) {
   std::string text = serializePlan(elementwisePlan());
-  EXPECT_EQ(errorOf(replaceOnce(text, "tgc-plan 1\n", "tgc-plan 4\n")),
-            "p.plan: unsupported plan format version 4; this runtime reads versions 1 to 3");
+  EXPECT_EQ(errorOf(replaceOnce(text, "tgc-plan 1\n", "tgc-plan 5\n")),
+            "p.plan: unsupported plan format version 5; this runtime reads versions 1 to 4");
   EXPECT_EQ(errorOf(replaceOnce(text, "tgc-plan 1\n", "tgc-plan one\n")),
             "p.plan: corrupt plan file: bad version 'one' in header (expected 'tgc-plan 1' "
-            "to 'tgc-plan 3')");
+            "to 'tgc-plan 4')");
   // Only the canonical spelling is version 1.
   for (const char *spelling : {"01", "+1", "1.0", " 1", "0x1", "1 "})
     EXPECT_EQ(errorOf(replaceOnce(text, "tgc-plan 1\n", std::string("tgc-plan ") + spelling + "\n")),
               std::string("p.plan: corrupt plan file: bad version '") + spelling +
-                  "' in header (expected 'tgc-plan 1' to 'tgc-plan 3')");
+                  "' in header (expected 'tgc-plan 1' to 'tgc-plan 4')");
 }
 
 // The compiler's target: version 2 holds it; without one the writer still
@@ -234,6 +234,30 @@ TEST(Plan, EarlyLaunchNeedsVersionThreeAndTheWait) {
             "p.plan: invalid plan 'elementwise': kernel 'axpb' is marked early-launch but its "
             "source never calls tg::device::wait_for_earlier_grids() (launched early, it "
             "would race with the kernel before it)");
+}
+
+// i4 buffers (packed weights): version 4 holds them, half a byte per
+// element (rounded up).
+TEST(Plan, PackedI4NeedsVersionFour) {
+  Plan plan = elementwisePlan();
+  Buffer &input = plan.buffers[0];
+  input.dtype = DType::I4;
+  input.shape = {3, 5};
+  input.strides = {5, 1};
+  EXPECT_EQ(input.byteSpan(), 8u); // 15 nibbles
+  EXPECT_EQ(storageBytes(DType::I4, 16), 8u);
+  EXPECT_EQ(dtypeBits(DType::I4), 4u);
+  EXPECT_EQ(dtypeSize(DType::I4), 0u);
+  std::string text = serializePlan(plan);
+  ASSERT_EQ(text.rfind("tgc-plan 4\n", 0), 0u) << text;
+  Expected<Plan> parsed = parsePlan(text);
+  ASSERT_TRUE(parsed.hasValue()) << parsed.status().message();
+  EXPECT_EQ(parsed->buffers[0].dtype, DType::I4);
+  EXPECT_EQ(serializePlan(*parsed), text);
+  size_t line = std::count(text.begin(), text.begin() + text.find(" i4 shape"), '\n') + 1;
+  EXPECT_EQ(errorOf(resign(replaceOnce(text, "tgc-plan 4\n", "tgc-plan 3\n"))),
+            "p.plan:" + std::to_string(line) +
+                ": an i4 buffer needs plan format version 4 (the file says version 3)");
 }
 
 TEST(Plan, RejectsOtherFiles) {

@@ -382,6 +382,9 @@ inline unsigned mul_f16x2(unsigned a, unsigned b) {
 inline unsigned sub_f16x2(unsigned a, unsigned b) {
   return packed16<false>(a, b, [](float x, float y) { return x - y; });
 }
+inline unsigned sub_bf16x2(unsigned a, unsigned b) {
+  return packed16<true>(a, b, [](float x, float y) { return x - y; });
+}
 inline float fast_exp2(float x) { return std::exp2(x); }
 
 template <bool kPrefetchL2 = false>  // (the L2 prefetch hint changes nothing here)

@@ -228,6 +228,26 @@ TEST_F(InterpreterTest, MatmulRoundsOnceToBf16) {
   EXPECT_EQ(out[1].values[2], 2.0 + std::ldexp(1.0, -7) + std::ldexp(1.0, -20));
 }
 
+TEST_F(InterpreterTest, I4WeightsConvertExactly) {
+  // i4 holds [-8, 7]: casts and a mixed matmul read the values exactly; a
+  // value outside the range wraps as the element type says.
+  func::FuncOp fn = parse(R"(
+    func.func @f(%x: tensor<1x4xbf16>, %w: tensor<4x2xi4>) -> (tensor<4x2xf32>, tensor<1x2xf32>) {
+      %c = tg.cast %w : tensor<4x2xi4> to tensor<4x2xf32>
+      %y = tg.matmul %x, %w : tensor<1x4xbf16>, tensor<4x2xi4> -> tensor<1x2xf32>
+      return %c, %y : tensor<4x2xf32>, tensor<1x2xf32>
+    })");
+  Type i4 = IntegerType::get(&context, 4);
+  auto out = run(fn, {tensor({1, 4}, BFloat16Type::get(&context), {1.0, 2.0, 0.5, -1.0}),
+                      tensor({4, 2}, i4, {-8, 7, -1, 0, 3, -4, 5, 6})});
+  ASSERT_EQ(out.size(), 2u);
+  EXPECT_EQ(out[0].values, (std::vector<double>{-8, 7, -1, 0, 3, -4, 5, 6}));
+  EXPECT_EQ(out[1].values[0], -8.0 - 2.0 + 1.5 - 5.0);
+  EXPECT_EQ(out[1].values[1], 7.0 + 0.0 - 2.0 - 6.0);
+  EXPECT_EQ(ref::roundToElementType(8.0, i4), -8.0);
+  EXPECT_EQ(ref::roundToElementType(-9.0, i4), 7.0);
+}
+
 //===----------------------------------------------------------------------===//
 // Dropout
 //===----------------------------------------------------------------------===//

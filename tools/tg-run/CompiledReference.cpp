@@ -24,16 +24,16 @@ tgc::Buffer declaredLayout(Type type, ArrayRef<int64_t> strides,
   return layout;
 }
 
-/// Byte offset of each logical element (row-major order) in `buffer`.
+/// Element offset (in elements of its type, from the buffer's start) of
+/// each logical element (row-major order) in `buffer`.
 std::vector<uint64_t> elementOffsets(const tgc::Buffer &buffer) {
   std::vector<uint64_t> offsets(buffer.numElements());
-  unsigned size = tgc::dtypeSize(buffer.dtype);
   std::vector<int64_t> index(buffer.shape.size(), 0);
   for (uint64_t &offset : offsets) {
     int64_t elements = 0;
     for (size_t d = 0; d < index.size(); ++d)
       elements += index[d] * buffer.strides[d];
-    offset = static_cast<uint64_t>(elements) * size;
+    offset = static_cast<uint64_t>(elements);
     for (int64_t d = static_cast<int64_t>(index.size()) - 1; d >= 0; --d) {
       if (++index[d] < buffer.shape[d])
         break;
@@ -54,15 +54,14 @@ static FailureOr<ref::HostTensor> relayout(const ref::HostTensor &tensor,
     return tensor;
   if (from.byteSpan() != to.byteSpan())
     return failure();
-  unsigned size = tgc::dtypeSize(from.dtype);
-  std::vector<int64_t> at(from.byteSpan() / size, -1);
+  std::vector<int64_t> at(from.byteSpan() * 8 / tgc::dtypeBits(from.dtype) + 1, -1);
   std::vector<uint64_t> fromOffsets = elementOffsets(from);
   for (size_t i = 0; i < fromOffsets.size(); ++i)
-    at[fromOffsets[i] / size] = static_cast<int64_t>(i);
+    at[fromOffsets[i]] = static_cast<int64_t>(i);
   ref::HostTensor result = ref::HostTensor::zeros(toType);
   std::vector<uint64_t> toOffsets = elementOffsets(to);
   for (size_t i = 0; i < toOffsets.size(); ++i) {
-    int64_t source = at[toOffsets[i] / size];
+    int64_t source = toOffsets[i] < at.size() ? at[toOffsets[i]] : -1;
     if (source < 0)
       return failure();
     result.values[i] = tensor.values[source];

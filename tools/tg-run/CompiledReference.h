@@ -23,7 +23,8 @@ namespace mlir::tg::run {
 tgc::Buffer declaredLayout(Type type, ArrayRef<int64_t> strides,
                            tgc::DType dtype);
 
-/// Byte offset of each logical element (row-major order) in `buffer`.
+/// Element offset (in elements of its type, from the buffer's start) of
+/// each logical element (row-major order) in `buffer`.
 std::vector<uint64_t> elementOffsets(const tgc::Buffer &buffer);
 
 /// Runs the reference on `compiled` (the entry after the compile pipeline)

@@ -51,9 +51,18 @@ std::optional<tgc::Format> floatFormat(tgc::DType type) {
   }
 }
 
-/// Writes one logical value into device layout at `byte` (little endian).
-void encode(tgc::DType type, double value, uint8_t *byte) {
+/// Writes one logical value into device layout: element `element` of
+/// `buffer` (little endian; i4 into its nibble).
+void encode(tgc::DType type, double value, uint8_t *buffer, uint64_t element) {
+  if (type == tgc::DType::I4) {
+    const unsigned shift = (element % 2) * 4;
+    uint8_t &byte = buffer[element / 2];
+    byte = static_cast<uint8_t>((byte & ~(0xfu << shift)) |
+                                ((static_cast<int64_t>(value) & 0xf) << shift));
+    return;
+  }
   unsigned size = tgc::dtypeSize(type);
+  uint8_t *byte = buffer + element * size;
   uint64_t bits = 0;
   if (auto format = floatFormat(type))
     bits = tgc::toBits(*format, value);
@@ -62,8 +71,13 @@ void encode(tgc::DType type, double value, uint8_t *byte) {
   std::memcpy(byte, &bits, size);
 }
 
-double decode(tgc::DType type, const uint8_t *byte) {
+double decode(tgc::DType type, const uint8_t *buffer, uint64_t element) {
+  if (type == tgc::DType::I4) {
+    const unsigned nibble = (buffer[element / 2] >> ((element % 2) * 4)) & 0xfu;
+    return static_cast<double>(static_cast<int>(nibble ^ 8u) - 8);
+  }
   unsigned size = tgc::dtypeSize(type);
+  const uint8_t *byte = buffer + element * size;
   uint64_t bits = 0;
   std::memcpy(&bits, byte, size);
   if (auto format = floatFormat(type))
@@ -293,7 +307,7 @@ int run::runOnGpu(ModuleOp module, func::FuncOp fn,
                     " bytes in the plan (a tgc bug)");
       std::vector<uint64_t> offsets = elementOffsets(layout);
       for (size_t i = 0; i < offsets.size(); ++i)
-        encode(buffer.dtype, tensor.values[i], host.data() + offsets[i]);
+        encode(buffer.dtype, tensor.values[i], host.data(), offsets[i]);
     } else {
       outputs.push_back(&buffer);
     }
@@ -344,7 +358,7 @@ int run::runOnGpu(ModuleOp module, func::FuncOp fn,
                   " bytes in the plan (a tgc bug)");
     std::vector<uint64_t> offsets = elementOffsets(layout);
     for (size_t e = 0; e < offsets.size(); ++e)
-      result.values[e] = decode(buffer->dtype, host.data() + offsets[e]);
+      result.values[e] = decode(buffer->dtype, host.data(), offsets[e]);
     printTensor("output", buffer->name, result);
     if (!options.check)
       continue;

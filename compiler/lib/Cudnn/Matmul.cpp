@@ -178,6 +178,10 @@ static bool bindCaptures(GraphBuilder &g, Block &block, ValueRange captures,
 static std::string buildMatmul(Operation *op, StridesFn stridesOf,
                                GraphBuilder &g) {
   MatmulParts m(op);
+  for (Value operand : op->getOperands().take_front(2))
+    if (cast<ShapedType>(operand.getType()).getElementType().isInteger(4))
+      return "an i4 operand (packed 4-bit weights run on the generated "
+             "kernels; the cuDNN lowering binds no 4-bit tensors)";
   auto resultType = cast<RankedTensorType>(m.result.getType());
   if (resultType.getRank() > 4)
     return "rank " + std::to_string(resultType.getRank()) +

@@ -7,7 +7,7 @@
 // are zero. Two inner engines share this structure:
 //  - tensor cores (nvcuda::wmma 16x16x16, f32 accumulators) when both staged
 //    operand types convert exactly to f16, or both to bf16 (f16/bf16
-//    themselves, fp8 and i8); four warps own a 32x32 quarter each;
+//    themselves, fp8, i8 and i4); four warps own a 32x32 quarter each;
 //  - SIMT otherwise: 256 threads own 4x4 outputs each, accumulating in f32
 //    (or, for integer operands, in i32 with wrap-around).
 // The epilogue region (or the conversion of the accumulator to the result
@@ -40,7 +40,7 @@ static Type tensorCoreType(Type a, Type b, Type acc) {
     return Type();
   auto exactIn16 = [](Type t, bool bf16) {
     return (bf16 ? t.isBF16() : t.isF16()) || isa<Float8E4M3FNType>(t) ||
-           isa<Float8E5M2Type>(t) || t.isInteger(8);
+           isa<Float8E5M2Type>(t) || t.isInteger(8) || t.isInteger(4);
   };
   Builder builder(a.getContext());
   if (exactIn16(a, false) && exactIn16(b, false))

@@ -1,8 +1,9 @@
 //===- MixedMatmulKernel.cpp - The mixed-input matmul kernel --------------===//
 //
-// A 16-bit x [..., M, K] times a narrow weight w [K, N] (i8, e4m3, e5m2) on
-// the device library's mixed-input kernel (device/mixed_matmul.cuh): the
-// weight is read once at one byte per element and converted in registers.
+// A 16-bit x [..., M, K] times a narrow weight w [K, N] (i8, e4m3, e5m2, or
+// i4 packed two per byte) on the device library's mixed-input kernel
+// (device/mixed_matmul.cuh): the weight is read once at one byte (i4: half a
+// byte) per element and converted in registers.
 // This file writes what varies per op: the configuration (sizes, rows per
 // CTA, K splits), the weight's prologue as a function of a pair of
 // elements, the epilogue, and the entry points.
@@ -45,6 +46,13 @@ struct MixedTile {
   int64_t blockN() const { return warpN * warps; }
   int64_t threads() const { return 32 * warps; }
 };
+
+/// i4 weights (64 columns per warp, the kernel's rule), from the H100 sweep
+/// (bench/mixed_matmul_sweep.cu i4, bench/results/2026-12-07_i4_weights):
+/// 4 warps (rows of 128 bytes of nibbles) with K steps of 128 in 3 stages
+/// was the fastest or within 2.3% of it at M = 1, 16 and 64, K = N = 4096
+/// and 8192 (8 warps, K steps of 64 and more splits were slower).
+MixedTile mixedTileForI4() { return {4, 64, 128, 3}; }
 
 /// From the H200 sweep (bench/mixed_matmul_sweep.cu,
 /// bench/results/2026-12-03_mixed_kernel/sweep.md): for up to 32 rows
@@ -109,6 +117,8 @@ std::string elemName(Type t) {
   return t.isBF16() ? "tg::device::Elem::BF16" : "tg::device::Elem::F16";
 }
 std::string narrowName(Type t) {
+  if (t.isInteger(4))
+    return "tg::device::Narrow::I4";
   if (t.isInteger(8))
     return "tg::device::Narrow::I8";
   return isa<Float8E4M3FNType>(t) ? "tg::device::Narrow::E4M3"
@@ -117,7 +127,8 @@ std::string narrowName(Type t) {
 } // namespace
 
 bool mlir::tg::isNarrowWeightType(Type type) {
-  return type.isInteger(8) || isa<Float8E4M3FNType, Float8E5M2Type>(type);
+  return type.isInteger(4) || type.isInteger(8) ||
+         isa<Float8E4M3FNType, Float8E5M2Type>(type);
 }
 
 MatmulExtent mlir::tg::matmulExtent(Operation *op) {
@@ -147,7 +158,7 @@ std::string mlir::tg::mixedMatmulKernelRefusal(Operation *op) {
   if (!xType.isBF16() && !xType.isF16())
     return "x is not bf16 or f16";
   if (!isNarrowWeightType(wType))
-    return "the weight is not i8, f8E4M3FN or f8E5M2";
+    return "the weight is not i4, i8, f8E4M3FN or f8E5M2";
   if (weightEnters != xType)
     return "the weight does not enter the product as x's type";
   if (!accType.isF32())
@@ -163,6 +174,8 @@ std::string mlir::tg::mixedMatmulKernelRefusal(Operation *op) {
     return "K is not a multiple of 8";
   if (extent.n % 16 != 0)
     return "N is not a multiple of 16";
+  if (wType.isInteger(4) && extent.n % 32 != 0)
+    return "N is not a multiple of 32 (i4 weights: rows of whole 16-byte chunks)";
   for (Value operand : {a, b})
     if (hasOwnStrides(operand))
       return "an operand has tg.strides";
@@ -182,7 +195,9 @@ LogicalResult lowering::emitMixedMatmulKernel(Operation *op,
   bool batched = numElements(batchShape) != 1;
 
   int64_t mTile = extent.m <= 16 ? 16 : extent.m <= 32 ? 32 : 64;
-  MixedTile tile = mixedTileFor(mTile);
+  bool packed = wType.isInteger(4);
+  int64_t weightBits = packed ? 4 : 8;
+  MixedTile tile = packed ? mixedTileForI4() : mixedTileFor(mTile);
   int64_t ctas = ((extent.n + tile.blockN() - 1) / tile.blockN()) *
                  ((extent.m + mTile - 1) / mTile);
   int64_t splits = 1;
@@ -193,7 +208,8 @@ LogicalResult lowering::emitMixedMatmulKernel(Operation *op,
                       tile.blockK * tile.blockK;
   splits = (extent.k + kPerSplit - 1) / kPerSplit;
   int64_t sharedBytes =
-      tile.stages * (tile.blockK * tile.blockN() + mTile * tile.blockK * 2);
+      tile.stages *
+      (tile.blockK * tile.blockN() * weightBits / 8 + mTile * tile.blockK * 2);
 
   KernelParams params;
   std::string x = params.input(desc.a.value);
@@ -206,10 +222,10 @@ LogicalResult lowering::emitMixedMatmulKernel(Operation *op,
   auto [form, scaleIndex] = prologueForm(op, xType);
   std::string column, prologue;
   std::string pack = "tg::device::pack2<kElem>";
-  std::string pair = "tg::device::mixed::narrow_pair<kWeight, kElem>(word, odd)";
+  std::string pair = "tg::device::mixed::narrow_pair<kWeight, kElem>(word, sel)";
   if (form == PrologueForm::Identity) {
     column = "auto column = [&](long long) { return 0u; };\n";
-    prologue = "auto prologue = [&](unsigned, unsigned word, bool odd, long "
+    prologue = "auto prologue = [&](unsigned, unsigned word, int sel, long "
                "long, long long, long long) {\n  return " +
                pair + ";\n};\n";
   } else if (form == PrologueForm::ColumnScale) {
@@ -223,16 +239,16 @@ LogicalResult lowering::emitMixedMatmulKernel(Operation *op,
     column = "// The per-column scale, in both halves of a pair\n"
              "auto column = [&](long long n) {\n  const float scale = " +
              load + ";\n  return " + pack + "(scale, scale);\n};\n";
-    prologue = "auto prologue = [&](unsigned scale, unsigned word, bool odd, "
+    prologue = "auto prologue = [&](unsigned scale, unsigned word, int sel, "
                "long long, long long, long long) {\n  return " +
                mul + "(" + pair + ", scale);\n};\n";
   } else {
     Region *region = desc.b.prologue;
     Block &block = region->front();
-    // An i8 element used only by casts to floats enters as the exact float
-    // (no integer round trip); otherwise as tg's i8 compute type.
+    // An integer element used only by casts to floats enters as the exact
+    // float (no integer round trip); otherwise as tg's integer compute type.
     bool asFloat =
-        !wType.isInteger(8) ||
+        !isa<IntegerType>(wType) ||
         llvm::all_of(block.getArgument(0).getUsers(), [](Operation *user) {
           return isa<CastOp>(user) &&
                  isa<FloatType>(elementTypeOf(user->getResult(0)));
@@ -245,11 +261,11 @@ LogicalResult lowering::emitMixedMatmulKernel(Operation *op,
     column = "auto column = [&](long long) { return 0u; };\n";
     prologue =
         "// prologue_b per element\n"
-        "auto prologue = [&](unsigned, unsigned word, bool odd, long long k0, "
+        "auto prologue = [&](unsigned, unsigned word, int sel, long long k0, "
         "long long k1, long long n) {\n"
         "  const float values[2] = {\n"
-        "      tg::device::mixed::narrow_to_float<kWeight>(word, odd ? 1 : 0),\n"
-        "      tg::device::mixed::narrow_to_float<kWeight>(word, odd ? 3 : 2)};\n"
+        "      tg::device::mixed::pair_to_float<kWeight>(word, sel, 0),\n"
+        "      tg::device::mixed::pair_to_float<kWeight>(word, sel, 1)};\n"
         "  const long long rows[2] = {k0, k1};\n"
         "  float converted[2];\n"
         "#pragma unroll\n"
@@ -304,7 +320,7 @@ LogicalResult lowering::emitMixedMatmulKernel(Operation *op,
      << "};\n"
      << "static_assert(tg::device::mixed::shared_bytes(MixedCfg::kMTile, "
         "MixedCfg::kBlockK, MixedCfg::kWarps * MixedCfg::kWarpN, "
-        "MixedCfg::kStages) == "
+        "MixedCfg::kStages, tg::device::mixed::weight_bits(MixedCfg::kWeight)) == "
      << sharedBytes << ", \"the generator's shared-memory size\");\n"
      << "} // namespace\n\n";
   // The epilogue's sizes (rows of one batch, columns).

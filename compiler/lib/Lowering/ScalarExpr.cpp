@@ -46,6 +46,8 @@ StringRef tg::cudaStorageType(Type type) {
     return "__nv_fp8_e5m2";
   if (type.isInteger(1))
     return "unsigned char";
+  if (type.isInteger(4))
+    return "tg_i4x2"; // packed two per byte; read-only (elementwise.cuh)
   if (type.isInteger(8))
     return "signed char";
   if (type.isInteger(32))
@@ -75,6 +77,8 @@ std::string tg::cudaRoundTo(StringRef expr, Type type) {
     return call("tg_round_f8e4m3");
   if (isa<Float8E5M2Type>(type))
     return call("tg_round_f8e5m2");
+  if (type.isInteger(4))
+    return call("tg_wrap_i4");
   if (type.isInteger(8))
     return call("tg_wrap_i8");
   if (type.isInteger(32))
@@ -84,6 +88,8 @@ std::string tg::cudaRoundTo(StringRef expr, Type type) {
 
 /// Saturation bounds of tg.cast float -> integer.
 static std::string intBounds(Type type) {
+  if (type.isInteger(4))
+    return "-8LL, 7LL";
   if (type.isInteger(8))
     return "-128LL, 127LL";
   if (type.isInteger(32))
@@ -107,9 +113,9 @@ std::string tg::cudaRoundFromDouble(StringRef expr, Type type) {
 /// An integer (compute type long long) converted to a float type, rounding
 /// once to nearest even.
 static std::string intToFloat(StringRef expr, Type from, Type to) {
-  // i8 values are exact in f32, so one rounding from f32 is exact rounding;
-  // i32/i64 -> f32 rounds once in the conversion itself.
-  if (from.isInteger(8) || to.isF32())
+  // i4/i8 values are exact in f32, so one rounding from f32 is exact
+  // rounding; i32/i64 -> f32 rounds once in the conversion itself.
+  if (from.isInteger(4) || from.isInteger(8) || to.isF32())
     return cudaRoundTo(("(float)(" + expr + ")").str(), to);
   return cudaRoundFromDouble(("(double)(" + expr + ")").str(), to);
 }

@@ -32,6 +32,8 @@ std::optional<tgc::DType> tg::toRuntimeDType(Type type) {
     return tgc::DType::F8E5M2;
   if (type.isInteger(1))
     return tgc::DType::I1;
+  if (type.isInteger(4))
+    return tgc::DType::I4;
   if (type.isInteger(8))
     return tgc::DType::I8;
   if (type.isInteger(32))

@@ -29,7 +29,7 @@ ElementInfo mlir::tg::ref::classifyElement(Type type) {
   } else if (type.isInteger(1)) {
     info.kind = ElementInfo::Bool;
     info.bits = 1;
-  } else if (type.isInteger(8) || type.isInteger(32) || type.isInteger(64)) {
+  } else if (type.isInteger(4) || type.isInteger(8) || type.isInteger(32) || type.isInteger(64)) {
     info.kind = ElementInfo::Int;
     info.bits = type.getIntOrFloatBitWidth();
   }

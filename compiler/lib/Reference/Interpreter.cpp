@@ -155,7 +155,7 @@ LogicalResult mlir::tg::ref::checkInterpretable(func::FuncOp fn) {
           ElementInfo::Unsupported)
         return op->emitOpError("has a ")
                << what << " with element type " << tensor.getElementType()
-               << " (expected bf16, f16, f32, f8E4M3FN, f8E5M2, i1, i8, i32 "
+               << " (expected bf16, f16, f32, f8E4M3FN, f8E5M2, i1, i4, i8, i32 "
                   "or i64)";
       if (tensor.hasStaticShape() &&
           uint64_t(elementCount(tensor.getShape())) > kMaxHostElements)
@@ -182,7 +182,7 @@ LogicalResult mlir::tg::ref::checkInterpretable(func::FuncOp fn) {
       return fn.emitOpError("argument ")
              << i << " has type " << type
              << "; the reference interpreter expects ranked tensors of bf16, "
-                "f16, f32, f8E4M3FN, f8E5M2, i1, i8, i32 or i64";
+                "f16, f32, f8E4M3FN, f8E5M2, i1, i4, i8, i32 or i64";
     if (tensor.hasStaticShape() &&
         uint64_t(elementCount(tensor.getShape())) > kMaxHostElements)
       return fn.emitOpError("argument ")

@@ -310,7 +310,7 @@ std::string mlir::tg::ref::npyDescr(Type elementType) {
     return info.format == tgc::Format::F16 ? "<f2" : "<f4";
   if (info.isBool())
     return "|b1";
-  if (info.bits == 8)
+  if (info.bits == 8 || info.bits == 4) // i4: one value per byte
     return "|i1";
   return info.bits == 32 ? "<i4" : "<i8";
 }

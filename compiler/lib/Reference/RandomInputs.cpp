@@ -276,6 +276,8 @@ mlir::tg::ref::makeRandomInputs(func::FuncOp fn,
         value = roundValue(info, options.stddev * stream.normal());
       else if (info.isBool())
         value = static_cast<double>(stream.integer(0, 1));
+      else if (info.bits == 4)
+        value = static_cast<double>(stream.integer(-8, 7));
       else if (info.bits == 8)
         value = static_cast<double>(stream.integer(-128, 127));
       else

@@ -1,5 +1,5 @@
 // tg-mixed-matmul-plan: run each mixed-input matmul (16-bit activations x
-// i8/fp8 weights) as it is (cuDNN's mixed-input graph), as a dequantise
+// i4/i8/fp8 weights) as it is (cuDNN's mixed-input graph), as a dequantise
 // step into a 16-bit tensor followed by a 16-bit matmul, whichever the
 // committed H200 measurements say is faster, or as forced; or on the
 // generated mixed-input kernel (NVRTC), when asked for.
@@ -138,9 +138,13 @@ struct MixedMatmulPlanPass
       return {MixedMatmulPlan::Fused,
               "bound for nvrtc; the op stays as it is (the NVRTC lowering "
               "gives it the mixed-input kernel where that kernel runs it)"};
+    // cuDNN binds no 4-bit tensors, so for i4 weights the choice is between
+    // dequantising (into a 16-bit weight cuDNN's matmul reads) and the
+    // generated kernel.
+    bool packedWeight = elementTypeOf(m.w()).isInteger(4);
     std::string unsupported =
         backends.get(Backend::cudnn).unsupportedReason(m.op);
-    if (!unsupported.empty())
+    if (!unsupported.empty() && !packedWeight)
       return {MixedMatmulPlan::Fused,
               "cuDNN cannot run it (" + unsupported +
                   "); the table measures cuDNN plans, so the op stays as "
@@ -150,6 +154,7 @@ struct MixedMatmulPlanPass
     // cuDNN.
     shape.generatedRuns = requested != Backend::cudnn &&
                           mixedMatmulKernelRefusal(m.op).empty();
+    shape.fusedRuns = !packedWeight;
     return chooseMixedMatmulPlan(shape);
   }
 

@@ -16,26 +16,44 @@ using namespace mlir;
 using namespace mlir::tg;
 
 namespace {
-#define TG_MIXED_MATMUL_SOURCE(text)
+// The .inc in file order: a source line applies to the rows after it.
+struct Entry {
+  const char *source; // a source line (then the row fields are unused)
+  MixedMatmulRow row;
+};
+#define TG_MIXED_MATMUL_SOURCE(text) {text, {}},
 #define TG_MIXED_MATMUL_ROW(weight, scaled, m, k, n, fused, dequant, generated) \
-  {weight, scaled, m, k, n, fused, dequant, generated},
-const MixedMatmulRow kRows[] = {
+  {nullptr, {weight, scaled, m, k, n, fused, dequant, generated}},
+const Entry kEntries[] = {
 #include "MixedMatmulTable.inc"
 };
 #undef TG_MIXED_MATMUL_ROW
 #undef TG_MIXED_MATMUL_SOURCE
 
-#define TG_MIXED_MATMUL_SOURCE(text) text
-#define TG_MIXED_MATMUL_ROW(weight, scaled, m, k, n, fused, dequant, generated)
-const char *const kSource =
-#include "MixedMatmulTable.inc"
-    ;
-#undef TG_MIXED_MATMUL_ROW
-#undef TG_MIXED_MATMUL_SOURCE
+struct Table {
+  SmallVector<MixedMatmulRow, 0> rows;
+  std::string sources; // every source line, "; " between them
+  Table() {
+    StringRef source;
+    for (const Entry &entry : kEntries) {
+      if (entry.source) {
+        source = entry.source;
+        sources += (sources.empty() ? "" : "; ") + source.str();
+        continue;
+      }
+      rows.push_back(entry.row);
+      rows.back().source = source;
+    }
+  }
+};
+const Table &table() {
+  static const Table instance; // read-only after a thread-safe first use
+  return instance;
+}
 } // namespace
 
-ArrayRef<MixedMatmulRow> tg::mixedMatmulTable() { return kRows; }
-StringRef tg::mixedMatmulTableSource() { return kSource; }
+ArrayRef<MixedMatmulRow> tg::mixedMatmulTable() { return table().rows; }
+StringRef tg::mixedMatmulTableSource() { return table().sources; }
 
 static double log2Distance(int64_t a, int64_t b) {
   return std::fabs(std::log2(double(a)) - std::log2(double(b)));
@@ -72,6 +90,16 @@ MixedMatmulChoice tg::chooseMixedMatmulPlan(const MixedMatmulShape &shape,
       os << "no " << (shape.scaled ? "scaled" : "unscaled")
          << " rows, using the " << (shape.scaled ? "unscaled" : "scaled")
          << " ones; ";
+  }
+  if (candidates.empty() && !shape.fusedRuns) {
+    os << "no measured row for " << shape.weight << " weights and cuDNN "
+       << "cannot read them; "
+       << (shape.generatedRuns ? "generated (the NVRTC mixed-input kernel)"
+                               : "dequant (the generated kernel cannot take "
+                                 "this op)");
+    return {shape.generatedRuns ? MixedMatmulPlan::Generated
+                                : MixedMatmulPlan::Dequant,
+            text};
   }
   if (candidates.empty()) {
     os << "no measured row for " << shape.weight
@@ -128,8 +156,13 @@ MixedMatmulChoice tg::chooseMixedMatmulPlan(const MixedMatmulShape &shape,
   else
     os << (only->m == shape.m ? "" : "nearest ") << figures(*only)
        << ", fused/dequant " << llvm::format("%.2f", ratio);
-  MixedMatmulPlan plan =
-      ratio >= 1.0 ? MixedMatmulPlan::Fused : MixedMatmulPlan::Dequant;
+  MixedMatmulPlan plan = ratio >= 1.0 && shape.fusedRuns
+                             ? MixedMatmulPlan::Fused
+                             : MixedMatmulPlan::Dequant;
+  if (!shape.fusedRuns) {
+    os << " (cuDNN cannot read " << shape.weight << " weights)";
+    ratio = 0; // the comparison below is with dequant
+  }
   if (generated > 0) {
     double best = std::max(fused, dequant);
     os << ", generated/" << (ratio >= 1.0 ? "fused " : "dequant ")
@@ -139,6 +172,7 @@ MixedMatmulChoice tg::chooseMixedMatmulPlan(const MixedMatmulShape &shape,
     else if (generated > best)
       plan = MixedMatmulPlan::Generated;
   }
-  os << " (" << source << ")";
+  // The committed rows name their own run.
+  os << " (" << (nearest->source.empty() ? source : nearest->source) << ")";
   return {plan, text};
 }

@@ -24,10 +24,16 @@ enum class DType : int {
   I32 = 7,
   I64 = 8,
   I1 = 9, // stored as one byte per element (0 or 1)
+  I4 = 10, // two's complement, two per byte: element i in byte i / 2, low nibble first
 };
 
-/// Bytes per element.
+/// Bits per element (4 for I4).
+unsigned dtypeBits(DType type);
+/// Bytes per element of the whole-byte types; 0 for I4 (use dtypeBits or
+/// storageBytes).
 unsigned dtypeSize(DType type);
+/// Bytes that `elements` consecutive elements occupy (rounded up to a byte).
+uint64_t storageBytes(DType type, uint64_t elements);
 /// "bf16", "f8E4M3FN", "i1", ...
 const char *dtypeName(DType type);
 std::optional<DType> parseDType(std::string_view name);

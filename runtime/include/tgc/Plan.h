@@ -204,10 +204,10 @@ constexpr size_t kMaxPlanRank = 32;
 constexpr uint32_t kMaxPlanAlignment = uint32_t(1) << 20;
 
 /// Serialisation versions (the number after "tgc-plan"): 2 adds the plan's
-/// `target` record, 3 the kernels' `early-launch` records. The writer
-/// writes the oldest version that holds the plan (1 without a target), the
-/// reader reads them all.
-constexpr int kPlanFormatVersion = 3;
+/// `target` record, 3 the kernels' `early-launch` records, 4 buffers of
+/// dtype i4. The writer writes the oldest version that holds the plan (1
+/// without a target), the reader reads them all.
+constexpr int kPlanFormatVersion = 4;
 constexpr int kOldestPlanFormatVersion = 1;
 
 /// Text serialisation, ending with a SHA-256 checksum line.

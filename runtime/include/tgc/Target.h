@@ -67,8 +67,8 @@ CompileTarget deviceTarget(int deviceArch);
 /// TGC_FORCE_PTX: "1", "true", "yes", "on" (any case) force the PTX path.
 bool forcePtxFromEnv();
 
-/// TGC_EARLY_LAUNCH: "1", "true", "yes", "on": early-launch kernels are
-/// launched early where they can be (docs/plan.md, "Early launch"); unset,
+/// TGC_EARLY_LAUNCH: unset, "1", "true", "yes", "on": early-launch kernels
+/// are launched early where they can be (docs/plan.md, "Early launch");
 /// "0", "false", "no", "off": never (any case). Another value is an
 /// InvalidArgument error.
 Expected<bool> earlyLaunchFromEnv();

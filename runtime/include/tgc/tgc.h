@@ -54,7 +54,8 @@ typedef enum tgc_dtype {
   TGC_DTYPE_I8 = 6,
   TGC_DTYPE_I32 = 7,
   TGC_DTYPE_I64 = 8,
-  TGC_DTYPE_I1 = 9 /* one byte per element */
+  TGC_DTYPE_I1 = 9, /* one byte per element */
+  TGC_DTYPE_I4 = 10 /* two per byte, element i in byte i / 2, low nibble first */
 } tgc_dtype_t;
 
 typedef enum tgc_buffer_role {

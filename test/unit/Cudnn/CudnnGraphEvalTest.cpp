@@ -165,6 +165,8 @@ protected:
       return b.getI64Type();
     case DType::I1:
       return b.getI1Type();
+    case DType::I4:
+      return b.getIntegerType(4);
     }
     return Type();
   }

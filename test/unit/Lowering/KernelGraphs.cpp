@@ -346,6 +346,46 @@ func.func @e5m2_identity_tail(%x: tensor<1x72xf16>, %w: tensor<72x32xf8E5M2>) ->
   %y = tg.matmul %x, %w : tensor<1x72xf16>, tensor<72x32xf8E5M2> -> tensor<1x32xf16>
   return %y : tensor<1x32xf16>
 }
+func.func @i4_scaled_tail(%x: tensor<5x200xbf16>, %w: tensor<200x96xi4>, %scale: tensor<1x96xbf16>) -> tensor<5x96xbf16> {
+  %y = tg.fused_matmul %x, %w b_captures(%scale : tensor<1x96xbf16>)
+      : tensor<5x200xbf16>, tensor<200x96xi4> -> tensor<5x96xbf16>
+    prologue_a {}
+    prologue_b {
+    ^bb0(%e: tensor<i4>, %s: tensor<bf16>):
+      %h = tg.cast %e : tensor<i4> to tensor<bf16>
+      %d = tg.mul %h, %s : tensor<bf16>, tensor<bf16>
+      tg.yield %d : tensor<bf16>
+    }
+    epilogue {}
+  return %y : tensor<5x96xbf16>
+}
+func.func @i4_zero_point_row_scale_generic(%x: tensor<40x256xf16>, %w: tensor<256x64xi4>, %zero: tensor<1x64xf16>, %scale: tensor<256x1xf16>) -> tensor<40x64xf16> {
+  %y = tg.fused_matmul %x, %w b_captures(%zero, %scale : tensor<1x64xf16>, tensor<256x1xf16>)
+      : tensor<40x256xf16>, tensor<256x64xi4> -> tensor<40x64xf16>
+    prologue_a {}
+    prologue_b {
+    ^bb0(%e: tensor<i4>, %z: tensor<f16>, %s: tensor<f16>):
+      %h = tg.cast %e : tensor<i4> to tensor<f16>
+      %d = tg.sub %h, %z : tensor<f16>, tensor<f16>
+      %r = tg.mul %d, %s : tensor<f16>, tensor<f16>
+      tg.yield %r : tensor<f16>
+    }
+    epilogue {}
+  return %y : tensor<40x64xf16>
+}
+)mlir"});
+  // i4 weights on the generic kernels: a dequantising cast (the dequant
+  // plan's kernel) and a matmul whose N the mixed-input kernel refuses.
+  graphs.push_back({"i4_generic", R"mlir(
+func.func @dequantise(%w: tensor<64x30xi4>, %s: tensor<1x30xbf16>) -> tensor<64x30xbf16> {
+  %h = tg.cast %w : tensor<64x30xi4> to tensor<64x30xbf16>
+  %d = tg.mul %h, %s : tensor<64x30xbf16>, tensor<1x30xbf16>
+  return %d : tensor<64x30xbf16>
+}
+func.func @odd_columns(%x: tensor<7x64xbf16>, %w: tensor<64x30xi4>) -> tensor<7x30xf32> {
+  %y = tg.matmul %x, %w : tensor<7x64xbf16>, tensor<64x30xi4> -> tensor<7x30xf32>
+  return %y : tensor<7x30xf32>
+}
 )mlir"});
   // Graph-level tg.gather: a relative bias from a table (clamp), document
   // ids through a transposed view (fill), and an integer table produced by

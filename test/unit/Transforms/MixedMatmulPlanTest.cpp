@@ -262,4 +262,29 @@ TEST(MixedMatmulTable, GeneratedKernelWhereFastestAndAllowed) {
   EXPECT_NE(choose(16, true).why.find("generated 60.0 TFLOP/s"), std::string::npos) << choose(16, true).why;
 }
 
+// Weights cuDNN cannot read (i4): fused is never chosen; rows measure it as
+// 0, and without rows the generated kernel runs where it can, else dequant.
+TEST(MixedMatmulTable, WeightsCudnnCannotRead) {
+  const tg::MixedMatmulRow rows[] = {
+      {"i4", false, 16, 4096, 4096, 0.0, 10.0, 40.0},
+      {"i4", false, 4096, 4096, 4096, 0.0, 600.0, 350.0},
+  };
+  auto choose = [&](int64_t m, bool allowed, llvm::ArrayRef<tg::MixedMatmulRow> table) {
+    tg::MixedMatmulShape s = shape(m, 4096, 4096, false, "i4");
+    s.generatedRuns = allowed;
+    s.fusedRuns = false;
+    return tg::chooseMixedMatmulPlan(s, table, "test");
+  };
+  using P = tg::MixedMatmulPlan;
+  EXPECT_EQ(choose(16, true, rows).plan, P::Generated);
+  EXPECT_EQ(choose(4096, true, rows).plan, P::Dequant);
+  EXPECT_EQ(choose(16, false, rows).plan, P::Dequant);
+  EXPECT_NE(choose(16, true, rows).why.find("cuDNN cannot read i4 weights"), std::string::npos);
+  EXPECT_EQ(choose(16, true, {}).plan, P::Generated);
+  EXPECT_EQ(choose(16, false, {}).plan, P::Dequant);
+  EXPECT_NE(choose(16, false, {}).why.find("no measured row for i4 weights and cuDNN cannot read them"),
+            std::string::npos)
+      << choose(16, false, {}).why;
+}
+
 } // namespace

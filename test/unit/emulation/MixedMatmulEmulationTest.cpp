@@ -45,8 +45,11 @@ unsigned short fromFloat16(float value, bool bf16) {
   return bf16 ? emu::floatToBf16(value) : emu::floatToF16(value);
 }
 
-/// A weight byte's value as tg.cast defines it (exact).
+/// A weight byte's value as tg.cast defines it (exact); for i4 the byte's
+/// low nibble.
 double narrowValue(unsigned char byte, Narrow w) {
+  if (w == Narrow::I4)
+    return static_cast<int>((byte & 15) ^ 8) - 8;
   if (w == Narrow::I8)
     return static_cast<signed char>(byte);
   int sign = byte & 0x80 ? -1 : 1;
@@ -69,8 +72,9 @@ void runCase(Form form, unsigned seed) {
   constexpr bool kBf16 = C::kElem == Elem::BF16;
   constexpr long long M = C::kM, N = C::kN, K = C::kK;
   std::mt19937 rng(seed);
+  constexpr bool kI4 = C::kWeight == Narrow::I4;
   std::vector<unsigned short> x(M * K);
-  std::vector<unsigned char> w(K * N);
+  std::vector<unsigned char> w(kI4 ? K * N / 2 : K * N);
   std::vector<float> scale(N), rowScale(K);
   std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
   for (auto &v : x)
@@ -90,8 +94,13 @@ void runCase(Form form, unsigned seed) {
 
   auto round16 = [&](double v) { return toFloat16(fromFloat16(float(v), kBf16), kBf16); };
   // The converted weight as the generated prologues define it.
+  auto weightAt = [&](long long k, long long n) -> double {
+    if (kI4)
+      return narrowValue(static_cast<unsigned char>(w[(k * N + n) / 2] >> (n % 2 * 4)), C::kWeight);
+    return narrowValue(w[k * N + n], C::kWeight);
+  };
   auto converted = [&](long long k, long long n) -> double {
-    double v = narrowValue(w[k * N + n], C::kWeight);
+    double v = weightAt(k, n);
     switch (form) {
     case Form::Identity:
       return round16(v);
@@ -109,8 +118,8 @@ void runCase(Form form, unsigned seed) {
     unsigned s = fromFloat16(scale[n], kBf16);
     return s | (s << 16);
   };
-  auto prologue = [&](unsigned col, unsigned word, bool odd, long long k0, long long k1, long long n) {
-    unsigned pair = tg::device::mixed::narrow_pair<C::kWeight, C::kElem>(word, odd);
+  auto prologue = [&](unsigned col, unsigned word, int sel, long long k0, long long k1, long long n) {
+    unsigned pair = tg::device::mixed::narrow_pair<C::kWeight, C::kElem>(word, sel);
     switch (form) {
     case Form::Identity:
       return pair;
@@ -119,8 +128,8 @@ void runCase(Form form, unsigned seed) {
     case Form::Generic:
       break;
     }
-    float v0 = tg::device::mixed::narrow_to_float<C::kWeight>(word, odd ? 1 : 0);
-    float v1 = tg::device::mixed::narrow_to_float<C::kWeight>(word, odd ? 3 : 2);
+    float v0 = tg::device::mixed::pair_to_float<C::kWeight>(word, sel, 0);
+    float v1 = tg::device::mixed::pair_to_float<C::kWeight>(word, sel, 1);
     float r0 = round16(double(round16(v0)) * rowScale[k0] * scale[n]);
     float r1 = round16(double(round16(v1)) * rowScale[k1] * scale[n]);
     return tg::device::pack2<C::kElem>(r0, r1);
@@ -132,7 +141,8 @@ void runCase(Form form, unsigned seed) {
   constexpr unsigned kBlockN = C::kWarpN * C::kWarps;
   emu::Dim3 grid{unsigned((N + kBlockN - 1) / kBlockN), unsigned((M + C::kMTile - 1) / C::kMTile),
                  unsigned(C::kSplits)};
-  size_t smem = tg::device::mixed::shared_bytes(C::kMTile, C::kBlockK, kBlockN, C::kStages);
+  size_t smem = tg::device::mixed::shared_bytes(C::kMTile, C::kBlockK, kBlockN, C::kStages,
+                                                tg::device::mixed::weight_bits(C::kWeight));
   ASSERT_LE(smem, sizeof(tg::device::mixed::smem_raw));
   emu::launch(grid, {32u * C::kWarps, 1, 1}, tg::device::mixed::smem_raw, smem, [&] {
     tg::device::mixed::mixed_matmul<C>(x.data(), w.data(), partials.data(), C::kKPerSplit, column, prologue,
@@ -187,6 +197,17 @@ TEST(MixedMatmulEmulation, SixtyFourColumnsPerWarp) {
   runCase<Cfg<Elem::F16, Narrow::I8, 3, 512, 128, 16, 1, 128, 8, 64, 2, 64>>(Form::Identity, 8);
 }
 
+TEST(MixedMatmulEmulation, I4EveryPrologueForm) {
+  // 4 warps of 64 columns (128-byte rows of nibbles): identity over two
+  // CTAs of columns and a K tail; column scale with split K and 64 rows in
+  // two row blocks; the generic prologue in f16 with 32 columns of a CTA's
+  // 256 (N % 32 == 0 is the kernel's rule for i4).
+  runCase<Cfg<Elem::BF16, Narrow::I4, 16, 512, 200, 16, 1, 256, 4, 128, 4, 64>>(Form::Identity, 11);
+  runCase<Cfg<Elem::BF16, Narrow::I4, 70, 96, 384, 64, 2, 192, 4, 64, 4, 64>>(Form::ColumnScale, 12);
+  runCase<Cfg<Elem::F16, Narrow::I4, 5, 32, 136, 16, 1, 256, 4, 128, 3, 64>>(Form::Generic, 13);
+  runCase<Cfg<Elem::F16, Narrow::I4, 33, 288, 256, 32, 2, 128, 8, 64, 2, 64>>(Form::Identity, 14);
+}
+
 TEST(MixedMatmulEmulation, TwoStagesF16E4M3Identity) {
   runCase<Cfg<Elem::F16, Narrow::E4M3, 24, 64, 512, 32, 1, 512, 4, 128, 2>>(Form::Identity, 6);
 }
@@ -233,6 +254,28 @@ void checkPairs() {
         }
       }
     }
+}
+
+TEST(MixedMatmulEmulation, I4PairsAreExact) {
+  // Every nibble pair at every position of a word, both 16-bit types: the
+  // packed conversion and the per-element one give the exact value.
+  for (unsigned lo = 0; lo < 16; ++lo)
+    for (unsigned hi = 0; hi < 16; ++hi)
+      for (int sel = 0; sel < 4; ++sel) {
+        const unsigned word = 0x9a5c3e71u & ~((0xfu << (4 * sel)) | (0xfu << (16 + 4 * sel)));
+        const unsigned w = word | (lo << (4 * sel)) | (hi << (16 + 4 * sel));
+        const double want[2] = {narrowValue(lo, Narrow::I4), narrowValue(hi, Narrow::I4)};
+        for (bool bf16 : {true, false}) {
+          unsigned pair = bf16 ? tg::device::mixed::narrow_pair<Narrow::I4, Elem::BF16>(w, sel)
+                               : tg::device::mixed::narrow_pair<Narrow::I4, Elem::F16>(w, sel);
+          for (int half = 0; half < 2; ++half)
+            ASSERT_EQ(double(toFloat16(static_cast<unsigned short>(half ? pair >> 16 : pair & 0xffffu), bf16)),
+                      want[half])
+                << lo << " " << hi << " sel " << sel << (bf16 ? " bf16" : " f16");
+        }
+        for (int second = 0; second < 2; ++second)
+          ASSERT_EQ(double(tg::device::mixed::pair_to_float<Narrow::I4>(w, sel, second)), want[second]);
+      }
 }
 
 TEST(MixedMatmulEmulation, NarrowPairsAreExact) {

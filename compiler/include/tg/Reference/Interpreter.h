@@ -21,7 +21,7 @@ namespace mlir::tg::ref {
 
 /// A logical (row-major) host tensor. Values are held as doubles that are
 /// exactly representable in `elementType` (bf16, f16, f32, f8E4M3FN,
-/// f8E5M2, i8, i32, i64, i1). i64 values are exact up to magnitude 2^53.
+/// f8E5M2, i4, i8, i32, i64, i1). i64 values are exact up to magnitude 2^53.
 struct HostTensor {
   SmallVector<int64_t> shape;
   Type elementType;
@@ -77,7 +77,7 @@ bool canInterpret(StringRef name);
 double roundToElementType(double value, Type elementType);
 
 /// The display name of an element type as used in summaries and .npy notes:
-/// "bf16", "f16", "f32", "f8E4M3FN", "f8E5M2", "i1", "i8", "i32", "i64".
+/// "bf16", "f16", "f32", "f8E4M3FN", "f8E5M2", "i1", "i4", "i8", "i32", "i64".
 std::string elementTypeName(Type elementType);
 
 /// The name of argument `index` of `fn`: its `tg.name`, else "arg<index>".

@@ -41,7 +41,8 @@ llvm::Expected<HostTensor> npyToTensor(const NpyArray &array,
 
 /// The numpy dtype a tensor of `elementType` is stored as: f32 "<f4", f16
 /// "<f2", bf16/f8E4M3FN/f8E5M2 "<f4" (numpy has no such dtypes; values are
-/// exact in float32), i1 "|b1", i8 "|i1", i32 "<i4", i64 "<i8".
+/// exact in float32), i1 "|b1", i8 and i4 "|i1" (i4: one value in [-8, 7]
+/// per byte), i32 "<i4", i64 "<i8".
 std::string npyDescr(Type elementType);
 
 /// The bytes of `tensor` as a version 1.0 .npy file.

@@ -22,8 +22,9 @@ struct MixedMatmulRow {
   llvm::StringRef weight; // element type as printed: i8, f8E4M3FN, ...
   bool scaled;            // prologue_b reads a capture (per-channel scale)
   int64_t m, k, n;
-  double fused, dequant;
+  double fused, dequant; // fused 0: not measurable (cuDNN cannot read the weight)
   double generated = 0; // the generated kernel; 0: not measured
+  llvm::StringRef source = ""; // the run the row is from (committed rows)
 };
 
 /// The shape of a mixed-input matmul to decide: x [M, K] . w [K, N] (M is
@@ -35,6 +36,9 @@ struct MixedMatmulShape {
   /// Whether the generated kernel may be chosen (it runs the op, and the
   /// op is not bound for cuDNN).
   bool generatedRuns = false;
+  /// Whether cuDNN's mixed-input graph can read the weight (not i4: the
+  /// cuDNN lowering binds no 4-bit tensors; such rows measure fused as 0).
+  bool fusedRuns = true;
 };
 
 struct MixedMatmulChoice {
@@ -45,7 +49,8 @@ struct MixedMatmulChoice {
 /// The committed rows, in file order.
 llvm::ArrayRef<MixedMatmulRow> mixedMatmulTable();
 
-/// Where the committed figures came from.
+/// Where the committed figures came from (each row's `source`: the table
+/// holds blocks of rows from different runs).
 llvm::StringRef mixedMatmulTableSource();
 
 /// The fastest plan for `shape` by `rows`: among the rows of the weight type
@@ -55,7 +60,8 @@ llvm::StringRef mixedMatmulTableSource();
 /// nearest one outside them). Generated when `shape.generatedRuns`, both
 /// rows measured it and it is the fastest; otherwise fused when fused >=
 /// dequant, or when no row has the weight type (the plan cuDNN ran before
-/// there was a choice).
+/// there was a choice). Without `shape.fusedRuns` fused is never chosen: no
+/// row gives generated where it runs, else dequant.
 MixedMatmulChoice chooseMixedMatmulPlan(const MixedMatmulShape &shape,
                                         llvm::ArrayRef<MixedMatmulRow> rows,
                                         llvm::StringRef source);

@@ -38,6 +38,15 @@ TG_FN float tg_load(const __nv_bfloat16 *p, long long i) { return __bfloat162flo
 TG_FN float tg_load(const __nv_fp8_e4m3 *p, long long i) { return float(p[i]); }
 TG_FN float tg_load(const __nv_fp8_e5m2 *p, long long i) { return float(p[i]); }
 TG_FN long long tg_load(const signed char *p, long long i) { return p[i]; }
+// i4 (weight storage): two's complement nibbles, two per byte, element i in
+// byte i / 2, the low nibble first. No kernel writes i4.
+struct tg_i4x2 {
+  unsigned char bits;
+};
+TG_FN long long tg_load(const tg_i4x2 *p, long long i) {
+  const unsigned nibble = (p[i >> 1].bits >> ((i & 1) * 4)) & 15u;
+  return static_cast<long long>(nibble ^ 8u) - 8;
+}
 TG_FN long long tg_load(const int *p, long long i) { return p[i]; }
 TG_FN long long tg_load(const long long *p, long long i) { return p[i]; }
 TG_FN bool tg_load(const unsigned char *p, long long i) { return p[i] != 0; }
@@ -75,6 +84,7 @@ TG_FN float tg_round_f8e5m2(float x) {
 }
 
 // Integers: computed in 64 bits with wrap-around, then wrapped to the width.
+TG_FN long long tg_wrap_i4(long long x) { return ((x & 0xfLL) ^ 0x8LL) - 0x8LL; }
 TG_FN long long tg_wrap_i8(long long x) { return ((x & 0xffLL) ^ 0x80LL) - 0x80LL; }
 TG_FN long long tg_wrap_i32(long long x) {
   return ((x & 0xffffffffLL) ^ 0x80000000LL) - 0x80000000LL;

@@ -1,10 +1,11 @@
 // tgc device library: the mixed-input matmul y = x . w' of 16-bit
 // activations x [M, K] (bf16 or f16, row-major) and narrow weights w [K, N]
-// (i8, e4m3 or e5m2, row-major as users store them), where w' is the
-// weight after its prologue (a conversion, scales, zero points) applied per
-// element in registers. It is built for the sizes where the weight's bytes
-// set the time (decode and small batches): the weight is read once, at one
-// byte per element, and never written back converted.
+// (i8, e4m3 or e5m2, row-major as users store them; or i4, packed two per
+// byte along N, the low nibble first), where w' is the weight after its
+// prologue (a conversion, scales, zero points) applied per element in
+// registers. It is built for the sizes where the weight's bytes set the time
+// (decode and small batches): the weight is read once, at one byte (i4:
+// half a byte) per element, and never written back converted.
 //
 // Shape of the work:
 //  - a CTA of kWarps warps owns kWarpN kWarps output columns, kMTile rows
@@ -24,6 +25,10 @@
 //    its bytes by column gives the A fragment of the MMA whose row g is
 //    column 2g and whose row g + 8 is column 2g + 1 (a permutation of the
 //    output columns the epilogue undoes);
+//  - for i4 a 16-bit element is 4 columns, so the lane gets rows {2t, 2t + 1}
+//    of columns 4g .. 4g + 3 of a 32-column matrix: two fragments, one whose
+//    rows g / g + 8 are columns 4g / 4g + 1 and one with 4g + 2 / 4g + 3; an
+//    x4 load covers 64 columns (4 fragments) per k16 step;
 //  - with K split over gridDim.z > 1 CTAs, each writes f32 partial sums
 //    [split][M][N] that
 //    mixed_matmul_combine adds in split order (deterministic) before the
@@ -34,15 +39,18 @@
 namespace tg::device {
 
 /// The weight's element type.
-enum class Narrow { I8, E4M3, E5M2 };
+enum class Narrow { I8, E4M3, E5M2, I4 };
 
 namespace mixed {
 
+/// Bits per weight element.
+__host__ __device__ constexpr int weight_bits(Narrow w) { return w == Narrow::I4 ? 4 : 8; }
+
 /// Dynamic shared memory of a CTA: `stages` stages of a weight tile
-/// (block_k rows of block_n bytes) and an x tile (m_tile rows of block_k
-/// 16-bit elements).
-__host__ __device__ constexpr int shared_bytes(int m_tile, int block_k, int block_n, int stages) {
-  return stages * (block_k * block_n + m_tile * block_k * 2);
+/// (block_k rows of block_n elements of `bits` bits) and an x tile (m_tile
+/// rows of block_k 16-bit elements).
+__host__ __device__ constexpr int shared_bytes(int m_tile, int block_k, int block_n, int stages, int bits = 8) {
+  return stages * (block_k * block_n * bits / 8 + m_tile * block_k * 2);
 }
 
 /// The tile of a configuration (Cfg: kWarps, kWarpN, kBlockK, kStages,
@@ -52,14 +60,18 @@ struct Tile {
   static constexpr int kWarps = Cfg::kWarps;
   static constexpr int kThreads = 32 * kWarps;
   static constexpr int kWarpN = Cfg::kWarpN; // output columns per warp: 32 or 64
-  static constexpr int kBlockN = kWarpN * kWarps; // output columns per CTA (bytes of a weight row)
+  static constexpr int kBlockN = kWarpN * kWarps; // output columns per CTA
+  static constexpr int kBits = weight_bits(Cfg::kWeight);
+  static constexpr int kChunkColumns = 128 / kBits; // columns of a 16-byte chunk
+  static constexpr int kWeightRowBytes = kBlockN * kBits / 8;
   static constexpr int kBlockK = Cfg::kBlockK; // K per pipeline stage
   static constexpr int kStages = Cfg::kStages;
-  static constexpr int kWeightStageBytes = kBlockK * kBlockN; // one byte per element
+  static constexpr int kWeightStageBytes = kBlockK * kWeightRowBytes;
   static constexpr int kXRowBytes = kBlockK * 2;
   static constexpr int kStageBytes = kWeightStageBytes + Cfg::kMTile * kXRowBytes;
   static_assert(kWarps == 4 || kWarps == 8, "4 or 8 warps");
   static_assert(kWarpN == 32 || kWarpN == 64, "32 or 64 columns per warp");
+  static_assert(kBits == 8 || kWarpN == 64, "i4: 64 columns per warp (an x4 load's 4 fragments)");
   static_assert(kBlockK == 64 || kBlockK == 128, "K steps of 64 or 128");
   static_assert(kStages >= 2 && kStages <= 8, "2 to 8 stages");
 };
@@ -78,7 +90,10 @@ __device__ __forceinline__ unsigned swizzled(int row, int chunk) {
 /// generic prologue's input; `index` is a constant after unrolling).
 template <Narrow W>
 __device__ __forceinline__ float narrow_to_float(unsigned word, int index) {
-  if constexpr (W == Narrow::I8) {
+  if constexpr (W == Narrow::I4) {
+    // `index` is a nibble: two's complement, biased by 8.
+    return static_cast<float>(static_cast<int>(((word >> (4 * index)) & 15u) ^ 8u) - 8);
+  } else if constexpr (W == Narrow::I8) {
     // 0x4B0000uu is 2^23 + uu as a float; uu is the byte biased by 128.
     const unsigned biased = __byte_perm(word ^ 0x80808080u, 0x4B000000u, 0x7440 | index);
     return __uint_as_float(biased) - 8388736.0f; // 2^23 + 128
@@ -107,12 +122,25 @@ __device__ __forceinline__ float narrow_to_float(unsigned word, int index) {
   }
 }
 
-/// Bytes (0, 2) of `word` (or (1, 3) when `odd`) as a pair of E, exactly,
-/// the first in the low half: the identity and column-scale prologues' fast
-/// path (2-3 integer or packed operations per element instead of a float
-/// round trip).
+/// Where the two elements (rows k0 and k1 of one column) of pair `sel` sit
+/// in a word of ldmatrix.trans: for 8-bit weights bytes (0, 2) (sel 0) or
+/// (1, 3) (sel 1); for i4 nibbles (sel, sel + 4), sel 0-3.
+template <Narrow W>
+__device__ __forceinline__ int pair_element(int sel, int second) {
+  return W == Narrow::I4 ? sel + 4 * second : sel + 2 * second;
+}
+
+/// Element `second` (0: row k0, 1: row k1) of pair `sel` as an exact float
+/// (the generic prologue's input).
+template <Narrow W>
+__device__ __forceinline__ float pair_to_float(unsigned word, int sel, int second) {
+  return narrow_to_float<W>(word, pair_element<W>(sel, second));
+}
+
+/// Bytes (0, 2) of `word` (or (1, 3) when `odd`) of an 8-bit weight as a
+/// pair of E (narrow_pair's 8-bit half).
 template <Narrow W, Elem E>
-__device__ __forceinline__ unsigned narrow_pair(unsigned word, bool odd) {
+__device__ __forceinline__ unsigned byte_pair(unsigned word, bool odd) {
   const unsigned v = odd ? word >> 8 : word; // the pair's bytes at bits 0-7 and 16-23
   if constexpr (W == Narrow::I8) {
     if constexpr (E == Elem::F16) {
@@ -155,22 +183,41 @@ __device__ __forceinline__ unsigned narrow_pair(unsigned word, bool odd) {
   }
 }
 
+/// Pair `sel` of `word` (see pair_element) as a pair of E, exactly, the
+/// first in the low half: the identity and column-scale prologues' fast
+/// path (2-3 integer or packed operations per element instead of a float
+/// round trip).
+template <Narrow W, Elem E>
+__device__ __forceinline__ unsigned narrow_pair(unsigned word, int sel) {
+  if constexpr (W == Narrow::I4) {
+    // Nibbles at bits 0-3 and 16-19, biased by 8 (0..15), as the low
+    // mantissa bits of 128 (bf16: 7 mantissa bits) or 1024 (f16: 10): then
+    // one packed subtract of 136 or 1032, exact.
+    const unsigned biased = ((word >> (4 * sel)) & 0x000f000fu) ^ 0x00080008u;
+    if constexpr (E == Elem::BF16)
+      return sub_bf16x2(biased | 0x43004300u, 0x43084308u);
+    else
+      return sub_f16x2(biased | 0x64006400u, 0x64086408u);
+  } else {
+    return byte_pair<W, E>(word, sel != 0);
+  }
+}
+
 /// The main kernel. Launch: grid (ceil(N / (kWarpN kWarps)), ceil(M /
 /// kMTile), splits), 32 kWarps threads, shared_bytes(kMTile, kBlockK,
 /// kWarpN kWarps, kStages) of dynamic shared memory. Split z takes K rows [z k_per_split,
 /// (z + 1) k_per_split) (k_per_split a multiple of kBlockK; the last split
 /// may be shorter). x and w must be 16-byte aligned with K % 8 == 0 and
-/// N % 16 == 0 (rows of whole chunks).
+/// N % 16 == 0 (i4: N % 32 == 0; rows of whole chunks).
 ///
 /// Cfg: kElem (Elem::BF16 or F16: x's type and the type w' enters the
 /// product as), kWeight, kM, kN, kK, kMTile (16, 32 or 64), kWarps (4, 8),
 /// kWarpN (32, 64), kBlockK (64, 128), kStages.
 /// column(n) returns what the prologue reads per output column (hoisted out
-/// of the K loop); prologue(column(n), word, odd, k0, k1, n) is the pair
+/// of the K loop); prologue(column(n), word, sel, k0, k1, n) is the pair
 /// (w'[k0][n], w'[k1][n]) packed as two kElem (w'[k0][n] in the low half)
-/// from bytes (0, 2) of the weight word (bytes (1, 3) when odd): the
-/// identity is narrow_pair, a generic prologue converts
-/// narrow_to_float(word, byte) per element. epilogue(acc, m, n)
+/// from pair `sel` of the weight word (pair_element): the identity is
+/// narrow_pair, a generic prologue converts pair_to_float per element. epilogue(acc, m, n)
 /// finishes and stores y[m][n] (one split; with more, each split writes its
 /// partial sums [split][M][N] and mixed_matmul_combine calls it).
 template <class Cfg, class Column, class Prologue, class Epilogue>
@@ -184,9 +231,12 @@ __device__ __forceinline__ void mixed_matmul(const u16 *__restrict__ x, const un
   constexpr int kMTile = Cfg::kMTile;
   static_assert(E == Elem::BF16 || E == Elem::F16, "x is 16-bit");
   static_assert(kMTile == 16 || kMTile == 32 || kMTile == 64, "rows per CTA");
-  static_assert(Cfg::kK % 8 == 0 && Cfg::kN % 16 == 0, "rows of whole 16-byte chunks");
+  static_assert(Cfg::kK % 8 == 0 && Cfg::kN % T::kChunkColumns == 0, "rows of whole 16-byte chunks");
   constexpr int kTokenTiles = kMTile / 8;
-  constexpr int kWChunks = kBlockN / 16, kXChunks = kBlockK / 8; // 16-byte chunks per row
+  constexpr bool kI4 = T::kBits == 4;
+  constexpr int kWRowBytes = T::kWeightRowBytes;
+  constexpr long long kWeightRowStride = Cfg::kN * T::kBits / 8; // bytes per weight row in memory
+  constexpr int kWChunks = kWRowBytes / 16, kXChunks = kBlockK / 8; // 16-byte chunks per row
 
   extern __shared__ __align__(128) unsigned char smem_raw[];
   const unsigned smem = shared_address(smem_raw);
@@ -211,10 +261,11 @@ __device__ __forceinline__ void mixed_matmul(const u16 *__restrict__ x, const un
   static_assert(kThreads % kXChunks == 0 && kXRowStep % 8 == 0, "x copy rows");
   const int w_chunk = tid % kWChunks, w_row = tid / kWChunks;
   const int x_chunk = tid % kXChunks, x_row = tid / kXChunks;
-  const bool w_column_inside = n_block + 16 * w_chunk < Cfg::kN;
-  const unsigned char *w_thread = w + (k_begin + w_row) * Cfg::kN + n_block + 16 * w_chunk;
+  const bool w_column_inside = n_block + T::kChunkColumns * w_chunk < Cfg::kN;
+  const unsigned char *w_thread =
+      w + (k_begin + w_row) * kWeightRowStride + n_block * T::kBits / 8 + 16 * w_chunk;
   const u16 *x_thread = x + (m_block + x_row) * Cfg::kK + k_begin + 8 * x_chunk;
-  const unsigned w_offset = swizzled<kBlockN>(w_row, w_chunk);
+  const unsigned w_offset = swizzled<kWRowBytes>(w_row, w_chunk);
   const unsigned x_offset = T::kWeightStageBytes + swizzled<T::kXRowBytes>(x_row, x_chunk);
   auto load_stage = [&](int step) {
     const unsigned base = smem + (step % kStages) * kStageBytes;
@@ -224,8 +275,8 @@ __device__ __forceinline__ void mixed_matmul(const u16 *__restrict__ x, const un
     for (int j = 0; j < kWLoads; ++j) {
       const int row = w_row + j * kWRowStep;
       const bool valid = w_column_inside && row < k_left;
-      cp_async_16(base + w_offset + j * kWRowStep * kBlockN,
-                  valid ? w_thread + (k_step + j * kWRowStep) * Cfg::kN : w, valid);
+      cp_async_16(base + w_offset + j * kWRowStep * kWRowBytes,
+                  valid ? w_thread + (k_step + j * kWRowStep) * kWeightRowStride : w, valid);
     }
     const bool x_columns_inside = k_step + 8 * x_chunk < k_end - k_begin;
 #pragma unroll
@@ -240,10 +291,13 @@ __device__ __forceinline__ void mixed_matmul(const u16 *__restrict__ x, const un
   };
 
   // The output columns of this lane (fixed for the whole K loop): column
-  // (f, j) = n_block + kWarpN warp + 16 f + 2 g + j. Loads of what the
-  // prologue reads stay inside the weight (columns past N are computed and
-  // dropped).
-  auto lane_column = [&](int f, int j) { return n_block + T::kWarpN * warp + 16 * f + 2 * g + j; };
+  // (f, j) = n_block + kWarpN warp + 16 f + 2 g + j (i4: + 32 (f / 2) +
+  // 4 g + 2 (f % 2) + j). Loads of what the prologue reads stay inside the
+  // weight (columns past N are computed and dropped).
+  auto lane_column = [&](int f, int j) {
+    const long long base = n_block + T::kWarpN * warp + j;
+    return kI4 ? base + 32 * (f / 2) + 4 * g + 2 * (f % 2) : base + 16 * f + 2 * g;
+  };
   long long inside[kFrags][2]; // the lane's columns, clamped into the weight
   decltype(column(0LL)) columns[kFrags][2];
 #pragma unroll
@@ -284,28 +338,34 @@ __device__ __forceinline__ void mixed_matmul(const u16 *__restrict__ x, const un
     const long long k_step = k_begin + static_cast<long long>(step) * kBlockK;
 #pragma unroll
     for (int kk = 0; kk < kBlockK / 16; ++kk) {
-      // Per 32 columns, matrices: 0 = rows kk*16 + 0..7, columns + 0..15;
-      // 1 = rows + 8..15; 2, 3 = the same rows, columns + 16..31.
-      unsigned raw[kFrags / 2][4];
+      // Per 2 chunks (8-bit: 32 columns, i4: 64), matrices: 0 = rows kk*16 +
+      // 0..7, the first chunk; 1 = rows + 8..15; 2, 3 = the same rows, the
+      // second chunk. A chunk is one fragment (8-bit) or two (i4).
+      constexpr int kFragsPerLoad = kI4 ? 4 : 2;
+      unsigned raw[kFrags / kFragsPerLoad][4];
       const int w_row = kk * 16 + (mat & 1) * 8 + mat_row;
 #pragma unroll
-      for (int q = 0; q < kFrags / 2; ++q)
-        ldmatrix_x4_trans(w_stage + swizzled<kBlockN>(w_row, (T::kWarpN / 16) * warp + 2 * q + (mat >> 1)),
-                          raw[q]);
+      for (int q = 0; q < kFrags / kFragsPerLoad; ++q)
+        ldmatrix_x4_trans(
+            w_stage + swizzled<kWRowBytes>(w_row, (T::kWarpN / T::kChunkColumns) * warp + 2 * q + (mat >> 1)),
+            raw[q]);
       unsigned a[kFrags][4];
 #pragma unroll
       for (int f = 0; f < kFrags; ++f)
 #pragma unroll
         for (int h = 0; h < 2; ++h) {
-          // Bytes: 0 = (row 2t, column 2g), 1 = (2t, 2g + 1), 2 = (2t + 1, 2g), 3 = (2t + 1, 2g + 1).
-          const unsigned word = raw[f / 2][2 * (f % 2) + h];
+          // 8-bit bytes: 0 = (row 2t, column 2g), 1 = (2t, 2g + 1), 2 = (2t + 1, 2g), 3 = (2t + 1, 2g + 1);
+          // i4 nibbles: 0-3 = (row 2t, columns 4g .. 4g + 3), 4-7 = row 2t + 1.
+          const int chunk = kI4 ? (f / 2) % 2 : f % 2;
+          const unsigned word = raw[f / kFragsPerLoad][2 * chunk + h];
+          const int sel = kI4 ? 2 * (f % 2) : 0; // pair of the even column; the odd one's is sel + 1
           const long long k = k_step + kk * 16 + 8 * h + 2 * t;
           // Rows past K (the zero-filled tail) read the prologue's tensors at
           // the last row.
           const long long k0 = k < Cfg::kK ? k : Cfg::kK - 1;
           const long long k1 = k + 1 < Cfg::kK ? k + 1 : Cfg::kK - 1;
-          unsigned even = prologue(columns[f][0], word, false, k0, k1, inside[f][0]);
-          unsigned odd = prologue(columns[f][1], word, true, k0, k1, inside[f][1]);
+          unsigned even = prologue(columns[f][0], word, sel, k0, k1, inside[f][0]);
+          unsigned odd = prologue(columns[f][1], word, sel + 1, k0, k1, inside[f][1]);
           if constexpr (Cfg::kK % kBlockK != 0) {
             // Rows past K were zero-filled, but a prologue may map 0 to a
             // non-finite value; x is zero there, and 0 * inf would be NaN.

@@ -17,6 +17,12 @@ def TG_Float : AnyTypeOf<[BF16, F16, F32, F8E4M3FN, F8E5M2]>;
 def TG_Int : AnyTypeOf<[I8, I32, I64]>;
 def TG_Numeric : AnyTypeOf<[TG_Float, TG_Int]>;
 def TG_Element : AnyTypeOf<[TG_Numeric, I1]>;
+// i4 is weight storage (weight-only quantisation): packed two per byte in
+// buffers, it may be a graph input and the operand of tg.cast, tg.matmul and
+// tg.fused_matmul, but no op computes or returns it.
+def TG_I4 : I<4>;
+def TG_StoredElement : AnyTypeOf<[TG_Element, TG_I4]>;
+def TG_MatmulOperandElement : AnyTypeOf<[TG_Numeric, TG_I4]>;
 
 // Every tg value is a statically shaped ranked tensor: the interpreter, the
 // plan and the kernels all work on known shapes.
@@ -24,6 +30,8 @@ class TG_TensorOf<list<Type> types>
     : RankedTensorOf<types, [HasStaticShapePred], "statically shaped tensor">;
 
 def TG_Tensor : TG_TensorOf<[TG_Element]>;
+def TG_StoredTensor : TG_TensorOf<[TG_StoredElement]>;
+def TG_MatmulOperandTensor : TG_TensorOf<[TG_MatmulOperandElement]>;
 def TG_NumericTensor : TG_TensorOf<[TG_Numeric]>;
 def TG_FloatTensor : TG_TensorOf<[TG_Float]>;
 def TG_IntTensor : TG_TensorOf<[TG_Int]>;
@@ -367,7 +375,8 @@ def TG_CastOp : TG_Op<"cast", [Pure, TG_Pointwise]> {
     saturation to the largest finite value; NaN stays NaN), floats to
     integers truncate toward zero and saturate, integers wrap
     to narrower integers, `i1` converts to 0/1, and any value converts to
-    `i1` as `value != 0`. Shapes must be equal.
+    `i1` as `value != 0`. Shapes must be equal. The input may be `i4`
+    (packed weights, [-8, 7]); no cast produces `i4`.
 
     A cast to the same type folds away, and so does a round trip through a
     type that holds every value exactly (`bf16 -> f32 -> bf16`); more
@@ -380,7 +389,7 @@ def TG_CastOp : TG_Op<"cast", [Pure, TG_Pointwise]> {
     %p16 = tg.cast %p : tensor<2x8x128x128xf32> to tensor<2x8x128x128xbf16>
     ```
   }];
-  let arguments = (ins TG_Tensor:$input);
+  let arguments = (ins TG_StoredTensor:$input);
   let results = (outs TG_Tensor:$result);
   let assemblyFormat = "$input attr-dict `:` type($input) `to` type($result)";
   let hasFolder = 1;
@@ -557,7 +566,8 @@ def TG_MatmulOp : TG_Op<"matmul", [Pure]> {
   let description = [{
     Contracts the last dimension of `a` with the second-last of `b`. Both have
     rank >= 2 and equal rank; leading (batch) dimensions broadcast. Element
-    types may differ (e.g. `i8 x f16`): both operands are converted exactly
+    types may differ (e.g. `i8 x f16`, or `i4` weights stored two per
+    byte): both operands are converted exactly
     and the products accumulate in `acc` (default `f32`; `i32` for two
     integer operands), then round once to the result type. An `f32`
     accumulator needs a floating-point result; an `i32` one may round to
@@ -570,7 +580,7 @@ def TG_MatmulOp : TG_Op<"matmul", [Pure]> {
     %y = tg.matmul %x, %w acc = i32 : tensor<16x64xi8>, tensor<64x32xi8> -> tensor<16x32xi32>
     ```
   }];
-  let arguments = (ins TG_NumericTensor:$a, TG_NumericTensor:$b,
+  let arguments = (ins TG_MatmulOperandTensor:$a, TG_MatmulOperandTensor:$b,
                        OptionalAttr<TypeAttr>:$acc);
   let results = (outs TG_NumericTensor:$result);
   let assemblyFormat = [{
@@ -1115,7 +1125,7 @@ def TG_FusedMatmulOp : TG_Op<"fused_matmul", [Pure, AttrSizedOperandSegments,
       epilogue {}
     ```
   }];
-  let arguments = (ins TG_NumericTensor:$a, TG_NumericTensor:$b,
+  let arguments = (ins TG_MatmulOperandTensor:$a, TG_MatmulOperandTensor:$b,
       Variadic<TG_Tensor>:$a_captures, Variadic<TG_Tensor>:$b_captures,
       Variadic<TG_Tensor>:$epilogue_captures, OptionalAttr<TypeAttr>:$acc);
   let results = (outs TG_NumericTensor:$result);
