@@ -27,6 +27,13 @@ bool isScoreFloat(Type type) {
   return type.isBF16() || type.isF16() || type.isF32();
 }
 
+bool readsStorageOnly(Operation *op) {
+  return llvm::any_of(op->getOperandTypes(), [](Type type) {
+    auto shaped = dyn_cast<ShapedType>(type);
+    return shaped && shaped.getElementType().isInteger(4);
+  });
+}
+
 bool isPrecisionCast(Operation *op) {
   auto cast = dyn_cast_or_null<CastOp>(op);
   return cast && isScoreFloat(elementTypeOf(cast.getInput())) &&

@@ -31,6 +31,12 @@ inline int64_t rankOf(Value value) { return shapeOf(value).size(); }
 /// bf16, f16 or f32: the float types scores may be computed in.
 bool isScoreFloat(Type type);
 
+/// Whether `op` reads an i4 tensor: weight storage, which only tg.cast and
+/// the matmuls (and fused_matmul's prologues) take, so a region that inlines
+/// `op` would capture an operand no other region op may have. Such an op
+/// stays a graph op and its result is the capture.
+bool readsStorageOnly(Operation *op);
+
 /// A float-to-float cast between bf16, f16 and f32: a pure change of
 /// precision.
 bool isPrecisionCast(Operation *op);

@@ -317,7 +317,8 @@ Value RegionBuilder::leafAt(Value value, ArrayRef<Value> coords) {
     result = leafAt(reshape.getInput(),
                     reshapeCoords(shapeOf(reshape.getInput()), shape, coords));
   } else if (def && def->hasTrait<PointwiseTrait>() && !isa<ConstantOp>(def) &&
-             def->getNumResults() == 1 && def->getNumRegions() == 0) {
+             def->getNumResults() == 1 && def->getNumRegions() == 0 &&
+             !readsStorageOnly(def)) {
     IRMapping mapping;
     for (Value operand : def->getOperands())
       mapping.map(operand, leafAt(operand, broadcastCoords(operand, coords)));
