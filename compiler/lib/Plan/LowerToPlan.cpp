@@ -378,6 +378,11 @@ LogicalResult PlanBuilder::addResultCopies() {
       ++currentStep;
       continue;
     }
+    // The relayout kernel moves whole elements; two i4 elements share a byte.
+    if (from->dtype == tgc::DType::I4)
+      return ret.emitOpError("result ")
+             << index << " is an i4 tensor in another layout than its value's "
+             << "(packed i4 is returned only in the layout it has)";
     KernelStep step = emitRelayoutKernel(*from, *to);
     tgc::Kernel kernel;
     kernel.id = "k" + std::to_string(kernelIds.size());
