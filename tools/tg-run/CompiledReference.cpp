@@ -54,14 +54,15 @@ static FailureOr<ref::HostTensor> relayout(const ref::HostTensor &tensor,
     return tensor;
   if (from.byteSpan() != to.byteSpan())
     return failure();
-  std::vector<int64_t> at(from.byteSpan() * 8 / tgc::dtypeBits(from.dtype) + 1, -1);
+  // Equal spans: every element offset of `to` is inside `from`'s span.
+  std::vector<int64_t> at(from.byteSpan() * 8 / tgc::dtypeBits(from.dtype), -1);
   std::vector<uint64_t> fromOffsets = elementOffsets(from);
   for (size_t i = 0; i < fromOffsets.size(); ++i)
     at[fromOffsets[i]] = static_cast<int64_t>(i);
   ref::HostTensor result = ref::HostTensor::zeros(toType);
   std::vector<uint64_t> toOffsets = elementOffsets(to);
   for (size_t i = 0; i < toOffsets.size(); ++i) {
-    int64_t source = toOffsets[i] < at.size() ? at[toOffsets[i]] : -1;
+    int64_t source = at[toOffsets[i]];
     if (source < 0)
       return failure();
     result.values[i] = tensor.values[source];

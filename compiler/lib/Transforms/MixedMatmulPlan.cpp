@@ -142,13 +142,15 @@ struct MixedMatmulPlanPass
     // dequantising (into a 16-bit weight cuDNN's matmul reads) and the
     // generated kernel.
     bool packedWeight = elementTypeOf(m.w()).isInteger(4);
-    std::string unsupported =
-        backends.get(Backend::cudnn).unsupportedReason(m.op);
-    if (!unsupported.empty() && !packedWeight)
-      return {MixedMatmulPlan::Fused,
-              "cuDNN cannot run it (" + unsupported +
-                  "); the table measures cuDNN plans, so the op stays as "
-                  "it is"};
+    if (!packedWeight) {
+      std::string unsupported =
+          backends.get(Backend::cudnn).unsupportedReason(m.op);
+      if (!unsupported.empty())
+        return {MixedMatmulPlan::Fused,
+                "cuDNN cannot run it (" + unsupported +
+                    "); the table measures cuDNN plans, so the op stays as "
+                    "it is"};
+    }
     MixedMatmulShape shape = shapeFor(m);
     // The generated kernel is NVRTC: an option only when no one asked for
     // cuDNN.

@@ -148,6 +148,8 @@ MixedMatmulChoice tg::chooseMixedMatmulPlan(const MixedMatmulShape &shape,
   };
   double fused = at(&MixedMatmulRow::fused), dequant = at(&MixedMatmulRow::dequant);
   double generated = at(&MixedMatmulRow::generated);
+  if (!shape.fusedRuns)
+    fused = 0; // not a plan for this weight: everything compares with dequant
   double ratio = fused / dequant;
   if (between)
     os << figures(*below) << " and " << figures(*above)
@@ -156,13 +158,10 @@ MixedMatmulChoice tg::chooseMixedMatmulPlan(const MixedMatmulShape &shape,
   else
     os << (only->m == shape.m ? "" : "nearest ") << figures(*only)
        << ", fused/dequant " << llvm::format("%.2f", ratio);
-  MixedMatmulPlan plan = ratio >= 1.0 && shape.fusedRuns
-                             ? MixedMatmulPlan::Fused
-                             : MixedMatmulPlan::Dequant;
-  if (!shape.fusedRuns) {
+  MixedMatmulPlan plan =
+      ratio >= 1.0 ? MixedMatmulPlan::Fused : MixedMatmulPlan::Dequant;
+  if (!shape.fusedRuns)
     os << " (cuDNN cannot read " << shape.weight << " weights)";
-    ratio = 0; // the comparison below is with dequant
-  }
   if (generated > 0) {
     double best = std::max(fused, dequant);
     os << ", generated/" << (ratio >= 1.0 ? "fused " : "dequant ")

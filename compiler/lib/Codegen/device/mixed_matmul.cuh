@@ -147,7 +147,7 @@ __device__ __forceinline__ unsigned byte_pair(unsigned word, bool odd) {
       // 0x64uu is 1024 + uu in f16; uu is the byte biased by 128.
       return sub_f16x2(__byte_perm(v ^ 0x00800080u, 0x64u, 0x4240), 0x64806480u); // - (1024 + 128)
     }
-    return pack2<E>(narrow_to_float<W>(word, odd ? 1 : 0), narrow_to_float<W>(word, odd ? 3 : 2));
+    return pack2<E>(pair_to_float<W>(word, odd, 0), pair_to_float<W>(word, odd, 1));
   } else if constexpr (W == Narrow::E5M2 && E == Elem::F16) {
     return (v & 0x00ff00ffu) << 8; // e5m2 is the high byte of f16 (infinities and NaN included)
   } else {
