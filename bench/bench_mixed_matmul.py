@@ -6,8 +6,9 @@ bench/fill_mixed_matmul_table.py rewrites it from this script's json).
 
 x bf16 [M,K] . w int8 [K,N] -> y bf16, plain (w converted) and scaled (w
 times a per-output-channel bf16 scale [1,N], dequantised in prologue_b as
-examples/mixed_attention_matmul.mlir does), M = 1 ... 16384, K = N = 4096
-and 8192. Per shape:
+examples/mixed_attention_matmul.mlir does; with --group G, per group of G
+rows, a [K/G, 1, N] scale applied to the weight viewed as [K/G, G, N], as
+PyTorch code writes it), M = 1 ... 16384, K = N = 4096 and 8192. Per shape:
   - tgc fused    --mixed-matmul=fused: cuDNN's mixed-input matmul graph
   - tgc dequant  --mixed-matmul=dequant: NVRTC dequantise kernel into a bf16
                  workspace tensor, then a bf16 cuDNN matmul
@@ -94,7 +95,10 @@ def shape_row(tgc, M, KN, scaled, args, stream, weight="i8"):
     K = N = KN
     flops = 2.0 * M * N * K
     tflops = lambda ms: round(flops / ms / 1e9, 1)  # noqa: E731
+    G = args.group if scaled else 0
     row = {"M": M, "K": K, "N": N, "weight": weight, "scaled": scaled}
+    if G:
+        row["group"] = G
     torch.manual_seed(0)
     x = torch.randn(M, K, device=DEV, dtype=torch.bfloat16)
     w_bound = None  # what tgc's w binding gets (default: w)
@@ -106,9 +110,19 @@ def shape_row(tgc, M, KN, scaled, args, stream, weight="i8"):
         w_bound = w_packed.data_ptr()
     else:  # fp8: normal values of the format (torch rounds, saturating)
         w = (torch.randn(K, N, device=DEV) * 8).to(getattr(torch, FP8_TORCH[weight]))
-    scale = (torch.rand(1, N, device=DEV) * 0.02 + 0.001).to(torch.bfloat16)
-    # tg's prologue: cast to bf16 (exact), then a bf16 multiply (rounded).
-    w_deq = w.to(torch.bfloat16) * scale if scaled else w.to(torch.bfloat16)
+    scale = (torch.rand(K // G if G else 1, 1 if G else N, *([N] if G else []), device=DEV) * 0.02
+             + 0.001).to(torch.bfloat16)
+
+    def dequantise(stored_w):
+        """tg's prologue: cast to bf16 (exact), then a bf16 multiply (rounded);
+        per group as PyTorch code writes it."""
+        converted = stored_w.to(torch.bfloat16)
+        if not scaled:
+            return converted
+        if G:
+            return (converted.view(K // G, G, N) * scale).view(K, N)
+        return converted * scale
+    w_deq = dequantise(w)
     ref = x.float() @ w_deq.float()
 
     def check(name, y):
@@ -120,17 +134,14 @@ def shape_row(tgc, M, KN, scaled, args, stream, weight="i8"):
     # PyTorch's way: convert the stored weight, then a bf16 matmul (for i4
     # the stored weight is the packed one, unpacked first).
     stored = (lambda: unpack_i4(w_packed)) if weight == "i4" else (lambda: w)  # noqa: E731
-    if scaled:
-        torch_dequant = lambda: x @ (stored().to(torch.bfloat16) * scale)  # noqa: E731
-    else:
-        torch_dequant = lambda: x @ stored().to(torch.bfloat16)  # noqa: E731
+    torch_dequant = lambda: x @ dequantise(stored())  # noqa: E731
     w_bf16 = w_deq.contiguous()
     ceiling = lambda: x @ w_bf16  # noqa: E731
     for name, fn in (("torch_dequant", torch_dequant), ("torch_bf16", ceiling)):
         check(name, fn())
         row[name] = tflops(bench(fn, reps=args.reps, warm=args.warm, batch=args.batch))
 
-    graph = ag.mixed_matmul_graph(M, K, N, scaled, weight=weight)
+    graph = ag.mixed_matmul_graph(M, K, N, scaled, weight=weight, group=G)
     for plan in args.plans.split(","):
         key = "tgc_" + plan
         try:
@@ -168,6 +179,8 @@ def fmt(v, spec="%s"):
 
 
 def wname(r):
+    if r.get("group"):
+        return "%s group %d" % (r.get("weight", "i8"), r["group"])
     return "%s %s" % (r.get("weight", "i8"), "scaled" if r["scaled"] else "plain")
 
 
@@ -248,6 +261,10 @@ def main():
                     help="calls timed back to back per measurement (every column alike; 1: one call, "
                          "host launch time included)")
     ap.add_argument("--weights", default="i8", help="weight types: i8, i4, f8E4M3FN, f8E5M2 (comma-separated)")
+    ap.add_argument("--group", type=int, default=0,
+                    help="scaled rows scale per group of G rows ([K/G, 1, N], written as PyTorch code "
+                         "writes it: view, multiply, view back); plain rows are then left out")
+    ap.add_argument("--scaled", default="plain,scaled", help="which of plain, scaled to run")
     args = ap.parse_args()
     t_start = time.time()
     torch.backends.cuda.matmul.allow_tf32 = False  # the float32 reference is exact f32
@@ -266,11 +283,11 @@ def main():
     rows = []
     for weight in args.weights.split(","):
       for KN in map(int, args.kns.split(",")):
-        for scaled in (False, True):
+        for scaled in [s == "scaled" for s in args.scaled.split(",") if not (args.group and s == "plain")]:
             for M in map(int, args.ms.split(",")):
                 if time.time() - t_start > args.total_s:
                     rows.append({"M": M, "K": KN, "N": KN, "weight": weight, "scaled": scaled,
-                                 "skipped": "time budget"})
+                                 "group": args.group if scaled else 0, "skipped": "time budget"})
                     continue
                 t0 = time.time()
                 row = shape_row(tgc, M, KN, scaled, args, stream, weight)

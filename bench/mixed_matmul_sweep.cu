@@ -13,6 +13,8 @@
 //   nvcc -std=c++17 -O3 -arch=sm_90a -I compiler/lib/Codegen/device \
 //        bench/mixed_matmul_sweep.cu -o mixed_matmul_sweep && ./mixed_matmul_sweep > sweep.md
 //   ./mixed_matmul_sweep i4 > sweep_i4.md   (the i4 weight's tiles only)
+//   ./mixed_matmul_sweep groups > groups.md (the generator's tiles, scales
+//                                            per group of 32 ... 128 rows)
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
 
@@ -40,12 +42,13 @@ using tg::device::u16;
   } while (0)
 
 template <Narrow W, long long M, long long N, long long K, int MTile, int Warps, int WarpN, int BlockK,
-          int Stages>
+          int Stages, long long Group = 0>
 struct Cfg {
   static constexpr Elem kElem = Elem::BF16;
   static constexpr Narrow kWeight = W;
   static constexpr long long kM = M, kN = N, kK = K;
   static constexpr int kMTile = MTile, kWarps = Warps, kWarpN = WarpN, kBlockK = BlockK, kStages = Stages;
+  static constexpr long long kGroup = Group;
 };
 
 /// The read ceiling: every weight byte loaded once, 16 bytes per load.
@@ -62,10 +65,22 @@ __global__ void __launch_bounds__(256) stream_read(const uint4 *w, long long cou
 
 template <class C>
 __global__ void __launch_bounds__(32 * C::kWarps)
-    sweep_main(const u16 *x, const unsigned char *w, float *partials, long long k_per_split, __nv_bfloat16 *y) {
-  auto column = [&](long long) { return 0u; };
-  auto prologue = [&](unsigned, unsigned word, int sel, long long, long long, long long) {
-    return tg::device::mixed::narrow_pair<C::kWeight, C::kElem>(word, sel);
+    sweep_main(const u16 *x, const unsigned char *w, float *partials, long long k_per_split, __nv_bfloat16 *y,
+               const u16 *scales) {
+  // kGroup > 0: the generator's packed form with a scale per column and
+  // group of kGroup rows (scales [K / kGroup, N]; the sweep's are 1.0, so
+  // the reference is the identity's).
+  auto column = [&](long long n, long long k) {
+    if constexpr (C::kGroup == 0)
+      return 0u;
+    const unsigned s = scales[(k / (C::kGroup ? C::kGroup : 1)) * C::kN + n];
+    return s | (s << 16);
+  };
+  auto prologue = [&](unsigned scale, unsigned word, int sel, long long, long long, long long) {
+    const unsigned pair = tg::device::mixed::narrow_pair<C::kWeight, C::kElem>(word, sel);
+    if constexpr (C::kGroup == 0)
+      return pair;
+    return tg::device::mul_bf16x2(pair, scale);
   };
   auto epilogue = [&](float acc, long long m, long long n) { y[m * C::kN + n] = __float2bfloat16_rn(acc); };
   tg::device::mixed::mixed_matmul<C>(x, w, partials, k_per_split, column, prologue, epilogue);
@@ -122,6 +137,7 @@ double median_us(Launch launch, int warm, int reps) {
 
 struct Buffers {
   __nv_bfloat16 *x = nullptr, *y = nullptr;
+  u16 *scales = nullptr; // [K / 16, N] of 1.0
   unsigned char *w = nullptr;
   float *partials = nullptr, *ref = nullptr;
 };
@@ -149,7 +165,8 @@ void runConfig(const Buffers &b, int target_ctas, float ref_max, const std::vect
   dim3 grid(unsigned((C::kN + kBlockN - 1) / kBlockN), unsigned((C::kM + C::kMTile - 1) / C::kMTile),
             unsigned(splits));
   auto launch = [&] {
-    sweep_main<C><<<grid, 32 * C::kWarps, smem>>>(reinterpret_cast<const u16 *>(b.x), b.w, b.partials, kps, b.y);
+    sweep_main<C><<<grid, 32 * C::kWarps, smem>>>(reinterpret_cast<const u16 *>(b.x), b.w, b.partials, kps, b.y,
+                                                  b.scales);
     if (splits > 1)
       sweep_combine<C><<<unsigned((C::kM * C::kN + 255) / 256), 256>>>(b.partials, int(splits), b.y);
   };
@@ -166,8 +183,9 @@ void runConfig(const Buffers &b, int target_ctas, float ref_max, const std::vect
   double us = median_us(launch, 5, 7);
   double tflops = 2.0 * C::kM * C::kN * C::kK / us / 1e6;
   double gbs = double(C::kK) * C::kN * kBits / 8 / us / 1e3;
-  std::printf("| %lld | %lld | %lld | %s | %d | %dx%d | %d | %d | %d | %lld | %d | %.2f | %.1f | %.0f | %.1e%s |\n",
-              C::kM, C::kK, C::kN, weight_name(C::kWeight), C::kMTile, C::kWarps, C::kWarpN,
+  std::printf("| %lld | %lld | %lld | %s%s | %d | %dx%d | %d | %d | %d | %lld | %d | %.2f | %.1f | %.0f | %.1e%s |\n",
+              C::kM, C::kK, C::kN, weight_name(C::kWeight),
+              C::kGroup ? (" g" + std::to_string(C::kGroup)).c_str() : "", C::kMTile, C::kWarps, C::kWarpN,
               C::kBlockK,
               C::kStages, target_ctas, splits, smem / 1024, us, tflops, gbs, err / ref_max,
               err / ref_max <= 2e-2 ? "" : " FAIL");
@@ -176,10 +194,13 @@ void runConfig(const Buffers &b, int target_ctas, float ref_max, const std::vect
 
 template <Narrow W, long long M, long long N, long long K, int MTile>
 struct Shape {
-  template <int Warps, int WarpN, int BlockK, int Stages>
-  using C = Cfg<W, M, N, K, MTile, Warps, WarpN, BlockK, Stages>;
+  template <int Warps, int WarpN, int BlockK, int Stages, long long Group = 0>
+  using C = Cfg<W, M, N, K, MTile, Warps, WarpN, BlockK, Stages, Group>;
 
-  static void run() {
+  /// `groups`: the generator's tile only (i4 {4, 64, 128, 3}, 8-bit
+  /// {8, 32, 128, 3}) at 264 target CTAs, identity and scales per group of
+  /// 32, 64 and 128 rows; otherwise the tile sweep.
+  static void run(bool groups = false) {
     Buffers b;
     CHECK_CUDA(cudaMalloc(&b.x, M * K * 2));
     constexpr long long kWeightBytes = K * N * tg::device::mixed::weight_bits(W) / 8;
@@ -187,6 +208,11 @@ struct Shape {
     CHECK_CUDA(cudaMalloc(&b.y, M * N * 2));
     CHECK_CUDA(cudaMalloc(&b.ref, M * N * 4));
     CHECK_CUDA(cudaMalloc(&b.partials, 64 * M * N * 4));
+    CHECK_CUDA(cudaMalloc(&b.scales, K / 16 * N * 2));
+    {
+      std::vector<u16> ones(K / 16 * N, 0x3f80); // bf16 1.0
+      CHECK_CUDA(cudaMemcpy(b.scales, ones.data(), ones.size() * 2, cudaMemcpyHostToDevice));
+    }
     std::mt19937 rng(1);
     std::vector<__nv_bfloat16> x(M * K);
     std::normal_distribution<float> normal;
@@ -216,7 +242,20 @@ struct Shape {
     float ref_max = 0;
     for (float r : ref)
       ref_max = std::max(ref_max, std::fabs(r));
+    if (groups) {
+      if constexpr (W == Narrow::I4) {
+        runConfig<C<4, 64, 128, 3>>(b, 264, ref_max, ref);
+        runConfig<C<4, 64, 128, 3, 32>>(b, 264, ref_max, ref);
+        runConfig<C<4, 64, 128, 3, 64>>(b, 264, ref_max, ref);
+        runConfig<C<4, 64, 128, 3, 128>>(b, 264, ref_max, ref);
+      } else {
+        runConfig<C<8, 32, 128, 3>>(b, 264, ref_max, ref);
+        runConfig<C<8, 32, 128, 3, 128>>(b, 264, ref_max, ref);
+      }
+    }
     for (int target : {264, 528, 1056}) {
+      if (groups)
+        break;
       if constexpr (W == Narrow::I4) { // 64 columns per warp only
         runConfig<C<4, 64, 64, 3>>(b, target, ref_max, ref);
         runConfig<C<4, 64, 64, 4>>(b, target, ref_max, ref);
@@ -247,6 +286,7 @@ struct Shape {
     cudaFree(b.y);
     cudaFree(b.ref);
     cudaFree(b.partials);
+    cudaFree(b.scales);
   }
 };
 
@@ -258,6 +298,15 @@ int main(int argc, char **argv) {
               "(combine included); GB/s = weight bytes / time; err = max |y - ref| / max |ref|.\n\n");
   std::printf("| M | K | N | w | rows/CTA | warps x cols | BK | stages | target CTAs | splits | smem KB | us | "
               "TFLOP/s | weight GB/s | err |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+  if (argc > 1 && std::string(argv[1]) == "groups") { // the generator's tiles, group scales
+    Shape<Narrow::I4, 1, 8192, 8192, 16>::run(true);
+    Shape<Narrow::I4, 16, 8192, 8192, 16>::run(true);
+    Shape<Narrow::I4, 1, 4096, 4096, 16>::run(true);
+    Shape<Narrow::I4, 16, 4096, 4096, 16>::run(true);
+    Shape<Narrow::I8, 1, 8192, 8192, 16>::run(true);
+    Shape<Narrow::I8, 16, 8192, 8192, 16>::run(true);
+    return 0;
+  }
   if (argc > 1 && std::string(argv[1]) == "i4") { // the i4 shapes only
     Shape<Narrow::I4, 16, 8192, 8192, 16>::run();
     Shape<Narrow::I4, 1, 8192, 8192, 16>::run();

@@ -37,12 +37,11 @@ func.func @reshape_copy(%v: tensor<2x5x3x8xbf16>) -> tensor<2x15x8xbf16> {
   return %n : tensor<2x15x8xbf16>
 }
 
-// GQA: broadcast of kv heads is a stride of 0; merging it with the head
-// dimension needs the copy.
-// CHECK-LABEL: // ===== @gqa: kernels: 2
-// CHECK: // Coordinates of element i in [1, 2, 4, 7, 8]
-// CHECK: tg_store(out0, i, tg_load(in0, c1 * 56 + c3 * 8 + c4));
+// GQA: broadcast of kv heads is a stride of 0; merged with the kv head
+// dimension outside it, head h reads kv head h / 4 (no copy).
+// CHECK-LABEL: // ===== @gqa: kernels: 1
 // CHECK: pointwise sigmoid 1x8x7x8
+// CHECK: const float x0 = tg_load(in0, (c1 / 4) * 56 + c2 * 8 + c3);
 func.func @gqa(%k: tensor<1x2x1x7x8xf16>) -> tensor<1x8x7x8xf16> {
   %b = tg.broadcast %k : tensor<1x2x1x7x8xf16> -> tensor<1x2x4x7x8xf16>
   %r = tg.reshape %b : tensor<1x2x4x7x8xf16> -> tensor<1x8x7x8xf16>
@@ -113,4 +112,27 @@ func.func @strided_argument(%q: tensor<1x2x3x4xf32> {tg.strides = array<i64: 24,
     -> (tensor<1x2x3x4xf32>, tensor<1x2x3x4xf32>) {
   %e = tg.exp %q : tensor<1x2x3x4xf32>
   return %e, %q : tensor<1x2x3x4xf32>, tensor<1x2x3x4xf32>
+}
+
+// A broadcast dimension merged by a reshape into the one outside it (group
+// scales [K / G, 1, N] seen as [K, N]) is read at index / G; a transpose of
+// such a view keeps it; a reshape of it that splits K again is copied; the
+// view returned is copied into the result.
+// CHECK-LABEL: // ===== @grouped_view: kernels: 4
+// CHECK: pointwise mul 8x3
+// CHECK: const float x1 = tg_load(in1, (c0 / 4) * 3 + c1);
+// CHECK: pointwise mul 3x8
+// CHECK: const float x1 = tg_load(in1, c0 + (c1 / 4) * 3);
+// CHECK: // ----- kernel 2: copy reshape 4x2x3
+// CHECK: // ----- kernel 3: copy result 8x3
+func.func @grouped_view(%w: tensor<8x3xf32>, %s: tensor<2x1x3xf32>)
+    -> (tensor<8x3xf32>, tensor<3x8xf32>, tensor<4x2x3xf32>, tensor<8x3xf32>) {
+  %b = tg.broadcast %s : tensor<2x1x3xf32> -> tensor<2x4x3xf32>
+  %v = tg.reshape %b : tensor<2x4x3xf32> -> tensor<8x3xf32>
+  %y = tg.mul %w, %v : tensor<8x3xf32>, tensor<8x3xf32>
+  %wt = tg.transpose %w perm = [1, 0] : tensor<8x3xf32> -> tensor<3x8xf32>
+  %vt = tg.transpose %v perm = [1, 0] : tensor<8x3xf32> -> tensor<3x8xf32>
+  %yt = tg.mul %wt, %vt : tensor<3x8xf32>, tensor<3x8xf32>
+  %r = tg.reshape %v : tensor<8x3xf32> -> tensor<4x2x3xf32>
+  return %y, %yt, %r, %v : tensor<8x3xf32>, tensor<3x8xf32>, tensor<4x2x3xf32>, tensor<8x3xf32>
 }

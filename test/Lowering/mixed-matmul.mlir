@@ -2,7 +2,8 @@
 
 // A 16-bit x times an i8/fp8 weight runs on the device library's
 // mixed-input kernel (device/mixed_matmul.cuh); the generator writes the
-// configuration and the weight's prologue in one of three forms.
+// configuration and the weight's prologue in one of three forms: identity,
+// packed (per column or per group of rows) or per element.
 
 // Identity (the weight converted exactly): one CTA (8 warps of 32 columns,
 // the decode tile), no split.
@@ -11,7 +12,7 @@
 // CHECK: // grid: [1, 1, 1] block: [256, 1, 1] shared: 110592
 // CHECK: static constexpr tg::device::Narrow kWeight = tg::device::Narrow::I8;
 // CHECK: static constexpr int kWarps = 8, kWarpN = 32, kBlockK = 128, kStages = 3;
-// CHECK: auto column = [&](long long) { return 0u; };
+// CHECK: auto column = [&](long long, long long) { return 0u; };
 // CHECK: return tg::device::mixed::narrow_pair<kWeight, kElem>(word, sel);
 // CHECK: tg::device::mixed::mixed_matmul<MixedCfg>(
 // CHECK-NEXT: reinterpret_cast<const tg::device::u16 *>(in0),
@@ -28,9 +29,14 @@ func.func @identity(%x: tensor<16x256xbf16>, %w: tensor<256x128xi8>) -> tensor<1
 // CHECK: // ----- kernel 0: tg.fused_matmul 1x1024x4096 mixed-input f8E4M3FN
 // CHECK: // grid: [4, 1, 8] block: [256, 1, 1] shared: 110592
 // CHECK: K in 8 splits of 512.
-// CHECK: auto column = [&](long long n) {
-// CHECK-NEXT: const float scale = tg_load(in2, n);
-// CHECK: return tg::device::mul_bf16x2(tg::device::mixed::narrow_pair<kWeight, kElem>(word, sel), scale);
+// CHECK: static constexpr long long kGroup = 0;
+// CHECK: // Per column: the prologue's tensors, each in both halves of a pair
+// CHECK-NEXT: auto column = [&](long long n, long long k) {
+// CHECK-NEXT: tg::device::mixed::Pairs<1> c{};
+// CHECK-NEXT: {
+// CHECK-NEXT: const float value = tg_load(in2, n);
+// CHECK: unsigned v = tg::device::mixed::narrow_pair<kWeight, kElem>(word, sel);
+// CHECK-NEXT: v = tg::device::mul_bf16x2(v, c.v[0]);
 // CHECK: partials, 512LL, column, prologue, epilogue);
 // CHECK: // ----- kernel 1: tg.fused_matmul 1x1024x4096 mixed-input f8E4M3FN combine
 // CHECK: // grid: [4, 1, 1] block: [256, 1, 1] shared: 0
@@ -110,4 +116,66 @@ func.func @i4_plain(%x: tensor<16x512xbf16>, %w: tensor<512x256xi4>) -> tensor<1
 func.func @i4_odd_n(%x: tensor<16x64xbf16>, %w: tensor<64x48xi4>) -> tensor<16x48xbf16> {
   %y = tg.matmul %x, %w : tensor<16x64xbf16>, tensor<64x48xi4> -> tensor<16x48xbf16>
   return %y : tensor<16x48xbf16>
+}
+
+// Group-wise scales and zero points (the [K / G, 1, N] tensors of model
+// code, which tg-fuse-matmul turns into [K, N] views of themselves): read
+// once per column and group of 128 rows (kGroup), at row / 128, with no
+// copy of the tensors; a splat constant is a literal; the zero point comes
+// first, as written.
+// CHECK-LABEL: // ===== @group_scale_zero_point: kernels: 1
+// CHECK: // ----- kernel 0: tg.fused_matmul 16x256x512 mixed-input i4
+// CHECK: static constexpr long long kGroup = 128;
+// CHECK: // Per column and group of 128 rows: the prologue's tensors, each in both halves of a pair
+// CHECK-NEXT: auto column = [&](long long n, long long k) {
+// CHECK-NEXT: tg::device::mixed::Pairs<2> c{};
+// CHECK-NEXT: {
+// CHECK-NEXT: const float value = tg_load(in2, (k / 128) * 256 + n);
+// CHECK: const float value = tg_load(in3, (k / 128) * 256 + n);
+// CHECK: unsigned v = tg::device::mixed::narrow_pair<kWeight, kElem>(word, sel);
+// CHECK-NEXT: v = tg::device::sub_bf16x2(v, c.v[0]);
+// CHECK-NEXT: v = tg::device::mul_bf16x2(v, c.v[1]);
+// CHECK-NEXT: v = tg::device::mul_bf16x2(v, tg::device::pack2<kElem>(2.0f, 2.0f));
+func.func @group_scale_zero_point(%x: tensor<16x512xbf16>, %w: tensor<512x256xi4>, %z: tensor<4x1x256xbf16>,
+                                  %s: tensor<4x1x256xbf16>) -> tensor<16x256xbf16> {
+  %zb = tg.broadcast %z : tensor<4x1x256xbf16> -> tensor<4x128x256xbf16>
+  %zv = tg.reshape %zb : tensor<4x128x256xbf16> -> tensor<512x256xbf16>
+  %sb = tg.broadcast %s : tensor<4x1x256xbf16> -> tensor<4x128x256xbf16>
+  %sv = tg.reshape %sb : tensor<4x128x256xbf16> -> tensor<512x256xbf16>
+  %y = tg.fused_matmul %x, %w b_captures(%zv, %sv : tensor<512x256xbf16>, tensor<512x256xbf16>)
+      : tensor<16x512xbf16>, tensor<512x256xi4> -> tensor<16x256xbf16>
+    prologue_a {}
+    prologue_b {
+    ^bb0(%e: tensor<i4>, %cz: tensor<bf16>, %cs: tensor<bf16>):
+      %two = tg.constant dense<2.0> : tensor<bf16>
+      %h = tg.cast %e : tensor<i4> to tensor<bf16>
+      %d = tg.sub %h, %cz : tensor<bf16>, tensor<bf16>
+      %m = tg.mul %d, %cs : tensor<bf16>, tensor<bf16>
+      %t = tg.mul %m, %two : tensor<bf16>, tensor<bf16>
+      tg.yield %t : tensor<bf16>
+    }
+    epilogue {}
+  return %y : tensor<16x256xbf16>
+}
+
+// Groups of 8 rows split a k16 step: the per-element prologue, which reads
+// the view at row / 8 for each element.
+// CHECK-LABEL: // ===== @group_of_eight: kernels: 1
+// CHECK: static constexpr long long kGroup = 0;
+// CHECK: // prologue_b per element
+// CHECK: const float b_cap0 = tg_load(in2, (k / 8) * 64 + n);
+func.func @group_of_eight(%x: tensor<16x64xbf16>, %w: tensor<64x64xi8>, %s: tensor<8x1x64xbf16>) -> tensor<16x64xbf16> {
+  %sb = tg.broadcast %s : tensor<8x1x64xbf16> -> tensor<8x8x64xbf16>
+  %sv = tg.reshape %sb : tensor<8x8x64xbf16> -> tensor<64x64xbf16>
+  %y = tg.fused_matmul %x, %w b_captures(%sv : tensor<64x64xbf16>)
+      : tensor<16x64xbf16>, tensor<64x64xi8> -> tensor<16x64xbf16>
+    prologue_a {}
+    prologue_b {
+    ^bb0(%e: tensor<i8>, %c: tensor<bf16>):
+      %h = tg.cast %e : tensor<i8> to tensor<bf16>
+      %d = tg.mul %h, %c : tensor<bf16>, tensor<bf16>
+      tg.yield %d : tensor<bf16>
+    }
+    epilogue {}
+  return %y : tensor<16x64xbf16>
 }

@@ -228,13 +228,26 @@ def fp8_sdpa_graph(B, H, S, D, causal=False, elem="f8E4M3FN", out_elem="f8E4M3FN
                qt, qt, qt, ot, sc, sc, ot, sc, sc))
 
 
-def mixed_matmul_graph(M, K, N, scaled=False, fn="mixed_matmul", weight="i8"):
-    """x [M,K] bf16 times w [K,N] (int8, or `weight`: f8E4M3FN, f8E5M2) ->
+def mixed_matmul_graph(M, K, N, scaled=False, fn="mixed_matmul", weight="i8", group=0):
+    """x [M,K] bf16 times w [K,N] (int8, or `weight`: i4, f8E4M3FN, f8E5M2) ->
     y [M,N] bf16. Plain: tg.matmul (w converted exactly). Scaled:
     tg.fused_matmul dequantising w per output channel in prologue_b (cast,
-    times scale [1,N] bf16), as examples/mixed_attention_matmul.mlir does."""
+    times scale [1,N] bf16), as examples/mixed_attention_matmul.mlir does.
+    With `group` G: scales per group of G rows, written as PyTorch code
+    writes it (cast, view as [K/G, G, N], times scale [K/G, 1, N], view
+    back, tg.matmul); the compiler fuses it."""
     x, w, y = ttype([M, K], "bf16"), ttype([K, N], weight), ttype([M, N], "bf16")
     args = '%%x: %s {tg.name = "x"}, %%w: %s {tg.name = "w"}' % (x, w)
+    if group:
+        wb, wg = ttype([K, N], "bf16"), ttype([K // group, group, N], "bf16")
+        sc = ttype([K // group, 1, N], "bf16")
+        return ('func.func @%s(%s, %%scale: %s {tg.name = "scale"}) -> (%s {tg.name = "y"}) {\n'
+                '  %%wf = tg.cast %%w : %s to %s\n'
+                '  %%wg = tg.reshape %%wf : %s -> %s\n'
+                '  %%ws = tg.mul %%wg, %%scale : %s, %s\n'
+                '  %%wd = tg.reshape %%ws : %s -> %s\n'
+                '  %%y = tg.matmul %%x, %%wd : %s, %s -> %s\n'
+                '  return %%y : %s\n}\n' % (fn, args, sc, y, w, wb, wb, wg, wg, sc, wg, wb, x, wb, y, y))
     if not scaled:
         return ('func.func @%s(%s) -> (%s {tg.name = "y"}) {\n'
                 '  %%y = tg.matmul %%x, %%w : %s, %s -> %s\n  return %%y : %s\n}\n' % (fn, args, y, x, w, y, y))

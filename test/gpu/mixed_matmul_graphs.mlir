@@ -3,7 +3,10 @@
 //   tg-run test/gpu/mixed_matmul_graphs.mlir --entry=NAME --check --mixed-matmul=generated
 // Each prologue form (identity, per-column scale, a generic region), every
 // weight type (i4 included), split K with a K tail, several CTAs of rows, a batched x,
-// an epilogue, and decode/prefill sizes. The first five are also
+// an epilogue, and decode/prefill sizes; the last four are group-wise
+// quantisation as model code writes it (the weight viewed as [K / G, G, N],
+// scaled and shifted by [K / G, 1, N] tensors, viewed back), which the
+// compile pipeline fuses into the kernel's per-group prologue. The first five are also
 // test/unit/Lowering/KernelGraphs.cpp's "mixed_matmul" graphs (NVRTC
 // compile in CI).
 // RUN: tg-emit-kernels %s | FileCheck %s
@@ -138,4 +141,37 @@ func.func @decode16_i4(%x: tensor<16x2048xbf16>, %w: tensor<2048x6144xi4>) -> te
 func.func @prefill_i4(%x: tensor<4x128x1024xbf16>, %w: tensor<1x1024x1024xi4>) -> tensor<4x128x1024xbf16> {
   %y = tg.matmul %x, %w : tensor<4x128x1024xbf16>, tensor<1x1024x1024xi4> -> tensor<4x128x1024xbf16>
   return %y : tensor<4x128x1024xbf16>
+}
+func.func @i4_group128_as_written(%x: tensor<16x2048xbf16>, %w: tensor<2048x512xi4>, %s: tensor<16x1x512xbf16>) -> tensor<16x512xbf16> {
+  %wf = tg.cast %w : tensor<2048x512xi4> to tensor<2048x512xbf16>
+  %wg = tg.reshape %wf : tensor<2048x512xbf16> -> tensor<16x128x512xbf16>
+  %ws = tg.mul %wg, %s : tensor<16x128x512xbf16>, tensor<16x1x512xbf16>
+  %wd = tg.reshape %ws : tensor<16x128x512xbf16> -> tensor<2048x512xbf16>
+  %y = tg.matmul %x, %wd : tensor<16x2048xbf16>, tensor<2048x512xbf16> -> tensor<16x512xbf16>
+  return %y : tensor<16x512xbf16>
+}
+func.func @i4_group32_zero_point(%x: tensor<5x512xf16>, %w: tensor<512x256xi4>, %z: tensor<16x1x256xf16>, %s: tensor<16x1x256xf16>) -> tensor<5x256xf16> {
+  %wf = tg.cast %w : tensor<512x256xi4> to tensor<512x256xf16>
+  %wg = tg.reshape %wf : tensor<512x256xf16> -> tensor<16x32x256xf16>
+  %wz = tg.sub %wg, %z : tensor<16x32x256xf16>, tensor<16x1x256xf16>
+  %ws = tg.mul %wz, %s : tensor<16x32x256xf16>, tensor<16x1x256xf16>
+  %wd = tg.reshape %ws : tensor<16x32x256xf16> -> tensor<512x256xf16>
+  %y = tg.matmul %x, %wd : tensor<5x512xf16>, tensor<512x256xf16> -> tensor<5x256xf16>
+  return %y : tensor<5x256xf16>
+}
+func.func @i8_group64_viewed_first(%x: tensor<33x384xbf16>, %w: tensor<384x96xi8>, %s: tensor<6x1x96xbf16>) -> tensor<33x96xbf16> {
+  %wg = tg.reshape %w : tensor<384x96xi8> -> tensor<6x64x96xi8>
+  %wf = tg.cast %wg : tensor<6x64x96xi8> to tensor<6x64x96xbf16>
+  %ws = tg.mul %wf, %s : tensor<6x64x96xbf16>, tensor<6x1x96xbf16>
+  %wd = tg.reshape %ws : tensor<6x64x96xbf16> -> tensor<384x96xbf16>
+  %y = tg.matmul %x, %wd : tensor<33x384xbf16>, tensor<384x96xbf16> -> tensor<33x96xbf16>
+  return %y : tensor<33x96xbf16>
+}
+func.func @decode_i4_group128(%x: tensor<1x4096xbf16>, %w: tensor<4096x4096xi4>, %s: tensor<32x1x4096xbf16>) -> tensor<1x4096xbf16> {
+  %wf = tg.cast %w : tensor<4096x4096xi4> to tensor<4096x4096xbf16>
+  %wg = tg.reshape %wf : tensor<4096x4096xbf16> -> tensor<32x128x4096xbf16>
+  %ws = tg.mul %wg, %s : tensor<32x128x4096xbf16>, tensor<32x1x4096xbf16>
+  %wd = tg.reshape %ws : tensor<32x128x4096xbf16> -> tensor<4096x4096xbf16>
+  %y = tg.matmul %x, %wd : tensor<1x4096xbf16>, tensor<4096x4096xbf16> -> tensor<1x4096xbf16>
+  return %y : tensor<1x4096xbf16>
 }

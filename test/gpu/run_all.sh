@@ -28,8 +28,8 @@
 #   benchfp8    bench/bench_fp8.py (FP8 forward: NVRTC vs cuDNN vs torch bf16; bench_fp8.{json,md,png})
 #   benchgather bench/bench_gather.py (table gathers vs FlexAttention; bench_gather.{json,md})
 #   mixed       tg-run --check of test/gpu/mixed_matmul_graphs.mlir on the generated mixed-input
-#               kernel (--mixed-matmul=generated), three of them under compute-sanitizer memcheck,
-#               two i4 graphs on the dequant plan (--mixed-matmul=dequant)
+#               kernel (--mixed-matmul=generated), four of them under compute-sanitizer memcheck,
+#               three i4 graphs on the dequant plan (--mixed-matmul=dequant)
 #   benchmixed  tg-run --check of a mixed-input matmul under each --mixed-matmul plan, then
 #               bench/bench_mixed_matmul.py (both plans vs torch, M = 1..16384;
 #               bench_mixed_matmul.{json,md,png}), e.g. STAGES="env benchmixed"
@@ -159,12 +159,12 @@ for s in $STAGES; do
         stage "mixed_$fn" 60 "$CUDA_LIB:$BASE_LD" \
           "$BIN/tg-run" test/gpu/mixed_matmul_graphs.mlir --entry=$fn --check --mixed-matmul=generated
       done
-      for fn in i8_column_scale_split e4m3_scale_epilogue i4_scaled_tail; do
+      for fn in i8_column_scale_split e4m3_scale_epilogue i4_scaled_tail i4_group32_zero_point; do
         stage "mixedsan_$fn" 120 "$CUDA_LIB:$BASE_LD" /usr/local/cuda/bin/compute-sanitizer --tool memcheck \
           --error-exitcode 3 "$BIN/tg-run" test/gpu/mixed_matmul_graphs.mlir --entry=$fn --check --mixed-matmul=generated
       done
       # i4 weights dequantised by a generic kernel, then a 16-bit matmul
-      for fn in i4_zero_point_row_scale_generic decode_i4_scaled; do
+      for fn in i4_zero_point_row_scale_generic decode_i4_scaled i4_group128_as_written; do
         stage "mixed_dequant_$fn" 60 "$CUDA_LIB:$BASE_LD" \
           "$BIN/tg-run" test/gpu/mixed_matmul_graphs.mlir --entry=$fn --check --mixed-matmul=dequant
       done ;;

@@ -358,9 +358,10 @@ inline unsigned cvt_pack_f16x2(float lo, float hi) {
 }
 inline float cvt_f16_to_f32(unsigned short bits) { return emu::f16ToFloat(bits); }
 /// A packed 16-bit operation: each half through f32 and rounded once. The
-/// product of two 16-bit values is exact in f32, and so is the difference of
-/// the kernel's operands (small integers), so this is the instruction's
-/// single rounding.
+/// product of two 16-bit values is exact in f32, and so is the sum or
+/// difference of two whose exponents are within 16 of each other (the
+/// kernels' conversions and the tests' zero points), so this is the
+/// instruction's single rounding.
 template <bool kBf16, class Op>
 inline unsigned packed16(unsigned a, unsigned b, Op op) {
   auto lane = [&](int half) {
@@ -384,6 +385,12 @@ inline unsigned sub_f16x2(unsigned a, unsigned b) {
 }
 inline unsigned sub_bf16x2(unsigned a, unsigned b) {
   return packed16<true>(a, b, [](float x, float y) { return x - y; });
+}
+inline unsigned add_f16x2(unsigned a, unsigned b) {
+  return packed16<false>(a, b, [](float x, float y) { return x + y; });
+}
+inline unsigned add_bf16x2(unsigned a, unsigned b) {
+  return packed16<true>(a, b, [](float x, float y) { return x + y; });
 }
 inline float fast_exp2(float x) { return std::exp2(x); }
 

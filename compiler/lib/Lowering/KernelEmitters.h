@@ -33,6 +33,11 @@ struct TensorView {
   Type elementType;
   SmallVector<int64_t> shape;   // logical shape
   SmallVector<int64_t> strides; // per logical dimension, in elements
+  /// Per logical dimension: index i reads source position i / divisor
+  /// (times the stride). 1 except where a reshape merged a broadcast
+  /// dimension into the one outside it: a [K / G, 1, N] group scale seen as
+  /// [K, N] has divisor G on K (row k reads group k / G).
+  SmallVector<int64_t> divisors;
   std::string literal;          // Splat: the value in compute type
   SmallVector<int64_t> sourceShape;
   int64_t axis = 0; // Index: the gen_index axis (in sourceShape)
@@ -44,6 +49,8 @@ struct TensorView {
   bool isDenseBufferOf(Value value) const;
   /// True when logical row-major order is the source's element order.
   bool isRowMajor() const;
+  /// True when some dimension has a divisor other than 1.
+  bool hasDivisors() const;
 };
 
 TensorView transposeView(const TensorView &view, ArrayRef<int64_t> perm);

@@ -11,9 +11,13 @@
 // The prologue takes one of three forms, fastest first:
 //  - identity (no prologue_b, or a lone tg.cast to x's type): the exact
 //    conversion, packed;
-//  - a per-column scale (tg.cast to x's type, then tg.mul by a capture that
-//    depends on the column only): the scale is loaded once per column and
-//    multiplied into each packed pair (one rounding, as tg.mul rounds);
+//  - packed (tg.cast to x's type, then tg.mul, tg.sub or tg.add by captures
+//    of x's type that depend on the column only, or on the column and the
+//    group of G rows, G a multiple of 16: scales and zero points, per
+//    channel or group-wise as [K / G, 1, N] tensors seen as [K, N]): the
+//    captures are loaded once per column (and group) and each step is one
+//    packed operation on the converted pair (one rounding, as the tg op
+//    rounds);
 //  - anything else: the region per element, its captures loaded at (k, n).
 //
 //===----------------------------------------------------------------------===//
@@ -26,6 +30,7 @@
 #include "tgc/Plan.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Matchers.h"
 
 #include "llvm/Support/raw_ostream.h"
 
@@ -76,41 +81,100 @@ bool hasOwnStrides(Value value) {
   return fn && fn.getArgAttr(arg.getArgNumber(), "tg.strides");
 }
 
-enum class PrologueForm { Identity, ColumnScale, Generic };
+enum class PrologueForm { Identity, Packed, Generic };
 
-/// The weight's prologue form, and for ColumnScale the capture's index.
-std::pair<PrologueForm, unsigned> prologueForm(Operation *op, Type xType) {
+/// One step of the packed form: value = op(value, capture), or
+/// op(capture, value) when the weight is the right operand (tg.sub).
+struct PackedStep {
+  StringRef function; // the packed operation, e.g. "mul_bf16x2"
+  unsigned capture;   // index into the op's b captures
+  bool weightOnLeft;
+  std::string literal; // instead of a capture: a constant (float literal)
+};
+
+struct PrologueShape {
+  PrologueForm form = PrologueForm::Identity;
+  SmallVector<PackedStep> steps; // Packed
+  int64_t group = 0;             // Packed: rows per group (0: per column)
+};
+
+/// Rows of the weight that read one element of `capture` (a prologue_b
+/// capture through its view): 0 when it does not depend on the row (rank
+/// 0, size 1 or stride 0 along K), G when a group of G rows does; -1 when
+/// it differs from row to row.
+int64_t rowsPerCaptureElement(Value capture, LoweringState &state) {
+  ArrayRef<int64_t> shape = shapeOf(capture);
+  if (shape.size() < 2 || shape[shape.size() - 2] == 1)
+    return 0;
+  const TensorView &view = state.view(capture);
+  size_t kDim = shape.size() - 2;
+  if (view.kind == TensorView::Kind::Splat || view.strides[kDim] == 0)
+    return 0;
+  return view.divisors[kDim] > 1 ? view.divisors[kDim] : -1;
+}
+
+/// The weight's prologue form.
+PrologueShape prologueShape(Operation *op, Type xType, ValueRange captures,
+                            LoweringState &state) {
   auto fused = dyn_cast<FusedMatmulOp>(op);
   if (!fused || fused.getPrologueB().empty())
-    return {PrologueForm::Identity, 0};
+    return {};
   Block &block = fused.getPrologueB().front();
+  // The steps (constants, which canonicalisation may have moved to the
+  // top, are operands of steps).
   SmallVector<Operation *> ops;
   for (Operation &inner : block.without_terminator())
-    ops.push_back(&inner);
+    if (!isa<ConstantOp>(inner))
+      ops.push_back(&inner);
   Value yielded = block.getTerminator()->getOperand(0);
-  auto castOf = [&](Operation *inner) {
-    auto cast = dyn_cast<CastOp>(inner);
-    return cast && cast->getOperand(0) == block.getArgument(0) &&
-           elementTypeOf(cast.getResult()) == xType;
-  };
-  if (ops.size() == 1 && castOf(ops[0]) && yielded == ops[0]->getResult(0))
-    return {PrologueForm::Identity, 0};
-  if (ops.size() == 2 && castOf(ops[0]) && isa<MulOp>(ops[1]) &&
-      yielded == ops[1]->getResult(0) &&
-      elementTypeOf(ops[1]->getResult(0)) == xType) {
-    Value converted = ops[0]->getResult(0);
-    Value lhs = ops[1]->getOperand(0), rhs = ops[1]->getOperand(1);
-    Value other = lhs == converted ? rhs : rhs == converted ? lhs : Value();
-    auto capture = dyn_cast_or_null<BlockArgument>(other);
-    if (capture && capture.getOwner() == &block && capture.getArgNumber() > 0 &&
-        elementTypeOf(capture) == xType) {
-      ArrayRef<int64_t> shape = shapeOf(capture);
-      // The capture's row (K) dimension must be 1: one value per column.
-      if (shape.size() < 2 || shape[shape.size() - 2] == 1)
-        return {PrologueForm::ColumnScale, capture.getArgNumber() - 1};
+  PrologueShape generic{PrologueForm::Generic, {}, 0};
+  auto cast = ops.empty() ? CastOp() : dyn_cast<CastOp>(ops[0]);
+  if (!cast || cast->getOperand(0) != block.getArgument(0) ||
+      elementTypeOf(cast.getResult()) != xType)
+    return generic;
+  PrologueShape shape{PrologueForm::Packed, {}, 0};
+  bool bf16 = xType.isBF16();
+  Value value = cast.getResult();
+  for (Operation *inner : ArrayRef(ops).drop_front()) {
+    if (!isa<MulOp, SubOp, AddOp>(inner) ||
+        elementTypeOf(inner->getResult(0)) != xType)
+      return generic;
+    Value lhs = inner->getOperand(0), rhs = inner->getOperand(1);
+    bool weightOnLeft = lhs == value;
+    Value other = weightOnLeft ? rhs : lhs == value ? Value() : lhs;
+    if (!weightOnLeft && rhs != value)
+      return generic;
+    StringRef function = isa<MulOp>(inner)   ? (bf16 ? "mul_bf16x2" : "mul_f16x2")
+                         : isa<SubOp>(inner) ? (bf16 ? "sub_bf16x2" : "sub_f16x2")
+                                             : (bf16 ? "add_bf16x2" : "add_f16x2");
+    value = inner->getResult(0);
+    // A constant of the region (a splat the fusion inlined).
+    DenseElementsAttr constant;
+    if (other && elementTypeOf(other) == xType &&
+        matchPattern(other, m_Constant(&constant))) {
+      shape.steps.push_back(
+          {function, 0, weightOnLeft,
+           cudaLiteral(constant.getSplatValue<APFloat>())});
+      continue;
     }
+    auto capture = dyn_cast_or_null<BlockArgument>(other);
+    if (!capture || capture.getOwner() != &block || capture.getArgNumber() == 0 ||
+        elementTypeOf(capture) != xType)
+      return generic;
+    unsigned index = capture.getArgNumber() - 1;
+    int64_t rows = rowsPerCaptureElement(captures[index], state);
+    if (rows < 0 || (rows > 0 && rows % 16 != 0) ||
+        (rows > 0 && shape.group > 0 && rows != shape.group))
+      return generic;
+    if (rows > 0)
+      shape.group = rows;
+    shape.steps.push_back({function, index, weightOnLeft, ""});
   }
-  return {PrologueForm::Generic, 0};
+  if (yielded != value)
+    return generic;
+  if (shape.steps.empty())
+    return {};
+  return shape;
 }
 
 std::string elemName(Type t) {
@@ -219,29 +283,51 @@ LogicalResult lowering::emitMixedMatmulKernel(Operation *op,
   SmallVector<std::string> weightCoords(shapeOf(desc.b.value).size() - 2, "0");
   weightCoords.push_back("k");
   weightCoords.push_back("n");
-  auto [form, scaleIndex] = prologueForm(op, xType);
+  PrologueShape shape = prologueShape(op, xType, desc.b.captures, state);
   std::string column, prologue;
   std::string pack = "tg::device::pack2<kElem>";
   std::string pair = "tg::device::mixed::narrow_pair<kWeight, kElem>(word, sel)";
-  if (form == PrologueForm::Identity) {
-    column = "auto column = [&](long long) { return 0u; };\n";
+  if (shape.form == PrologueForm::Identity) {
+    column = "auto column = [&](long long, long long) { return 0u; };\n";
     prologue = "auto prologue = [&](unsigned, unsigned word, int sel, long "
                "long, long long, long long) {\n  return " +
                pair + ";\n};\n";
-  } else if (form == PrologueForm::ColumnScale) {
-    Value scale = desc.b.captures[scaleIndex];
-    SmallVector<std::string> coords(weightCoords);
-    coords[coords.size() - 2] = "0";
-    std::string load = emitLoad(state.view(scale),
-                                broadcastCoords(coords, shapeOf(scale)), params);
-    std::string mul =
-        xType.isBF16() ? "tg::device::mul_bf16x2" : "tg::device::mul_f16x2";
-    column = "// The per-column scale, in both halves of a pair\n"
-             "auto column = [&](long long n) {\n  const float scale = " +
-             load + ";\n  return " + pack + "(scale, scale);\n};\n";
-    prologue = "auto prologue = [&](unsigned scale, unsigned word, int sel, "
-               "long long, long long, long long) {\n  return " +
-               mul + "(" + pair + ", scale);\n};\n";
+  } else if (shape.form == PrologueForm::Packed) {
+    size_t slots = llvm::count_if(shape.steps, [](const PackedStep &step) {
+      return step.literal.empty();
+    });
+    std::string pairs = "tg::device::mixed::Pairs<" +
+                        std::to_string(std::max<size_t>(slots, 1)) + ">";
+    column = std::string(shape.group ? "// Per column and group of " +
+                                           std::to_string(shape.group) + " rows"
+                                     : "// Per column") +
+             ": the prologue's tensors, each in both halves of a pair\n"
+             "auto column = [&](long long n, long long k) {\n  " + pairs +
+             " c{};\n";
+    prologue = "auto prologue = [&](const " + pairs +
+               " &c, unsigned word, int sel, long long, long long, long long) "
+               "{\n  unsigned v = " + pair + ";\n";
+    size_t used = 0;
+    for (const PackedStep &step : shape.steps) {
+      std::string slot;
+      if (!step.literal.empty()) {
+        slot = pack + "(" + step.literal + ", " + step.literal + ")";
+      } else {
+        Value capture = desc.b.captures[step.capture];
+        std::string load = emitLoad(
+            state.view(capture), broadcastCoords(weightCoords, shapeOf(capture)),
+            params);
+        slot = "c.v[" + std::to_string(used++) + "]";
+        column += "  {\n    const float value = " + load + ";\n    " + slot +
+                  " = " + pack + "(value, value);\n  }\n";
+      }
+      std::string call = "tg::device::" + step.function.str();
+      prologue += "  v = " + call +
+                  (step.weightOnLeft ? "(v, " + slot + ")" : "(" + slot + ", v)") +
+                  ";\n";
+    }
+    column += "  return c;\n};\n";
+    prologue += "  return v;\n};\n";
   } else {
     Region *region = desc.b.prologue;
     Block &block = region->front();
@@ -258,7 +344,7 @@ LogicalResult lowering::emitMixedMatmulKernel(Operation *op,
                    "b_pro", "b", weightCoords, state, params);
     if (failed(code))
       return failure();
-    column = "auto column = [&](long long) { return 0u; };\n";
+    column = "auto column = [&](long long, long long) { return 0u; };\n";
     prologue =
         "// prologue_b per element\n"
         "auto prologue = [&](unsigned, unsigned word, int sel, long long k0, "
@@ -317,6 +403,7 @@ LogicalResult lowering::emitMixedMatmulKernel(Operation *op,
      << "  static constexpr int kWarps = " << tile.warps
      << ", kWarpN = " << tile.warpN << ", kBlockK = " << tile.blockK
      << ", kStages = " << tile.stages << ";\n"
+     << "  static constexpr long long kGroup = " << shape.group << ";\n"
      << "};\n"
      << "static_assert(tg::device::mixed::shared_bytes(MixedCfg::kMTile, "
         "MixedCfg::kBlockK, MixedCfg::kWarps * MixedCfg::kWarpN, "

@@ -2,8 +2,9 @@
 //
 // transpose and broadcast always fold into strides; a reshape folds when
 // each run of mutually contiguous source dimensions is split or merged
-// whole (as for views of contiguous tensors), otherwise the partitioner
-// copies it.
+// whole (as for views of contiguous tensors), or when it merges a broadcast
+// run into the dimension outside it (a divisor: group-wise scales
+// [K / G, 1, N] viewed as [K, N]); otherwise the partitioner copies it.
 //
 //===----------------------------------------------------------------------===//
 
@@ -22,6 +23,7 @@ TensorView TensorView::ofBuffer(Value value) {
   view.elementType = elementTypeOf(value);
   view.shape.assign(shapeOf(value).begin(), shapeOf(value).end());
   view.strides = rowMajorStrides(view.shape);
+  view.divisors.assign(view.shape.size(), 1);
   view.sourceShape = view.shape;
   return view;
 }
@@ -45,7 +47,15 @@ bool TensorView::isDenseBufferOf(Value value) const {
   return kind == Kind::Buffer && source == value && isRowMajor();
 }
 
+bool TensorView::hasDivisors() const {
+  return llvm::any_of(llvm::zip(shape, divisors), [](auto pair) {
+    return std::get<0>(pair) != 1 && std::get<1>(pair) != 1;
+  });
+}
+
 bool TensorView::isRowMajor() const {
+  if (hasDivisors())
+    return false;
   SmallVector<int64_t> dense = rowMajorStrides(shape);
   for (auto [size, stride, expected] : llvm::zip(shape, strides, dense))
     if (size != 1 && stride != expected)
@@ -59,6 +69,7 @@ TensorView lowering::transposeView(const TensorView &view,
   for (auto [i, from] : llvm::enumerate(perm)) {
     result.shape[i] = view.shape[from];
     result.strides[i] = view.strides[from];
+    result.divisors[i] = view.divisors[from];
   }
   return result;
 }
@@ -68,11 +79,14 @@ TensorView lowering::broadcastView(const TensorView &view,
   TensorView result = view;
   result.shape.assign(shape.begin(), shape.end());
   result.strides.assign(shape.size(), 0);
+  result.divisors.assign(shape.size(), 1);
   if (view.shape.empty()) // a scalar repeats everywhere
     return result;
   for (auto [i, size] : llvm::enumerate(shape))
-    if (view.shape[i] == size)
+    if (view.shape[i] == size) {
       result.strides[i] = view.strides[i];
+      result.divisors[i] = view.divisors[i];
+    }
   return result;
 }
 
@@ -81,8 +95,11 @@ std::optional<TensorView> lowering::reshapeView(const TensorView &view,
   TensorView result = view;
   result.shape.assign(shape.begin(), shape.end());
   result.strides.assign(shape.size(), 0);
+  result.divisors.assign(shape.size(), 1);
   if (numElements(shape) == 0)
     return result; // nothing is ever read
+  if (view.hasDivisors())
+    return std::nullopt; // not addressable by a second divisor: copied
 
   // Runs of source dimensions (innermost first) whose elements are laid out
   // as one contiguous block of `size` elements with step `innerStride`.
@@ -102,7 +119,9 @@ std::optional<TensorView> lowering::reshapeView(const TensorView &view,
   }
 
   // Give the new dimensions, innermost first, to the runs in order; a new
-  // dimension must not straddle two runs.
+  // dimension must not straddle two runs, except that one may start with a
+  // whole broadcast run (stride 0): every index of it reads the same
+  // element, so the dimension reads the next run at index / run size.
   size_t run = 0;
   int64_t filled = 1; // elements of runs[run] covered so far
   for (int64_t d = static_cast<int64_t>(shape.size()) - 1; d >= 0; --d) {
@@ -110,6 +129,20 @@ std::optional<TensorView> lowering::reshapeView(const TensorView &view,
       continue;
     if (run == runs.size())
       return std::nullopt;
+    int64_t repeat = runs[run].size;
+    if (runs[run].innerStride == 0 && filled == 1 && shape[d] > repeat &&
+        shape[d] % repeat == 0 && run + 1 < runs.size() &&
+        runs[run + 1].size % (shape[d] / repeat) == 0) {
+      ++run;
+      result.strides[d] = runs[run].innerStride;
+      result.divisors[d] = repeat;
+      filled = shape[d] / repeat;
+      if (filled == runs[run].size) {
+        ++run;
+        filled = 1;
+      }
+      continue;
+    }
     result.strides[d] = runs[run].innerStride * filled;
     filled *= shape[d];
     if (filled == runs[run].size) {
@@ -124,17 +157,19 @@ std::optional<TensorView> lowering::reshapeView(const TensorView &view,
   return result;
 }
 
-/// `sum(coords[d] * strides[d])` without zero terms.
+/// `sum(coords[d] / divisors[d] * strides[d])` without zero terms.
 static std::string offsetExpr(const TensorView &view,
                               ArrayRef<std::string> coords) {
   std::string expr;
-  for (auto [size, stride, coord] :
-       llvm::zip(view.shape, view.strides, coords)) {
+  for (auto [size, stride, divisor, coord] :
+       llvm::zip(view.shape, view.strides, view.divisors, coords)) {
     if (size == 1 || stride == 0 || coord == "0")
       continue;
     if (!expr.empty())
       expr += " + ";
-    expr += stride == 1 ? coord : coord + " * " + std::to_string(stride);
+    std::string index =
+        divisor == 1 ? coord : "(" + coord + " / " + std::to_string(divisor) + ")";
+    expr += stride == 1 ? index : index + " * " + std::to_string(stride);
   }
   return expr.empty() ? "0" : expr;
 }
@@ -143,6 +178,8 @@ static std::string offsetExpr(const TensorView &view,
 /// dimension that walks the index axis (-1 if none). nullopt when the view
 /// mixes dimensions (after a reshape).
 static std::optional<int64_t> indexDimension(const TensorView &view) {
+  if (view.hasDivisors())
+    return std::nullopt;
   SmallVector<int64_t> sourceStrides = rowMajorStrides(view.sourceShape);
   int64_t axisDim = -1;
   SmallVector<bool> used(view.sourceShape.size(), false);

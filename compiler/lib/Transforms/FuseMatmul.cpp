@@ -6,6 +6,13 @@
 // A step whose value has other users stops the prologue there (its work
 // would otherwise be done twice or the other users would lose it).
 //
+// Group-wise dequantisation as model code writes it (the weight viewed as
+// [..., K / G, G, N], scaled or shifted by [..., K / G, 1, N] tensors,
+// viewed back as [..., K, N]) is first rebuilt on the [..., K, N] weight,
+// each such tensor broadcast over the group and viewed as [..., K, N] (a
+// view the lowering reads at row / G, not a copy), so that it becomes a
+// prologue like any other.
+//
 // Epilogue: starting from the matmul result, the largest set of pointwise ops
 // of the result shape that is closed (every value inside is used only inside,
 // except the single output) -- so `gelu(x) = x * sigmoid(1.702 x)` style
@@ -89,6 +96,97 @@ static ElementChain matchPrologue(Value operand, bool report) {
   chain.input = cur;
   chain.output = operand;
   return chain;
+}
+
+/// The tensor `other` (an operand of an op on the [..., K / G, G, N] view,
+/// broadcast along the group dimension) as the [..., K, N] tensor the op
+/// sees, built before `at`; null when its group dimension is not 1.
+static Value ungroupedOperand(RewriterBase &rewriter, Location loc,
+                              Value other, ArrayRef<int64_t> weightShape) {
+  ArrayRef<int64_t> shape = shapeOf(other);
+  if (shape.empty())
+    return other; // a scalar broadcasts to either view
+  size_t group = shape.size() - 2; // the G dimension
+  if (shape[group] != 1)
+    return {};
+  SmallVector<int64_t> merged(shape.take_front(group - 1));
+  merged.push_back(shape[group - 1] == 1 ? 1 : weightShape[group - 1]);
+  merged.push_back(shape.back());
+  auto type = RankedTensorType::get(merged, elementTypeOf(other));
+  ElementsAttr elements;
+  if (matchPattern(other, m_Constant(&elements)) && elements.isSplat())
+    return ConstantOp::create(
+        rewriter, loc,
+        cast<ElementsAttr>(DenseElementsAttr::get(
+            type, elements.getSplatValue<Attribute>())));
+  Value source = other;
+  if (shape[group - 1] != 1) {
+    SmallVector<int64_t> repeated(shape);
+    repeated[group] = weightShape[group - 1] / shape[group - 1];
+    source = BroadcastOp::create(
+        rewriter, loc, RankedTensorType::get(repeated, elementTypeOf(other)),
+        source);
+  }
+  return ReshapeOp::create(rewriter, loc, type, source);
+}
+
+/// Rebuilds a group-wise prologue of the matmul's weight (see the file
+/// comment) on the [..., K, N] weight; true when it did.
+static bool ungroupWeightPrologue(RewriterBase &rewriter, MatmulOp matmul) {
+  Value operand = matmul.getB();
+  auto back = operand.getDefiningOp<ReshapeOp>();
+  if (!back || !back.getInput().hasOneUse())
+    return false;
+  ArrayRef<int64_t> weightShape = shapeOf(operand);
+  ArrayRef<int64_t> grouped = shapeOf(back.getInput());
+  size_t rank = weightShape.size();
+  if (rank < 2 || grouped.size() != rank + 1 ||
+      grouped.take_front(rank - 2) != weightShape.take_front(rank - 2) ||
+      grouped[rank - 2] * grouped[rank - 1] != weightShape[rank - 2] ||
+      grouped[rank - 1] == 1 || grouped[rank] != weightShape[rank - 1])
+    return false;
+  SmallVector<Operation *> chain;
+  Value cur = back.getInput();
+  while (Operation *def = cur.getDefiningOp()) {
+    if (!isPrologueOp(def) || !cur.hasOneUse())
+      break;
+    Value data = dataOperand(def);
+    if (!data)
+      break;
+    chain.push_back(def);
+    cur = data;
+  }
+  auto split = cur.getDefiningOp<ReshapeOp>();
+  if (chain.empty() || !split || shapeOf(split.getInput()) != weightShape)
+    return false;
+  std::reverse(chain.begin(), chain.end());
+  for (Operation *op : chain)
+    for (Value value : op->getOperands())
+      if (value != dataOperand(op) && !shapeOf(value).empty() &&
+          shapeOf(value)[rank - 1] != 1)
+        return false; // varies inside a group: no [..., K, N] view of it
+
+  rewriter.setInsertionPoint(matmul);
+  Location loc = matmul.getLoc();
+  Value data = split.getInput();
+  for (Operation *op : chain) {
+    IRMapping mapping;
+    Value opData = dataOperand(op);
+    mapping.map(opData, data);
+    for (Value value : op->getOperands())
+      if (value != opData)
+        mapping.map(value, ungroupedOperand(rewriter, loc, value, weightShape));
+    Operation *clone = rewriter.clone(*op, mapping);
+    clone->getResult(0).setType(RankedTensorType::get(
+        weightShape, elementTypeOf(op->getResult(0))));
+    data = clone->getResult(0);
+  }
+  rewriter.modifyOpInPlace(matmul, [&] { matmul.getBMutable().assign(data); });
+  llvm::DenseSet<Operation *> erased;
+  SmallVector<Operation *> dead{back.getOperation()};
+  dead.append(chain.rbegin(), chain.rend());
+  eraseDeadOps(rewriter, dead, erased);
+  return true;
 }
 
 static ElementChain matchEpilogue(MatmulOp matmul) {
@@ -261,10 +359,12 @@ struct FuseMatmulPattern : OpRewritePattern<MatmulOp> {
 
   LogicalResult matchAndRewrite(MatmulOp matmul,
                                 PatternRewriter &rewriter) const override {
+    bool ungrouped = ungroupWeightPrologue(rewriter, matmul);
     MatmulFusion fusion = matchMatmulFusion(matmul, /*report=*/false);
     if (fusion.empty())
-      return rewriter.notifyMatchFailure(
-          matmul, "no prologue or epilogue op can be fused");
+      return ungrouped ? success()
+                       : rewriter.notifyMatchFailure(
+                             matmul, "no prologue or epilogue op can be fused");
     rewriteMatmulFusion(rewriter, fusion);
     return success();
   }
@@ -279,6 +379,7 @@ struct FuseMatmulPass : tg::impl::FuseMatmulBase<FuseMatmulPass> {
     getOperation().walk([&](MatmulOp op) { matmuls.push_back(op); });
     IRRewriter rewriter(&getContext());
     for (MatmulOp matmul : matmuls) {
+      ungroupWeightPrologue(rewriter, matmul);
       MatmulFusion fusion = matchMatmulFusion(matmul, emitRemarks);
       if (!fusion.empty())
         rewriteMatmulFusion(rewriter, fusion);

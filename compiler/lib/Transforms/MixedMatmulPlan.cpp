@@ -157,6 +157,19 @@ struct MixedMatmulPlanPass
     shape.generatedRuns = requested != Backend::cudnn &&
                           mixedMatmulKernelRefusal(m.op).empty();
     shape.fusedRuns = !packedWeight;
+    // A tensor of the prologue that varies along K (group-wise scales or
+    // zero points, seen as [K, N]) would reach cuDNN as a copy the size of
+    // the weight at 16 bits: more bytes than dequantising.
+    if (shape.fusedRuns &&
+        llvm::any_of(m.weightCaptures(), [](Value capture) {
+          ArrayRef<int64_t> dims = shapeOf(capture);
+          return dims.size() >= 2 && dims[dims.size() - 2] != 1;
+        })) {
+      shape.fusedRuns = false;
+      shape.fusedRefusal = "the prologue reads a tensor that varies along K "
+                           "(group-wise scales); cuDNN would read it expanded "
+                           "to the weight's shape";
+    }
     return chooseMixedMatmulPlan(shape);
   }
 

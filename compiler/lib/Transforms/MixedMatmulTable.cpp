@@ -161,7 +161,11 @@ MixedMatmulChoice tg::chooseMixedMatmulPlan(const MixedMatmulShape &shape,
   MixedMatmulPlan plan =
       ratio >= 1.0 ? MixedMatmulPlan::Fused : MixedMatmulPlan::Dequant;
   if (!shape.fusedRuns)
-    os << " (cuDNN cannot read " << shape.weight << " weights)";
+    os << " ("
+       << (shape.fusedRefusal.empty()
+               ? "cuDNN cannot read " + shape.weight + " weights"
+               : shape.fusedRefusal)
+       << ")";
   if (generated > 0) {
     double best = std::max(fused, dequant);
     os << ", generated/" << (ratio >= 1.0 ? "fused " : "dequant ")

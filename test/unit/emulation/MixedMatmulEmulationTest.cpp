@@ -1,7 +1,8 @@
 // The mixed-input matmul kernel (device/mixed_matmul.cuh) on the device
 // emulator (DeviceEmulator.h), against a float64 product of the converted
-// weight: every weight type, the three prologue forms the generator writes
-// (MixedMatmulKernel.cpp), rows that are not a tile multiple, columns that
+// weight: every weight type, the prologue forms the generator writes
+// (MixedMatmulKernel.cpp: identity, packed per column or per group of rows,
+// generic), rows that are not a tile multiple, columns that
 // end inside a CTA, a K tail inside a step and split K with its combine.
 // Outputs start as NaN; every output is checked.
 
@@ -26,13 +27,15 @@ using tg::device::Elem;
 using tg::device::Narrow;
 
 template <Elem E, Narrow W, long long M, long long N, long long K, int MTile, int Splits,
-          long long KPerSplit, int Warps = 4, int BlockK = 64, int Stages = 4, int WarpN = 32>
+          long long KPerSplit, int Warps = 4, int BlockK = 64, int Stages = 4, int WarpN = 32,
+          long long Group = 0>
 struct Cfg {
   static constexpr Elem kElem = E;
   static constexpr Narrow kWeight = W;
   static constexpr long long kM = M, kN = N, kK = K;
   static constexpr int kMTile = MTile;
   static constexpr int kWarps = Warps, kWarpN = WarpN, kBlockK = BlockK, kStages = Stages;
+  static constexpr long long kGroup = Group;
   // The launch (the generator's choice in MixedMatmulKernel.cpp).
   static constexpr int kSplits = Splits;
   static constexpr long long kKPerSplit = KPerSplit;
@@ -65,7 +68,9 @@ double narrowValue(unsigned char byte, Narrow w) {
   return sign * (e ? std::ldexp(1.0 + m / 4.0, e - 15) : std::ldexp(m / 4.0, -14));
 }
 
-enum class Form { Identity, ColumnScale, Generic };
+// GroupScale: (w - zero) * scale with [K / G, N] zero points and scales
+// (C::kGroup rows per group), each step rounded.
+enum class Form { Identity, ColumnScale, GroupScale, Generic };
 
 template <class C>
 void runCase(Form form, unsigned seed) {
@@ -76,6 +81,8 @@ void runCase(Form form, unsigned seed) {
   std::vector<unsigned short> x(M * K);
   std::vector<unsigned char> w(kI4 ? K * N / 2 : K * N);
   std::vector<float> scale(N), rowScale(K);
+  constexpr long long kGroups = C::kGroup ? K / C::kGroup : 1;
+  std::vector<float> groupScale(kGroups * N), groupZero(kGroups * N);
   std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
   for (auto &v : x)
     v = fromFloat16(uniform(rng), kBf16);
@@ -91,6 +98,10 @@ void runCase(Form form, unsigned seed) {
     s = toFloat16(fromFloat16(0.5f + uniform(rng) * 0.25f, kBf16), kBf16);
   for (auto &s : rowScale)
     s = toFloat16(fromFloat16(1.0f + uniform(rng) * 0.5f, kBf16), kBf16);
+  for (auto &s : groupScale)
+    s = toFloat16(fromFloat16(0.25f + uniform(rng) * 0.125f, kBf16), kBf16);
+  for (auto &z : groupZero)
+    z = toFloat16(fromFloat16(2.0f * uniform(rng), kBf16), kBf16);
 
   auto round16 = [&](double v) { return toFloat16(fromFloat16(float(v), kBf16), kBf16); };
   // The converted weight as the generated prologues define it.
@@ -106,6 +117,10 @@ void runCase(Form form, unsigned seed) {
       return round16(v);
     case Form::ColumnScale:
       return round16(round16(v) * scale[n]);
+    case Form::GroupScale: {
+      long long g = (k / C::kGroup) * N + n;
+      return round16(round16(round16(v) - groupZero[g]) * groupScale[g]);
+    }
     case Form::Generic:
       return round16(round16(v) * rowScale[k] * scale[n]); // one rounding of the f32 product
     }
@@ -114,17 +129,37 @@ void runCase(Form form, unsigned seed) {
 
   std::vector<float> y(M * N, NAN);
   std::vector<float> partials(C::kSplits * M * N, NAN);
-  auto column = [&](long long n) {
-    unsigned s = fromFloat16(scale[n], kBf16);
-    return s | (s << 16);
+  // Per column (and group): the column scale, or the group's zero point
+  // and scale; and the group the data is for, which the prologue checks.
+  auto column = [&](long long n, long long k) {
+    auto both = [&](float value) {
+      unsigned s = fromFloat16(value, kBf16);
+      return s | (s << 16);
+    };
+    tg::device::mixed::Pairs<3> c{};
+    if (form == Form::GroupScale) {
+      long long g = k / C::kGroup;
+      c.v[0] = both(groupZero[g * N + n]);
+      c.v[1] = both(groupScale[g * N + n]);
+      c.v[2] = static_cast<unsigned>(g);
+    } else {
+      c.v[0] = both(scale[n]);
+    }
+    return c;
   };
-  auto prologue = [&](unsigned col, unsigned word, int sel, long long k0, long long k1, long long n) {
+  auto prologue = [&](const tg::device::mixed::Pairs<3> &col, unsigned word, int sel, long long k0, long long k1,
+                      long long n) {
     unsigned pair = tg::device::mixed::narrow_pair<C::kWeight, C::kElem>(word, sel);
     switch (form) {
     case Form::Identity:
       return pair;
     case Form::ColumnScale:
-      return kBf16 ? tg::device::mul_bf16x2(pair, col) : tg::device::mul_f16x2(pair, col);
+      return kBf16 ? tg::device::mul_bf16x2(pair, col.v[0]) : tg::device::mul_f16x2(pair, col.v[0]);
+    case Form::GroupScale:
+      EXPECT_EQ(k0 / C::kGroup, col.v[2]) << "column data of another group at row " << k0;
+      EXPECT_EQ(k1 / C::kGroup, col.v[2]) << "a pair across groups at row " << k1;
+      pair = kBf16 ? tg::device::sub_bf16x2(pair, col.v[0]) : tg::device::sub_f16x2(pair, col.v[0]);
+      return kBf16 ? tg::device::mul_bf16x2(pair, col.v[1]) : tg::device::mul_f16x2(pair, col.v[1]);
     case Form::Generic:
       break;
     }
@@ -206,6 +241,18 @@ TEST(MixedMatmulEmulation, I4EveryPrologueForm) {
   runCase<Cfg<Elem::BF16, Narrow::I4, 70, 96, 384, 64, 2, 192, 4, 64, 4, 64>>(Form::ColumnScale, 12);
   runCase<Cfg<Elem::F16, Narrow::I4, 5, 32, 136, 16, 1, 256, 4, 128, 3, 64>>(Form::Generic, 13);
   runCase<Cfg<Elem::F16, Narrow::I4, 33, 288, 256, 32, 2, 128, 8, 64, 2, 64>>(Form::Identity, 14);
+}
+
+TEST(MixedMatmulEmulation, GroupScalesAndZeroPoints) {
+  // Groups of 32 rows, four per K step of 128 (i4, the generator's tile);
+  // groups of 128 rows over two K steps of 64 with split K whose second
+  // split starts in the middle of a group (row 192); groups of 48 rows,
+  // which start at any k16 step of a K step of 64 (f16, i8, two splits of
+  // 128 rows and a tail of 96 ... 240).
+  runCase<Cfg<Elem::BF16, Narrow::I4, 16, 256, 256, 16, 1, 256, 4, 128, 3, 64, 32>>(Form::GroupScale, 21);
+  runCase<Cfg<Elem::BF16, Narrow::I4, 5, 96, 384, 16, 2, 192, 4, 64, 3, 64, 128>>(Form::GroupScale, 22);
+  runCase<Cfg<Elem::F16, Narrow::I8, 9, 64, 240, 16, 2, 128, 4, 64, 4, 32, 48>>(Form::GroupScale, 23);
+  runCase<Cfg<Elem::BF16, Narrow::E4M3, 33, 128, 256, 32, 1, 256, 8, 128, 3, 32, 128>>(Form::GroupScale, 24);
 }
 
 TEST(MixedMatmulEmulation, TwoStagesF16E4M3Identity) {

@@ -39,6 +39,8 @@ struct MixedMatmulShape {
   /// Whether cuDNN's mixed-input graph can read the weight (not i4: the
   /// cuDNN lowering binds no 4-bit tensors; such rows measure fused as 0).
   bool fusedRuns = true;
+  /// Why not, when it is not the weight type (for --explain-backend).
+  std::string fusedRefusal;
 };
 
 struct MixedMatmulChoice {

@@ -115,6 +115,13 @@ def FuseMatmul : Pass<"tg-fuse-matmul", "func::FuncOp"> {
     that has users other than the chain is not fused (remark with
     `report=true` or `--tg-fusion-report`).
 
+    Group-wise dequantisation of the weight as model code writes it (the
+    weight viewed as [..., K / G, G, N], scaled or shifted by
+    [..., K / G, 1, N] tensors, viewed back as [..., K, N]) is first
+    rebuilt on the [..., K, N] weight, each such tensor broadcast over the
+    group and reshaped to [..., K, N] (a view the lowering reads at row / G,
+    never a copy), so that it fuses like a per-channel scale.
+
     Before:
     ```mlir
     %wf = tg.cast %w : tensor<64x32xi8> to tensor<64x32xf16>

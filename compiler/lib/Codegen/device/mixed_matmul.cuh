@@ -46,6 +46,15 @@ namespace mixed {
 /// Bits per weight element.
 __host__ __device__ constexpr int weight_bits(Narrow w) { return w == Narrow::I4 ? 4 : 8; }
 
+/// Greatest common divisor (the rows between possible group starts).
+__host__ __device__ constexpr int gcd(int a, int b) { return b == 0 ? a : gcd(b, a % b); }
+
+/// What a prologue reads per column (and group): N packed pairs.
+template <int N>
+struct Pairs {
+  unsigned v[N];
+};
+
 /// Dynamic shared memory of a CTA: `stages` stages of a weight tile
 /// (block_k rows of block_n elements of `bits` bits) and an x tile (m_tile
 /// rows of block_k 16-bit elements).
@@ -212,9 +221,14 @@ __device__ __forceinline__ unsigned narrow_pair(unsigned word, int sel) {
 ///
 /// Cfg: kElem (Elem::BF16 or F16: x's type and the type w' enters the
 /// product as), kWeight, kM, kN, kK, kMTile (16, 32 or 64), kWarps (4, 8),
-/// kWarpN (32, 64), kBlockK (64, 128), kStages.
-/// column(n) returns what the prologue reads per output column (hoisted out
-/// of the K loop); prologue(column(n), word, sel, k0, k1, n) is the pair
+/// kWarpN (32, 64), kBlockK (64, 128), kStages, kGroup (0, or rows per
+/// group: a multiple of 16).
+/// column(n, k) returns what the prologue reads per output column and
+/// group of rows (the group holding row k): with kGroup 0 it is read once
+/// (hoisted out of the K loop), else once per group, the next group's read
+/// issued a group ahead so that its latency hides behind this group's
+/// MMAs (group-wise scales and zero points);
+/// prologue(column(n, k), word, sel, k0, k1, n) is the pair
 /// (w'[k0][n], w'[k1][n]) packed as two kElem (w'[k0][n] in the low half)
 /// from pair `sel` of the weight word (pair_element): the identity is
 /// narrow_pair, a generic prologue converts pair_to_float per element. epilogue(acc, m, n)
@@ -299,14 +313,24 @@ __device__ __forceinline__ void mixed_matmul(const u16 *__restrict__ x, const un
     return kI4 ? base + 32 * (f / 2) + 4 * g + 2 * (f % 2) : base + 16 * f + 2 * g;
   };
   long long inside[kFrags][2]; // the lane's columns, clamped into the weight
-  decltype(column(0LL)) columns[kFrags][2];
+  using ColumnData = decltype(column(0LL, 0LL));
+  ColumnData columns[kFrags][2]; // for the current group of rows
+  ColumnData next[kFrags][2];    // for the next group (kGroup > 0)
+  constexpr long long kGroup = Cfg::kGroup;
+  static_assert(kGroup >= 0 && kGroup % 16 == 0, "groups of whole k16 steps");
+  // The first row of the next group; groups start at multiples of kGroup,
+  // so within a K step only at multiples of gcd(kGroup, kBlockK) rows.
+  long long next_group = kGroup ? (k_begin / (kGroup ? kGroup : 1) + 1) * kGroup : 0;
+  constexpr int kGroupCheck = kGroup ? gcd(static_cast<int>(kGroup), kBlockK) : kBlockK;
 #pragma unroll
   for (int f = 0; f < kFrags; ++f)
 #pragma unroll
     for (int j = 0; j < 2; ++j) {
       const long long n = lane_column(f, j);
       inside[f][j] = n < Cfg::kN ? n : Cfg::kN - 1;
-      columns[f][j] = column(inside[f][j]);
+      columns[f][j] = column(inside[f][j], k_begin);
+      if constexpr (kGroup != 0)
+        next[f][j] = column(inside[f][j], next_group < Cfg::kK ? next_group : Cfg::kK - 1);
     }
 
   float acc[kFrags][kTokenTiles][4];
@@ -338,6 +362,20 @@ __device__ __forceinline__ void mixed_matmul(const u16 *__restrict__ x, const un
     const long long k_step = k_begin + static_cast<long long>(step) * kBlockK;
 #pragma unroll
     for (int kk = 0; kk < kBlockK / 16; ++kk) {
+      if constexpr (kGroup != 0) {
+        if ((kk * 16) % kGroupCheck == 0 && k_step + kk * 16 == next_group) {
+          // A new group: its column data was read a group ago; read the next.
+          next_group += kGroup;
+          const long long k_next = next_group < Cfg::kK ? next_group : Cfg::kK - 1;
+#pragma unroll
+          for (int f = 0; f < kFrags; ++f)
+#pragma unroll
+            for (int j = 0; j < 2; ++j) {
+              columns[f][j] = next[f][j];
+              next[f][j] = column(inside[f][j], k_next);
+            }
+        }
+      }
       // Per 2 chunks (8-bit: 32 columns, i4: 64), matrices: 0 = rows kk*16 +
       // 0..7, the first chunk; 1 = rows + 8..15; 2, 3 = the same rows, the
       // second chunk. A chunk is one fragment (8-bit) or two (i4).

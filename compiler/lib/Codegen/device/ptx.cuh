@@ -39,7 +39,7 @@ __device__ __forceinline__ float cvt_f16_to_f32(unsigned short bits) {
   return f;
 }
 
-// --- Packed 16-bit multiplies (and subtracts), each result rounded once to nearest even
+// --- Packed 16-bit multiplies (and subtracts, adds), each result rounded once to nearest even
 // (as tg.mul of two 16-bit values rounds it). sm_80 has no mul.bf16x2: an
 // fma with a -0 addend is the same operation (x + -0 = x for every x).
 __device__ __forceinline__ unsigned mul_bf16x2(unsigned a, unsigned b) {
@@ -61,6 +61,17 @@ __device__ __forceinline__ unsigned sub_f16x2(unsigned a, unsigned b) {
 __device__ __forceinline__ unsigned sub_bf16x2(unsigned a, unsigned b) {
   unsigned d;
   asm("fma.rn.bf16x2 %0, %1, %2, %3;" : "=r"(d) : "r"(a), "r"(0x3f803f80u), "r"(b ^ 0x80008000u));
+  return d;
+}
+__device__ __forceinline__ unsigned add_f16x2(unsigned a, unsigned b) {
+  unsigned d;
+  asm("add.rn.f16x2 %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b));
+  return d;
+}
+/// a + b as a * 1 + b: sm_80 has no add.bf16x2.
+__device__ __forceinline__ unsigned add_bf16x2(unsigned a, unsigned b) {
+  unsigned d;
+  asm("fma.rn.bf16x2 %0, %1, %2, %3;" : "=r"(d) : "r"(a), "r"(0x3f803f80u), "r"(b));
   return d;
 }
 
@@ -270,6 +281,8 @@ unsigned mul_bf16x2(unsigned a, unsigned b);
 unsigned mul_f16x2(unsigned a, unsigned b);
 unsigned sub_f16x2(unsigned a, unsigned b);
 unsigned sub_bf16x2(unsigned a, unsigned b);
+unsigned add_f16x2(unsigned a, unsigned b);
+unsigned add_bf16x2(unsigned a, unsigned b);
 float fast_exp2(float x);
 template <bool kPrefetchL2>
 void cp_async_16(unsigned dst, const void *src, bool valid);
