@@ -42,13 +42,14 @@ using tg::device::u16;
   } while (0)
 
 template <Narrow W, long long M, long long N, long long K, int MTile, int Warps, int WarpN, int BlockK,
-          int Stages, long long Group = 0>
+          int Stages, long long Group = 0, int KSlices = 1>
 struct Cfg {
   static constexpr Elem kElem = Elem::BF16;
   static constexpr Narrow kWeight = W;
   static constexpr long long kM = M, kN = N, kK = K;
   static constexpr int kMTile = MTile, kWarps = Warps, kWarpN = WarpN, kBlockK = BlockK, kStages = Stages;
   static constexpr long long kGroup = Group;
+  static constexpr int kKSlices = KSlices;
 };
 
 /// The read ceiling: every weight byte loaded once, 16 bytes per load.
@@ -64,7 +65,7 @@ __global__ void __launch_bounds__(256) stream_read(const uint4 *w, long long cou
 }
 
 template <class C>
-__global__ void __launch_bounds__(32 * C::kWarps)
+__global__ void __launch_bounds__(32 * C::kWarps * C::kKSlices)
     sweep_main(const u16 *x, const unsigned char *w, float *partials, long long k_per_split, __nv_bfloat16 *y,
                const u16 *scales) {
   // kGroup > 0: the generator's packed form with a scale per column and
@@ -165,7 +166,7 @@ void runConfig(const Buffers &b, int target_ctas, float ref_max, const std::vect
   dim3 grid(unsigned((C::kN + kBlockN - 1) / kBlockN), unsigned((C::kM + C::kMTile - 1) / C::kMTile),
             unsigned(splits));
   auto launch = [&] {
-    sweep_main<C><<<grid, 32 * C::kWarps, smem>>>(reinterpret_cast<const u16 *>(b.x), b.w, b.partials, kps, b.y,
+    sweep_main<C><<<grid, 32 * C::kWarps * C::kKSlices, smem>>>(reinterpret_cast<const u16 *>(b.x), b.w, b.partials, kps, b.y,
                                                   b.scales);
     if (splits > 1)
       sweep_combine<C><<<unsigned((C::kM * C::kN + 255) / 256), 256>>>(b.partials, int(splits), b.y);
@@ -183,9 +184,10 @@ void runConfig(const Buffers &b, int target_ctas, float ref_max, const std::vect
   double us = median_us(launch, 5, 7);
   double tflops = 2.0 * C::kM * C::kN * C::kK / us / 1e6;
   double gbs = double(C::kK) * C::kN * kBits / 8 / us / 1e3;
-  std::printf("| %lld | %lld | %lld | %s%s | %d | %dx%d | %d | %d | %d | %lld | %d | %.2f | %.1f | %.0f | %.1e%s |\n",
+  std::printf("| %lld | %lld | %lld | %s%s | %d | %dx%d%s | %d | %d | %d | %lld | %d | %.2f | %.1f | %.0f | %.1e%s |\n",
               C::kM, C::kK, C::kN, weight_name(C::kWeight),
               C::kGroup ? (" g" + std::to_string(C::kGroup)).c_str() : "", C::kMTile, C::kWarps, C::kWarpN,
+              C::kKSlices > 1 ? " x2 K slices" : "",
               C::kBlockK,
               C::kStages, target_ctas, splits, smem / 1024, us, tflops, gbs, err / ref_max,
               err / ref_max <= 2e-2 ? "" : " FAIL");
@@ -194,8 +196,8 @@ void runConfig(const Buffers &b, int target_ctas, float ref_max, const std::vect
 
 template <Narrow W, long long M, long long N, long long K, int MTile>
 struct Shape {
-  template <int Warps, int WarpN, int BlockK, int Stages, long long Group = 0>
-  using C = Cfg<W, M, N, K, MTile, Warps, WarpN, BlockK, Stages, Group>;
+  template <int Warps, int WarpN, int BlockK, int Stages, long long Group = 0, int KSlices = 1>
+  using C = Cfg<W, M, N, K, MTile, Warps, WarpN, BlockK, Stages, Group, KSlices>;
 
   /// `groups`: the generator's tile only (i4 {4, 64, 128, 3}, 8-bit
   /// {8, 32, 128, 3}) at 264 target CTAs, identity and scales per group of
@@ -248,9 +250,20 @@ struct Shape {
         runConfig<C<4, 64, 128, 3, 32>>(b, 264, ref_max, ref);
         runConfig<C<4, 64, 128, 3, 64>>(b, 264, ref_max, ref);
         runConfig<C<4, 64, 128, 3, 128>>(b, 264, ref_max, ref);
+        runConfig<C<4, 64, 128, 3, 0, 2>>(b, 264, ref_max, ref);
+        runConfig<C<4, 64, 128, 3, 128, 2>>(b, 264, ref_max, ref);
+        runConfig<C<4, 64, 128, 4, 0, 2>>(b, 264, ref_max, ref);
+        runConfig<C<4, 64, 128, 4, 128, 2>>(b, 264, ref_max, ref);
+        runConfig<C<4, 64, 128, 3, 0, 2>>(b, 132, ref_max, ref);
+        runConfig<C<4, 64, 128, 3, 128, 2>>(b, 132, ref_max, ref);
+        runConfig<C<4, 64, 128, 3, 0, 2>>(b, 528, ref_max, ref);
       } else {
         runConfig<C<8, 32, 128, 3>>(b, 264, ref_max, ref);
         runConfig<C<8, 32, 128, 3, 128>>(b, 264, ref_max, ref);
+        runConfig<C<8, 32, 128, 3, 0, 2>>(b, 264, ref_max, ref);
+        runConfig<C<4, 32, 128, 3, 0, 2>>(b, 264, ref_max, ref);
+        runConfig<C<4, 64, 128, 3, 0, 2>>(b, 264, ref_max, ref);
+        runConfig<C<8, 32, 128, 3, 128, 2>>(b, 264, ref_max, ref);
       }
     }
     for (int target : {264, 528, 1056}) {

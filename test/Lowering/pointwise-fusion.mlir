@@ -93,3 +93,50 @@ func.func @ints(%a: tensor<5xi8>, %b: tensor<5xi8>) -> tensor<5xi1> {
   %c = tg.cmp ge, %n, %m1 : tensor<5xi8>, tensor<i8>
   return %c : tensor<5xi1>
 }
+
+// From 2^20 elements (a multiple of 8) a thread takes 8 consecutive
+// elements: operands read in the result's row-major order (here the i4
+// weight and the bf16 tensor) move by one aligned vector load each, as does
+// the group scale seen as [K, N] (its 8 elements are consecutive too, from
+// the offset of the thread's first element), and the result by one vector
+// store; a transposed operand is still read per element.
+// CHECK-LABEL: // ===== @vector_dequant: kernels: 1
+// CHECK: // Fused pointwise kernel: cast+mul+add+mul over [1024, 1024] bf16 (1048576 elements, 8 per thread)
+// CHECK: for (long long i0 = ((long long)blockIdx.x * blockDim.x + threadIdx.x) * 8; i0 < 1048576LL;
+// CHECK-NEXT: i0 += (long long)gridDim.x * blockDim.x * 8) {
+// CHECK-NEXT: // Coordinates of element i0
+// CHECK-NEXT: const long long q0 = (i0 / 1024);
+// CHECK-NEXT: const long long q1 = i0 % 1024;
+// CHECK-NEXT: long long x0_v[8];
+// CHECK-NEXT: tg_load_vec<8>(in0, i0, x0_v);
+// CHECK-NEXT: float x1_v[8];
+// CHECK-NEXT: tg_load_vec<8>(in1, (q0 / 128) * 1024 + q1, x1_v);
+// CHECK-NEXT: float x2_v[8];
+// CHECK-NEXT: tg_load_vec<8>(in2, i0, x2_v);
+// CHECK: for (int v = 0; v < 8; ++v) {
+// CHECK-NEXT: const long long i = i0 + v;
+// CHECK: const long long x0 = x0_v[v];
+// CHECK: const float x1 = x1_v[v];
+// CHECK: const float x3 = tg_load(in3, c0 + c1 * 1024);
+// CHECK: r[v] = t3;
+// CHECK-NEXT: }
+// CHECK-NEXT: // Store
+// CHECK-NEXT: tg_store_vec<8>(out0, i0, r);
+// CHECK-LABEL: // ===== @not_a_multiple_of_8: kernels: 1
+// CHECK: (1048575 elements)
+// CHECK: tg_store(out0, i, t0);
+func.func @vector_dequant(%w: tensor<1024x1024xi4>, %s: tensor<8x1x1024xbf16>, %b: tensor<1024x1024xbf16>,
+                          %t: tensor<1024x1024xbf16>) -> tensor<1024x1024xbf16> {
+  %sb = tg.broadcast %s : tensor<8x1x1024xbf16> -> tensor<8x128x1024xbf16>
+  %sv = tg.reshape %sb : tensor<8x128x1024xbf16> -> tensor<1024x1024xbf16>
+  %wf = tg.cast %w : tensor<1024x1024xi4> to tensor<1024x1024xbf16>
+  %ws = tg.mul %wf, %sv : tensor<1024x1024xbf16>, tensor<1024x1024xbf16>
+  %wb = tg.add %ws, %b : tensor<1024x1024xbf16>, tensor<1024x1024xbf16>
+  %tt = tg.transpose %t perm = [1, 0] : tensor<1024x1024xbf16> -> tensor<1024x1024xbf16>
+  %y = tg.mul %wb, %tt : tensor<1024x1024xbf16>, tensor<1024x1024xbf16>
+  return %y : tensor<1024x1024xbf16>
+}
+func.func @not_a_multiple_of_8(%x: tensor<1048575xf32>) -> tensor<1048575xf32> {
+  %y = tg.exp %x : tensor<1048575xf32>
+  return %y : tensor<1048575xf32>
+}

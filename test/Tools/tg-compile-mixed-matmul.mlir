@@ -23,18 +23,20 @@
 // DEQUANT-NOT: i8
 // DEQUANT: end
 
-// The dequantising kernel reads the int8 weight and the scale and rounds to
-// bf16 after each op, as the reference does; the second kernel is the
-// matmul's NVRTC fallback.
+// The dequantising kernel reads the int8 weight (8 bytes at a time) and the
+// scale and rounds to bf16 after each op, as the reference does; the second
+// kernel is the matmul's NVRTC fallback.
 // KERNEL: ===== kernel k{{[0-9]+}}: tg_pointwise_0
 // KERNEL: tg_pointwise_0(const signed char *__restrict__ in0,
 // KERNEL-NEXT: const __nv_bfloat16 *__restrict__ in1,
 // KERNEL-NEXT: __nv_bfloat16 *__restrict__ out0) {
+// KERNEL: tg_load_vec<8>(in0, i0, x0_v);
 // KERNEL: // tg.cast
 // KERNEL-NEXT: const float [[C:t[0-9]+]] = tg_round_bf16((float)(x0));
 // KERNEL-NEXT: // tg.mul
 // KERNEL-NEXT: const float [[M:t[0-9]+]] = tg_round_bf16([[C]] * x1);
-// KERNEL: tg_store(out0, i, [[M]]);
+// KERNEL: r[v] = [[M]];
+// KERNEL: tg_store_vec<8>(out0, i0, r);
 // KERNEL: ===== kernel k{{[0-9]+}}: tg_matmul
 
 // Each remark comes with a note that prints the op; the op's location is

@@ -29,7 +29,8 @@
 #   benchgather bench/bench_gather.py (table gathers vs FlexAttention; bench_gather.{json,md})
 #   mixed       tg-run --check of test/gpu/mixed_matmul_graphs.mlir on the generated mixed-input
 #               kernel (--mixed-matmul=generated), four of them under compute-sanitizer memcheck,
-#               three i4 graphs on the dequant plan (--mixed-matmul=dequant)
+#               three i4 graphs on the dequant plan (--mixed-matmul=dequant), and
+#               test/gpu/vector_pointwise_graphs.mlir (element-wise kernels 8 elements a thread)
 #   benchmixed  tg-run --check of a mixed-input matmul under each --mixed-matmul plan, then
 #               bench/bench_mixed_matmul.py (both plans vs torch, M = 1..16384;
 #               bench_mixed_matmul.{json,md,png}), e.g. STAGES="env benchmixed"
@@ -162,6 +163,11 @@ for s in $STAGES; do
       for fn in i8_column_scale_split e4m3_scale_epilogue i4_scaled_tail i4_group32_zero_point; do
         stage "mixedsan_$fn" 120 "$CUDA_LIB:$BASE_LD" /usr/local/cuda/bin/compute-sanitizer --tool memcheck \
           --error-exitcode 3 "$BIN/tg-run" test/gpu/mixed_matmul_graphs.mlir --entry=$fn --check --mixed-matmul=generated
+      done
+      # element-wise kernels that take 8 elements per thread, every storage type
+      for fn in floats integers; do
+        stage "vector_$fn" 60 "$CUDA_LIB:$BASE_LD" \
+          "$BIN/tg-run" test/gpu/vector_pointwise_graphs.mlir --entry=$fn --check --backend=nvrtc
       done
       # i4 weights dequantised by a generic kernel, then a 16-bit matmul
       for fn in i4_zero_point_row_scale_generic decode_i4_scaled i4_group128_as_written; do

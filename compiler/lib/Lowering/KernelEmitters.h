@@ -81,6 +81,10 @@ private:
   SmallVector<Param> params;
 };
 
+/// The element offset of logical coordinates `coords` in a Buffer view's
+/// source (C++ expression; "0" when every term is zero).
+std::string offsetExpr(const TensorView &view, ArrayRef<std::string> coords);
+
 /// A compute-type expression reading `view` at logical coordinates `coords`
 /// (C++ expressions of type long long, or "0"). `linear`, when given, is the
 /// row-major linear index of `coords` in view.shape; a view that reads its

@@ -47,9 +47,10 @@ namespace {
 /// CTAs per SM of a 132-SM H100/H200.
 struct MixedTile {
   int64_t warps, warpN, blockK, stages;
+  int64_t kSlices = 1; // sets of `warps` warps splitting each K step
   int64_t targetCtas = 264;
   int64_t blockN() const { return warpN * warps; }
-  int64_t threads() const { return 32 * warps; }
+  int64_t threads() const { return 32 * warps * kSlices; }
 };
 
 /// i4 weights (64 columns per warp, the kernel's rule), from the H100 sweep
@@ -261,7 +262,12 @@ LogicalResult lowering::emitMixedMatmulKernel(Operation *op,
   int64_t mTile = extent.m <= 16 ? 16 : extent.m <= 32 ? 32 : 64;
   bool packed = wType.isInteger(4);
   int64_t weightBits = packed ? 4 : 8;
+  PrologueShape shape = prologueShape(op, xType, desc.b.captures, state);
   MixedTile tile = packed ? mixedTileForI4() : mixedTileFor(mTile);
+  // Two K slices split each K step's k16 steps between two sets of warps;
+  // each set then meets every group only when groups are whole K steps.
+  if (shape.group % tile.blockK != 0)
+    tile.kSlices = 1;
   int64_t ctas = ((extent.n + tile.blockN() - 1) / tile.blockN()) *
                  ((extent.m + mTile - 1) / mTile);
   int64_t splits = 1;
@@ -283,7 +289,6 @@ LogicalResult lowering::emitMixedMatmulKernel(Operation *op,
   SmallVector<std::string> weightCoords(shapeOf(desc.b.value).size() - 2, "0");
   weightCoords.push_back("k");
   weightCoords.push_back("n");
-  PrologueShape shape = prologueShape(op, xType, desc.b.captures, state);
   std::string column, prologue;
   std::string pack = "tg::device::pack2<kElem>";
   std::string pair = "tg::device::mixed::narrow_pair<kWeight, kElem>(word, sel)";
@@ -403,6 +408,7 @@ LogicalResult lowering::emitMixedMatmulKernel(Operation *op,
      << "  static constexpr int kWarps = " << tile.warps
      << ", kWarpN = " << tile.warpN << ", kBlockK = " << tile.blockK
      << ", kStages = " << tile.stages << ";\n"
+     << "  static constexpr int kKSlices = " << tile.kSlices << ";\n"
      << "  static constexpr long long kGroup = " << shape.group << ";\n"
      << "};\n"
      << "static_assert(tg::device::mixed::shared_bytes(MixedCfg::kMTile, "

@@ -4,6 +4,11 @@
 // index i). Operands outside the fused chain are loaded once per element
 // through their TensorView with broadcasting; splat constants are literals;
 // each op of the chain becomes one named temporary rounded to its type.
+// Large kernels (kVectorMinElements and more, a multiple of kVector) give a
+// thread kVector consecutive elements: operands read in row-major order of
+// the result and the result move by the widest aligned loads and stores
+// (a 1-byte load per thread, as an i4 dequantisation had, keeps too few
+// bytes in flight to stream memory), the rest per element as above.
 //
 //===----------------------------------------------------------------------===//
 
@@ -23,28 +28,57 @@ using namespace mlir::tg;
 using namespace mlir::tg::lowering;
 
 static constexpr int64_t kThreads = 256;
+static constexpr int64_t kVector = 8;
+static constexpr int64_t kVectorMinElements = int64_t(1) << 20;
+
+/// The vector form of a kernel: what is read and written kVector elements
+/// at a time (see the file comment).
+struct VectorAccess {
+  std::string loads; // before the per-element loop (`i0` is the first element)
+  std::string store; // after it
+  bool enabled() const { return !store.empty(); }
+};
 
 /// Assembles the kernel around a loop body that computes element `i`.
 static KernelStep elementwiseKernel(StringRef entry, StringRef comment,
                                     int64_t count, const Coordinates &coords,
                                     StringRef shapeText, StringRef body,
-                                    const KernelParams &params) {
+                                    const KernelParams &params,
+                                    const VectorAccess &vector = {}) {
   KernelStep step;
   step.entry = entry.str();
-  std::string coordText = coords.declare(body, 4);
+  int64_t perThread = vector.enabled() ? kVector : 1;
+  unsigned indent = vector.enabled() ? 6 : 4;
+  std::string coordText = coords.declare(body, indent);
   llvm::raw_string_ostream os(step.source);
   os << "// " << comment << "\n"
      << "extern \"C\" __global__ void __launch_bounds__(" << kThreads << ")\n"
-     << entry << "(" << params.declaration() << ") {\n"
-     << "  for (long long i = (long long)blockIdx.x * blockDim.x + "
-        "threadIdx.x; i < "
-     << i64Literal(count) << ";\n"
-     << "       i += (long long)gridDim.x * blockDim.x) {\n";
+     << entry << "(" << params.declaration() << ") {\n";
+  if (vector.enabled())
+    os << "  for (long long i0 = ((long long)blockIdx.x * blockDim.x + "
+          "threadIdx.x) * " << kVector << "; i0 < " << i64Literal(count) << ";\n"
+       << "       i0 += (long long)gridDim.x * blockDim.x * " << kVector
+       << ") {\n"
+       << vector.loads << "#pragma unroll\n"
+       << "    for (int v = 0; v < " << kVector << "; ++v) {\n"
+       << (mentionsIdentifier(coordText + body.str(), "i")
+               ? "      const long long i = i0 + v;\n"
+               : "");
+  else
+    os << "  for (long long i = (long long)blockIdx.x * blockDim.x + "
+          "threadIdx.x; i < "
+       << i64Literal(count) << ";\n"
+       << "       i += (long long)gridDim.x * blockDim.x) {\n";
   if (!coordText.empty())
-    os << "    // Coordinates of element i in " << shapeText << "\n"
+    os << std::string(indent, ' ') << "// Coordinates of element i in "
+       << shapeText << "\n"
        << coordText;
-  os << body << "  }\n}\n";
-  step.grid = {gridFor(count, kThreads), 1, 1};
+  if (vector.enabled())
+    os << indentText(body, 2) << "\n    }\n" << vector.store;
+  else
+    os << body;
+  os << "  }\n}\n";
+  step.grid = {gridFor(count / perThread, kThreads), 1, 1};
   step.block = {static_cast<unsigned>(kThreads), 1, 1};
   params.fill(step);
   return step;
@@ -105,6 +139,34 @@ LogicalResult lowering::emitPointwiseKernel(ArrayRef<Operation *> ops,
   llvm::DenseMap<Value, std::string> names;
   std::string loads, compute;
   unsigned numLoads = 0;
+  bool vectorized = count % kVector == 0 && count >= kVectorMinElements;
+  VectorAccess vector;
+  // The coordinates of a thread's first element i0, for views read kVector
+  // at a time from another offset.
+  Coordinates firstCoords = delinearize("i0", shape, "q");
+  std::string firstOffsets;
+  // Where a view of the result's shape has the kVector elements from i0 on
+  // consecutive in its source, the offset of the first; nullopt when it
+  // does not. Row-major views start at i0; others qualify when the last
+  // dimension has stride 1 (no divisor) and holds whole vectors, and every
+  // other term is a multiple of kVector (so the vector stays aligned): e.g.
+  // group scales seen as [K, N].
+  auto vectorStart = [&](const TensorView &view) -> std::optional<std::string> {
+    if (view.kind != TensorView::Kind::Buffer)
+      return std::nullopt;
+    if (view.isRowMajor())
+      return std::string("i0");
+    size_t last = view.shape.size() - 1;
+    if (view.shape.empty() || view.strides[last] != 1 ||
+        view.divisors[last] != 1 || view.shape[last] % kVector != 0)
+      return std::nullopt;
+    for (size_t d = 0; d < last; ++d)
+      if (view.shape[d] != 1 && view.strides[d] % kVector != 0)
+        return std::nullopt;
+    std::string offset = offsetExpr(view, firstCoords.coords);
+    firstOffsets += offset + "\n"; // the coordinates it uses are declared
+    return offset;
+  };
 
   auto operand = [&](Value value) -> std::string {
     if (auto it = names.find(value); it != names.end())
@@ -114,6 +176,23 @@ LogicalResult lowering::emitPointwiseKernel(ArrayRef<Operation *> ops,
     std::string expr =
         emitLoad(view, broadcastCoords(coords.coords, shapeOf(value)), params,
                  sameShape ? "i" : "");
+    // (An operand broadcast to the result's shape is the broadcast view of it.)
+    bool sameRank = shapeOf(value).size() == shape.size();
+    if (std::optional<std::string> first =
+            vectorized && sameRank
+                ? vectorStart(sameShape ? view : broadcastView(view, shape))
+                : std::nullopt) {
+      // kVector consecutive elements of the source from `first` on.
+      std::string name = "x" + std::to_string(numLoads++);
+      std::string type = cudaComputeType(view.elementType).str();
+      vector.loads += "    " + type + " " + name + "_v[" +
+                      std::to_string(kVector) + "];\n    tg_load_vec<" +
+                      std::to_string(kVector) + ">(" +
+                      params.input(view.source) + ", " + *first + ", " + name +
+                      "_v);\n";
+      loads += "    const " + type + " " + name + " = " + name + "_v[v];\n";
+      return names[value] = name;
+    }
     if (view.kind == TensorView::Kind::Splat)
       return names[value] = expr;
     std::string name = "x" + std::to_string(numLoads++);
@@ -155,16 +234,28 @@ LogicalResult lowering::emitPointwiseKernel(ArrayRef<Operation *> ops,
   std::string body;
   if (!loads.empty())
     body += "    // Loads (coordinate 0 along broadcast dimensions)\n" + loads;
-  body += compute + "    // Store\n    tg_store(" + out + ", i, " +
-          names[result] + ");\n";
+  if (vectorized) {
+    if (!firstOffsets.empty())
+      vector.loads = "    // Coordinates of element i0\n" +
+                     firstCoords.declare(firstOffsets, 4) + vector.loads;
+    std::string type = cudaComputeType(elementTypeOf(result)).str();
+    std::string width = std::to_string(kVector);
+    vector.loads += "    " + type + " r[" + width + "];\n";
+    body += compute + "    r[v] = " + names[result] + ";\n";
+    vector.store = "    // Store\n    tg_store_vec<" + width + ">(" + out +
+                   ", i0, r);\n";
+  } else {
+    body += compute + "    // Store\n    tg_store(" + out + ", i, " +
+            names[result] + ");\n";
+  }
 
   std::string shapeText = formatShape(shape);
   KernelStep step = elementwiseKernel(
       state.entryName("pointwise"),
       "Fused pointwise kernel: " + opNames + " over " + shapeText + " " +
           typeString(elementTypeOf(result)) + " (" + std::to_string(count) +
-          " elements)",
-      count, coords, shapeText, body, params);
+          " elements" + (vectorized ? ", " + std::to_string(kVector) + " per thread" : "") + ")",
+      count, coords, shapeText, body, params, vector);
   step.name = "pointwise " + opNames + " " + shapeString(shape);
   state.addStep(std::move(step));
   state.views[result] = TensorView::ofBuffer(result);

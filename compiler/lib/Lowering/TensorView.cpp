@@ -158,8 +158,8 @@ std::optional<TensorView> lowering::reshapeView(const TensorView &view,
 }
 
 /// `sum(coords[d] / divisors[d] * strides[d])` without zero terms.
-static std::string offsetExpr(const TensorView &view,
-                              ArrayRef<std::string> coords) {
+std::string lowering::offsetExpr(const TensorView &view,
+                                 ArrayRef<std::string> coords) {
   std::string expr;
   for (auto [size, stride, divisor, coord] :
        llvm::zip(view.shape, view.strides, view.divisors, coords)) {

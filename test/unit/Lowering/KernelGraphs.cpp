@@ -412,6 +412,69 @@ func.func @computed_table(%x: tensor<4x4xi64>, %i: tensor<4x4xi64>) -> tensor<4x
   return %g : tensor<4x4xi64>
 }
 )mlir"});
+  // Element-wise kernels of 2^20 elements take 8 per thread through vector
+  // loads and stores: every storage type read and written that way.
+  graphs.push_back({"vector_pointwise", R"mlir(
+func.func @floats(%a: tensor<1024x1024xf32>, %b: tensor<1024x1024xf16>, %c: tensor<1024x1024xbf16>,
+                  %d: tensor<1024x1024xf8E4M3FN>, %e: tensor<1024x1024xf8E5M2>, %bias: tensor<1x1024xf32>)
+    -> (tensor<1024x1024xf32>, tensor<1024x1024xf16>, tensor<1024x1024xbf16>, tensor<1024x1024xf8E4M3FN>, tensor<1024x1024xf8E5M2>) {
+  %bf = tg.cast %b : tensor<1024x1024xf16> to tensor<1024x1024xf32>
+  %cf = tg.cast %c : tensor<1024x1024xbf16> to tensor<1024x1024xf32>
+  %df = tg.cast %d : tensor<1024x1024xf8E4M3FN> to tensor<1024x1024xf32>
+  %ef = tg.cast %e : tensor<1024x1024xf8E5M2> to tensor<1024x1024xf32>
+  %s1 = tg.add %a, %bf : tensor<1024x1024xf32>, tensor<1024x1024xf32>
+  %s2 = tg.add %cf, %df : tensor<1024x1024xf32>, tensor<1024x1024xf32>
+  %s3 = tg.add %s1, %s2 : tensor<1024x1024xf32>, tensor<1024x1024xf32>
+  %s4 = tg.add %s3, %ef : tensor<1024x1024xf32>, tensor<1024x1024xf32>
+  %s = tg.add %s4, %bias : tensor<1024x1024xf32>, tensor<1x1024xf32>
+  %h = tg.cast %s : tensor<1024x1024xf32> to tensor<1024x1024xf16>
+  %g = tg.cast %s : tensor<1024x1024xf32> to tensor<1024x1024xbf16>
+  %p = tg.cast %s : tensor<1024x1024xf32> to tensor<1024x1024xf8E4M3FN>
+  %q = tg.cast %s : tensor<1024x1024xf32> to tensor<1024x1024xf8E5M2>
+  return %s, %h, %g, %p, %q : tensor<1024x1024xf32>, tensor<1024x1024xf16>, tensor<1024x1024xbf16>, tensor<1024x1024xf8E4M3FN>, tensor<1024x1024xf8E5M2>
+}
+func.func @integers(%a: tensor<1024x1024xi8>, %b: tensor<1024x1024xi32>, %c: tensor<1024x1024xi64>,
+                    %d: tensor<1024x1024xi4>, %m: tensor<1024x1024xi1>)
+    -> (tensor<1024x1024xi8>, tensor<1024x1024xi32>, tensor<1024x1024xi64>, tensor<1024x1024xi1>) {
+  %a64 = tg.cast %a : tensor<1024x1024xi8> to tensor<1024x1024xi64>
+  %b64 = tg.cast %b : tensor<1024x1024xi32> to tensor<1024x1024xi64>
+  %d64 = tg.cast %d : tensor<1024x1024xi4> to tensor<1024x1024xi64>
+  %s1 = tg.add %a64, %b64 : tensor<1024x1024xi64>, tensor<1024x1024xi64>
+  %s2 = tg.add %c, %d64 : tensor<1024x1024xi64>, tensor<1024x1024xi64>
+  %s3 = tg.add %s1, %s2 : tensor<1024x1024xi64>, tensor<1024x1024xi64>
+  %z = tg.constant dense<0> : tensor<1024x1024xi64>
+  %s = tg.select %m, %s3, %z : tensor<1024x1024xi1>, tensor<1024x1024xi64>, tensor<1024x1024xi64>
+  %s8 = tg.cast %s : tensor<1024x1024xi64> to tensor<1024x1024xi8>
+  %s32 = tg.cast %s : tensor<1024x1024xi64> to tensor<1024x1024xi32>
+  %pos = tg.cmp gt, %s, %z : tensor<1024x1024xi64>, tensor<1024x1024xi64>
+  return %s8, %s32, %s, %pos : tensor<1024x1024xi8>, tensor<1024x1024xi32>, tensor<1024x1024xi64>, tensor<1024x1024xi1>
+}
+)mlir"});
+  // The mixed-input kernel with group-wise scales and zero points (the
+  // [K / G, 1, N] tensors as [K, N] views) and a splat constant.
+  graphs.push_back({"mixed_matmul_groups", R"mlir(
+func.func @groups(%x: tensor<16x512xbf16>, %w: tensor<512x256xi4>, %z: tensor<4x1x256xbf16>,
+                  %s: tensor<4x1x256xbf16>) -> tensor<16x256xbf16> {
+  %zb = tg.broadcast %z : tensor<4x1x256xbf16> -> tensor<4x128x256xbf16>
+  %zv = tg.reshape %zb : tensor<4x128x256xbf16> -> tensor<512x256xbf16>
+  %sb = tg.broadcast %s : tensor<4x1x256xbf16> -> tensor<4x128x256xbf16>
+  %sv = tg.reshape %sb : tensor<4x128x256xbf16> -> tensor<512x256xbf16>
+  %y = tg.fused_matmul %x, %w b_captures(%zv, %sv : tensor<512x256xbf16>, tensor<512x256xbf16>)
+      : tensor<16x512xbf16>, tensor<512x256xi4> -> tensor<16x256xbf16>
+    prologue_a {}
+    prologue_b {
+    ^bb0(%e: tensor<i4>, %cz: tensor<bf16>, %cs: tensor<bf16>):
+      %two = tg.constant dense<2.0> : tensor<bf16>
+      %h = tg.cast %e : tensor<i4> to tensor<bf16>
+      %d = tg.sub %h, %cz : tensor<bf16>, tensor<bf16>
+      %m = tg.mul %d, %cs : tensor<bf16>, tensor<bf16>
+      %t = tg.add %m, %two : tensor<bf16>, tensor<bf16>
+      tg.yield %t : tensor<bf16>
+    }
+    epilogue {}
+  return %y : tensor<16x256xbf16>
+}
+)mlir"});
   graphs.push_back({"decomposed_softmax", R"mlir(
 func.func @decomposed(%s: tensor<2x4x17x33xf32>) -> tensor<2x4x17x33xbf16> {
   %m = tg.reduce max %s dims = [3] keepdim : tensor<2x4x17x33xf32> -> tensor<2x4x17x1xf32>

@@ -28,7 +28,7 @@ using tg::device::Narrow;
 
 template <Elem E, Narrow W, long long M, long long N, long long K, int MTile, int Splits,
           long long KPerSplit, int Warps = 4, int BlockK = 64, int Stages = 4, int WarpN = 32,
-          long long Group = 0>
+          long long Group = 0, int KSlices = 1>
 struct Cfg {
   static constexpr Elem kElem = E;
   static constexpr Narrow kWeight = W;
@@ -36,6 +36,7 @@ struct Cfg {
   static constexpr int kMTile = MTile;
   static constexpr int kWarps = Warps, kWarpN = WarpN, kBlockK = BlockK, kStages = Stages;
   static constexpr long long kGroup = Group;
+  static constexpr int kKSlices = KSlices;
   // The launch (the generator's choice in MixedMatmulKernel.cpp).
   static constexpr int kSplits = Splits;
   static constexpr long long kKPerSplit = KPerSplit;
@@ -179,7 +180,7 @@ void runCase(Form form, unsigned seed) {
   size_t smem = tg::device::mixed::shared_bytes(C::kMTile, C::kBlockK, kBlockN, C::kStages,
                                                 tg::device::mixed::weight_bits(C::kWeight));
   ASSERT_LE(smem, sizeof(tg::device::mixed::smem_raw));
-  emu::launch(grid, {32u * C::kWarps, 1, 1}, tg::device::mixed::smem_raw, smem, [&] {
+  emu::launch(grid, {32u * C::kWarps * C::kKSlices, 1, 1}, tg::device::mixed::smem_raw, smem, [&] {
     tg::device::mixed::mixed_matmul<C>(x.data(), w.data(), partials.data(), C::kKPerSplit, column, prologue,
                                        epilogue);
   });
@@ -253,6 +254,15 @@ TEST(MixedMatmulEmulation, GroupScalesAndZeroPoints) {
   runCase<Cfg<Elem::BF16, Narrow::I4, 5, 96, 384, 16, 2, 192, 4, 64, 3, 64, 128>>(Form::GroupScale, 22);
   runCase<Cfg<Elem::F16, Narrow::I8, 9, 64, 240, 16, 2, 128, 4, 64, 4, 32, 48>>(Form::GroupScale, 23);
   runCase<Cfg<Elem::BF16, Narrow::E4M3, 33, 128, 256, 32, 1, 256, 8, 128, 3, 32, 128>>(Form::GroupScale, 24);
+}
+
+TEST(MixedMatmulEmulation, TwoKSlices) {
+  // Two sets of warps, each taking half of every K step: i4 with groups of
+  // 128 rows (one per K step of 128) over two splits and a row tail; i8
+  // identity with 64-row tiles; e4m3 with groups of two K steps.
+  runCase<Cfg<Elem::BF16, Narrow::I4, 20, 256, 512, 16, 2, 256, 4, 128, 3, 64, 128, 2>>(Form::GroupScale, 31);
+  runCase<Cfg<Elem::F16, Narrow::I8, 70, 96, 200, 64, 1, 256, 4, 64, 3, 32, 0, 2>>(Form::Identity, 32);
+  runCase<Cfg<Elem::BF16, Narrow::E4M3, 9, 64, 512, 16, 1, 512, 8, 64, 4, 32, 128, 2>>(Form::GroupScale, 33);
 }
 
 TEST(MixedMatmulEmulation, TwoStagesF16E4M3Identity) {

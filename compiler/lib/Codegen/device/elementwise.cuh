@@ -70,6 +70,52 @@ TG_FN void tg_store(int *p, long long i, long long v) { p[i] = (int)v; }
 TG_FN void tg_store(long long *p, long long i, long long v) { p[i] = v; }
 TG_FN void tg_store(unsigned char *p, long long i, bool v) { p[i] = v ? 1 : 0; }
 
+// Vector access for large element-wise kernels: V consecutive elements from
+// index i (i % V == 0; buffers are 16-byte aligned, so the V elements' bytes
+// are aligned to their size up to 16) moved by the widest aligned loads and
+// stores, then converted per element exactly as tg_load / tg_store do.
+template <class T> struct tg_elements_per_unit { static constexpr int value = 1; };
+template <> struct tg_elements_per_unit<tg_i4x2> { static constexpr int value = 2; };
+
+/// Copies B bytes (a power of two, 4 to 64) between B-aligned (at most
+/// 16-aligned) addresses.
+template <int B>
+TG_FN void tg_copy_chunk(void *dst, const void *src) {
+  if constexpr (B == 4) {
+    *static_cast<unsigned *>(dst) = *static_cast<const unsigned *>(src);
+  } else if constexpr (B == 8) {
+    *static_cast<uint2 *>(dst) = *static_cast<const uint2 *>(src);
+  } else {
+    static_assert(B % 16 == 0, "4, 8 or a multiple of 16 bytes");
+#pragma unroll
+    for (int k = 0; k < B / 16; ++k)
+      static_cast<uint4 *>(dst)[k] = static_cast<const uint4 *>(src)[k];
+  }
+}
+
+template <int V, class T, class R>
+TG_FN void tg_load_vec(const T *p, long long i, R (&out)[V]) {
+  constexpr int kPer = tg_elements_per_unit<T>::value;
+  constexpr int kBytes = V / kPer * static_cast<int>(sizeof(T));
+  alignas(16) unsigned char raw[kBytes];
+  tg_copy_chunk<kBytes>(raw, p + i / kPer);
+  const T *units = reinterpret_cast<const T *>(raw);
+#pragma unroll
+  for (int v = 0; v < V; ++v)
+    out[v] = tg_load(units, v);
+}
+
+template <int V, class T, class R>
+TG_FN void tg_store_vec(T *p, long long i, const R (&in)[V]) {
+  constexpr int kBytes = V * static_cast<int>(sizeof(T));
+  alignas(16) unsigned char raw[kBytes];
+  T *units = reinterpret_cast<T *>(raw);
+#pragma unroll
+  for (int v = 0; v < V; ++v)
+    tg_store(units, v, in[v]);
+  tg_copy_chunk<kBytes>(p + i, raw);
+}
+
 // Rounding an f32 value to a narrower float type (the result stays in f32).
 TG_FN float tg_round_bf16(float x) { return __bfloat162float(__float2bfloat16_rn(x)); }
 TG_FN float tg_round_f16(float x) { return __half2float(__float2half_rn(x)); }

@@ -10,6 +10,10 @@
 // Shape of the work:
 //  - a CTA of kWarps warps owns kWarpN kWarps output columns, kMTile rows
 //    and one split of K; warp w owns columns [kWarpN w, kWarpN (w + 1));
+//    with kKSlices = 2 there are two such sets of warps, each taking half
+//    of every K step's k16 steps (twice the warps per SM to hide latency
+//    at the same grid), and the second set's sums are added to the
+//    first's through shared memory at the end;
 //  - the roles of the operands are swapped for the tensor cores: the
 //    converted weight is the A operand of mma.m16n8k16 (16 columns of w as
 //    the 16 "rows") and x^T is the B operand (8 rows of x as the 8
@@ -66,8 +70,9 @@ __host__ __device__ constexpr int shared_bytes(int m_tile, int block_k, int bloc
 /// kMTile).
 template <class Cfg>
 struct Tile {
-  static constexpr int kWarps = Cfg::kWarps;
-  static constexpr int kThreads = 32 * kWarps;
+  static constexpr int kWarps = Cfg::kWarps; // warps across the columns
+  static constexpr int kKSlices = Cfg::kKSlices; // sets of kWarps warps splitting each K step
+  static constexpr int kThreads = 32 * kWarps * kKSlices;
   static constexpr int kWarpN = Cfg::kWarpN; // output columns per warp: 32 or 64
   static constexpr int kBlockN = kWarpN * kWarps; // output columns per CTA
   static constexpr int kBits = weight_bits(Cfg::kWeight);
@@ -83,6 +88,7 @@ struct Tile {
   static_assert(kBits == 8 || kWarpN == 64, "i4: 64 columns per warp (an x4 load's 4 fragments)");
   static_assert(kBlockK == 64 || kBlockK == 128, "K steps of 64 or 128");
   static_assert(kStages >= 2 && kStages <= 8, "2 to 8 stages");
+  static_assert(kKSlices == 1 || kKSlices == 2, "one or two K slices");
 };
 
 /// The byte offset of 16-byte chunk `chunk` of row `row` in a tile of
@@ -213,7 +219,7 @@ __device__ __forceinline__ unsigned narrow_pair(unsigned word, int sel) {
 }
 
 /// The main kernel. Launch: grid (ceil(N / (kWarpN kWarps)), ceil(M /
-/// kMTile), splits), 32 kWarps threads, shared_bytes(kMTile, kBlockK,
+/// kMTile), splits), 32 kWarps kKSlices threads, shared_bytes(kMTile, kBlockK,
 /// kWarpN kWarps, kStages) of dynamic shared memory. Split z takes K rows [z k_per_split,
 /// (z + 1) k_per_split) (k_per_split a multiple of kBlockK; the last split
 /// may be shorter). x and w must be 16-byte aligned with K % 8 == 0 and
@@ -221,7 +227,8 @@ __device__ __forceinline__ unsigned narrow_pair(unsigned word, int sel) {
 ///
 /// Cfg: kElem (Elem::BF16 or F16: x's type and the type w' enters the
 /// product as), kWeight, kM, kN, kK, kMTile (16, 32 or 64), kWarps (4, 8),
-/// kWarpN (32, 64), kBlockK (64, 128), kStages, kGroup (0, or rows per
+/// kWarpN (32, 64), kBlockK (64, 128), kStages, kKSlices (1, 2; with 2,
+/// kGroup must be 0 or a multiple of kBlockK), kGroup (0, or rows per
 /// group: a multiple of 16).
 /// column(n, k) returns what the prologue reads per output column and
 /// group of rows (the group holding row k): with kGroup 0 it is read once
@@ -256,7 +263,10 @@ __device__ __forceinline__ void mixed_matmul(const u16 *__restrict__ x, const un
   const unsigned smem = shared_address(smem_raw);
   constexpr int kStageBytes = T::kStageBytes;
 
-  const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
+  const int tid = threadIdx.x, lane = tid % 32;
+  const int warp = (tid / 32) % T::kWarps; // the warp's columns
+  const int slice = T::kKSlices == 1 ? 0 : tid / (32 * T::kWarps); // the warp's half of each K step
+  constexpr int kKPerSlice = kBlockK / 16 / T::kKSlices; // k16 steps per warp and K step
   const int g = lane / 4, t = lane % 4;
   const long long n_block = static_cast<long long>(blockIdx.x) * kBlockN;
   const long long m_block = static_cast<long long>(blockIdx.y) * kMTile;
@@ -318,6 +328,7 @@ __device__ __forceinline__ void mixed_matmul(const u16 *__restrict__ x, const un
   ColumnData next[kFrags][2];    // for the next group (kGroup > 0)
   constexpr long long kGroup = Cfg::kGroup;
   static_assert(kGroup >= 0 && kGroup % 16 == 0, "groups of whole k16 steps");
+  static_assert(T::kKSlices == 1 || kGroup % kBlockK == 0, "K slices see every group: whole K steps");
   // The first row of the next group; groups start at multiples of kGroup,
   // so within a K step only at multiples of gcd(kGroup, kBlockK) rows.
   long long next_group = kGroup ? (k_begin / (kGroup ? kGroup : 1) + 1) * kGroup : 0;
@@ -361,9 +372,12 @@ __device__ __forceinline__ void mixed_matmul(const u16 *__restrict__ x, const un
     const unsigned x_stage = w_stage + T::kWeightStageBytes;
     const long long k_step = k_begin + static_cast<long long>(step) * kBlockK;
 #pragma unroll
-    for (int kk = 0; kk < kBlockK / 16; ++kk) {
+    for (int kq = 0; kq < kKPerSlice; ++kq) {
+      const int kk = slice * kKPerSlice + kq;
       if constexpr (kGroup != 0) {
-        if ((kk * 16) % kGroupCheck == 0 && k_step + kk * 16 == next_group) {
+        // (With two slices groups are whole K steps: the second slice meets
+        // the step's group at its first k16 step, past the group's start.)
+        if ((kq == 0 || (kk * 16) % kGroupCheck == 0) && k_step + kk * 16 >= next_group) {
           // A new group: its column data was read a group ago; read the next.
           next_group += kGroup;
           const long long k_next = next_group < Cfg::kK ? next_group : Cfg::kK - 1;
@@ -435,6 +449,27 @@ __device__ __forceinline__ void mixed_matmul(const u16 *__restrict__ x, const un
     }
   }
   cp_async_wait<0>();
+
+  if constexpr (T::kKSlices == 2) {
+    // The second slice's sums into the first's, through the (now idle)
+    // pipeline buffers: lane-major, so that a warp's stores are contiguous.
+    constexpr int kValues = kFrags * kTokenTiles * 4;
+    static_assert(kValues * 4 * 32 * T::kWarps <= kStages * kStageBytes, "the exchange fits the ring");
+    float *exchange = reinterpret_cast<float *>(smem_raw) + (warp * kValues) * 32 + lane;
+    __syncthreads(); // every warp is done reading the ring
+    float *sums = &acc[0][0][0]; // (constant indices once unrolled: registers)
+    if (slice == 1) {
+#pragma unroll
+      for (int i = 0; i < kValues; ++i)
+        exchange[i * 32] = sums[i];
+    }
+    __syncthreads();
+    if (slice == 1)
+      return;
+#pragma unroll
+    for (int i = 0; i < kValues; ++i)
+      sums[i] += exchange[i * 32];
+  }
 
   // acc[f][tt][e]: column 2g + (e / 2) of sub-tile f, row 8 tt + 2t + (e % 2).
 #pragma unroll
