@@ -77,43 +77,62 @@ TG_FN void tg_store(unsigned char *p, long long i, bool v) { p[i] = v ? 1 : 0; }
 template <class T> struct tg_elements_per_unit { static constexpr int value = 1; };
 template <> struct tg_elements_per_unit<tg_i4x2> { static constexpr int value = 2; };
 
-/// Copies B bytes (a power of two, 4 to 64) between B-aligned (at most
-/// 16-aligned) addresses.
+/// B bytes (4, 8 or a multiple of 16) as the widest words that move them.
+template <int B> struct tg_chunk_word { using type = uint4; };
+template <> struct tg_chunk_word<4> { using type = unsigned; };
+template <> struct tg_chunk_word<8> { using type = uint2; };
 template <int B>
-TG_FN void tg_copy_chunk(void *dst, const void *src) {
-  if constexpr (B == 4) {
-    *static_cast<unsigned *>(dst) = *static_cast<const unsigned *>(src);
-  } else if constexpr (B == 8) {
-    *static_cast<uint2 *>(dst) = *static_cast<const uint2 *>(src);
-  } else {
-    static_assert(B % 16 == 0, "4, 8 or a multiple of 16 bytes");
+struct tg_chunk {
+  static_assert(B == 4 || B == 8 || B % 16 == 0, "4, 8 or a multiple of 16 bytes");
+  using Word = typename tg_chunk_word<B>::type;
+  static constexpr int kWords = B < 16 ? 1 : B / 16;
+  Word words[kWords];
+};
+
+/// Loads or stores a chunk at a B-aligned (at most 16-aligned) address.
+template <int B>
+TG_FN tg_chunk<B> tg_load_chunk(const void *src) {
+  tg_chunk<B> c;
 #pragma unroll
-    for (int k = 0; k < B / 16; ++k)
-      static_cast<uint4 *>(dst)[k] = static_cast<const uint4 *>(src)[k];
-  }
+  for (int k = 0; k < tg_chunk<B>::kWords; ++k)
+    c.words[k] = static_cast<const typename tg_chunk<B>::Word *>(src)[k];
+  return c;
+}
+template <int B>
+TG_FN void tg_store_chunk(void *dst, const tg_chunk<B> &c) {
+#pragma unroll
+  for (int k = 0; k < tg_chunk<B>::kWords; ++k)
+    static_cast<typename tg_chunk<B>::Word *>(dst)[k] = c.words[k];
 }
 
+// The elements' bytes move between the chunk and element objects by memcpy
+// (not through a pointer cast, which type-based alias analysis may break);
+// with constant offsets that is register moves.
 template <int V, class T, class R>
 TG_FN void tg_load_vec(const T *p, long long i, R (&out)[V]) {
   constexpr int kPer = tg_elements_per_unit<T>::value;
   constexpr int kBytes = V / kPer * static_cast<int>(sizeof(T));
-  alignas(16) unsigned char raw[kBytes];
-  tg_copy_chunk<kBytes>(raw, p + i / kPer);
-  const T *units = reinterpret_cast<const T *>(raw);
+  const tg_chunk<kBytes> chunk = tg_load_chunk<kBytes>(p + i / kPer);
 #pragma unroll
-  for (int v = 0; v < V; ++v)
-    out[v] = tg_load(units, v);
+  for (int v = 0; v < V; ++v) {
+    T unit;
+    memcpy(&unit, reinterpret_cast<const unsigned char *>(chunk.words) + v / kPer * sizeof(T), sizeof(T));
+    out[v] = tg_load(&unit, v % kPer);
+  }
 }
 
 template <int V, class T, class R>
 TG_FN void tg_store_vec(T *p, long long i, const R (&in)[V]) {
+  static_assert(tg_elements_per_unit<T>::value == 1, "no kernel writes i4");
   constexpr int kBytes = V * static_cast<int>(sizeof(T));
-  alignas(16) unsigned char raw[kBytes];
-  T *units = reinterpret_cast<T *>(raw);
+  tg_chunk<kBytes> chunk;
 #pragma unroll
-  for (int v = 0; v < V; ++v)
-    tg_store(units, v, in[v]);
-  tg_copy_chunk<kBytes>(p + i, raw);
+  for (int v = 0; v < V; ++v) {
+    T unit;
+    tg_store(&unit, 0, in[v]);
+    memcpy(reinterpret_cast<unsigned char *>(chunk.words) + v * sizeof(T), &unit, sizeof(T));
+  }
+  tg_store_chunk<kBytes>(p + i, chunk);
 }
 
 // Rounding an f32 value to a narrower float type (the result stays in f32).
