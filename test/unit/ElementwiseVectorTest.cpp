@@ -66,6 +66,18 @@ std::vector<unsigned char> randomBytes(std::mt19937 &rng) {
   return bytes;
 }
 
+/// A 16-byte aligned buffer of randomBytes<T>, room to spare.
+template <class T>
+struct RandomBuffer {
+  alignas(16) unsigned char bytes[512];
+  explicit RandomBuffer(unsigned seed) {
+    std::mt19937 rng(seed);
+    std::vector<unsigned char> random = randomBytes<T>(rng);
+    std::memcpy(bytes, random.data(), random.size());
+  }
+  const T *elements() const { return reinterpret_cast<const T *>(bytes); }
+};
+
 template <class R>
 bool same(R a, R b) {
   if constexpr (std::is_floating_point_v<R>)
@@ -76,11 +88,8 @@ bool same(R a, R b) {
 
 template <class T>
 void checkLoads(unsigned seed) {
-  std::mt19937 rng(seed);
-  alignas(16) unsigned char bytes[512];
-  std::vector<unsigned char> random = randomBytes<T>(rng);
-  std::memcpy(bytes, random.data(), random.size());
-  const T *p = reinterpret_cast<const T *>(bytes);
+  RandomBuffer<T> buffer(seed);
+  const T *p = buffer.elements();
   using R = decltype(tg_load(p, 0));
   for (long long i0 = 0; i0 < kElements; i0 += kV) {
     R got[kV];
@@ -92,12 +101,9 @@ void checkLoads(unsigned seed) {
 
 template <class T>
 void checkStores(unsigned seed) {
-  std::mt19937 rng(seed);
   // Values every type stores exactly: those it loads.
-  alignas(16) unsigned char source[512];
-  std::vector<unsigned char> random = randomBytes<T>(rng);
-  std::memcpy(source, random.data(), random.size());
-  const T *values = reinterpret_cast<const T *>(source);
+  RandomBuffer<T> source(seed);
+  const T *values = source.elements();
   using R = decltype(tg_load(values, 0));
   alignas(16) unsigned char vectorOut[512], scalarOut[512];
   std::memset(vectorOut, 0xa5, sizeof vectorOut);
@@ -111,7 +117,7 @@ void checkStores(unsigned seed) {
     tg_store_vec<kV>(reinterpret_cast<T *>(vectorOut), i0, in);
   }
   EXPECT_EQ(std::memcmp(vectorOut, scalarOut, sizeof vectorOut), 0);
-  EXPECT_EQ(std::memcmp(vectorOut, source, storageBytes<T>(kElements)), 0)
+  EXPECT_EQ(std::memcmp(vectorOut, source.bytes, storageBytes<T>(kElements)), 0)
       << "loaded values store back to their bytes";
 }
 

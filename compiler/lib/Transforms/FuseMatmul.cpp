@@ -99,16 +99,15 @@ static ElementChain matchPrologue(Value operand, bool report) {
 }
 
 /// The tensor `other` (an operand of an op on the [..., K / G, G, N] view,
-/// broadcast along the group dimension) as the [..., K, N] tensor the op
-/// sees, built before `at`; null when its group dimension is not 1.
+/// of size 1 along the group dimension) as the [..., K, N] tensor the op
+/// sees, built at the rewriter's insertion point.
 static Value ungroupedOperand(RewriterBase &rewriter, Location loc,
                               Value other, ArrayRef<int64_t> weightShape) {
   ArrayRef<int64_t> shape = shapeOf(other);
   if (shape.empty())
     return other; // a scalar broadcasts to either view
   size_t group = shape.size() - 2; // the G dimension
-  if (shape[group] != 1)
-    return {};
+  assert(shape[group] == 1 && "the caller checked the group dimension");
   SmallVector<int64_t> merged(shape.take_front(group - 1));
   merged.push_back(shape[group - 1] == 1 ? 1 : weightShape[group - 1]);
   merged.push_back(shape.back());
